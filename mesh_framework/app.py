@@ -1,0 +1,291 @@
+"""`MeshApplication`: assembles settings, scan, container and server; the auto-configuration.
+
+Loading finds every configuration and wiring problem and reports them together, before anything is
+built; building instantiates the components eagerly; serving binds the port.
+
+Usage::
+
+    app = MeshApplication.load("starter_app", profiles=["dev"])
+    app.run()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dependency_injector import providers
+from pydantic import BaseModel
+
+from .config.loader import LoadedSettings, find_config_dir, load_settings, validate_section
+from .config.settings import MeshSettings
+from .di.container import FRAMEWORK_BEANS, REPLACEABLE, MeshContainer
+from .di.scan import ScanResult, find_agent, scan_packages
+from .di.wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
+from .errors import ConfigError, MeshError, WiringError
+from .specs import AgentSpec
+from .tools.builder import ToolPlan, plan_tool
+from .tools.signature import SignatureError
+
+__all__ = ["MeshApplication"]
+
+logger = logging.getLogger("mesh_framework")
+
+
+class MeshApplication:
+    """One agent: its settings (with origins), its scanned parts and its container."""
+
+    def __init__(
+        self,
+        agent: AgentSpec,
+        loaded: LoadedSettings,
+        scan: ScanResult,
+        container: Any,
+        catalog: BeanCatalog,
+    ) -> None:
+        self.agent = agent
+        self.loaded = loaded
+        self.scan = scan
+        self.container = container
+        self.catalog = catalog
+        self.bound_port: int | None = None
+        self._server: Any = None
+
+    @property
+    def settings(self) -> MeshSettings:
+        return self.loaded.settings
+
+    # -- loading -----------------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        app: str,
+        *,
+        cli: Mapping[str, Any] | None = None,
+        profiles: Sequence[str] | None = None,
+        config: str | Path | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> MeshApplication:
+        """Import the module `app`, load its settings, scan its packages and check all wiring.
+
+        Raises ConfigError or WiringError listing every problem found. Nothing is instantiated yet.
+        """
+        environ = os.environ if environ is None else environ
+        agent = find_agent(app)
+        config_dir = _config_dir(agent, config, environ)
+        loaded = load_settings(code=agent.params, cli=cli, profiles=profiles, config_dir=config_dir,
+                               environ=environ)
+        settings = loaded.settings
+        packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
+        exclude = [*agent.exclude, *settings.scan.exclude]
+        scan = scan_packages(packages, exclude)
+        catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
+        container = cls._assemble(loaded, scan, catalog)
+        return cls(agent, loaded, scan, container, catalog)
+
+    @classmethod
+    def _assemble(cls, loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog) -> Any:
+        problems: list[str] = []
+        container = MeshContainer(
+            settings=providers.Object(loaded.settings),
+            loaded_settings=providers.Object(loaded),
+        )
+        # Typed settings sections, validated now so a bad value stops start-up with its origin.
+        for spec in scan.config_properties:
+            try:
+                section = validate_section(loaded, spec.prefix, spec.model)
+            except ConfigError as exc:
+                problems.extend(exc.problems)
+                continue
+            container.set_provider(catalog.config[spec.model].name, providers.Object(section))
+        # Components: one thread-safe singleton each, constructor wired by type.
+        graph: dict[type, list[Requirement]] = {}
+        reserved = set(MeshContainer.providers)
+        for bean in catalog.components:
+            if bean.name in reserved:
+                problems.append(f"{describe_location(bean.type)}: component name '{bean.name}' is taken by a "
+                                "framework bean; pass @component(name=...)")
+                continue
+            requirements, found = catalog.requirements(bean.type)
+            problems.extend(found)
+            graph[bean.type] = requirements
+            container.set_provider(bean.name, providers.ThreadSafeSingleton(bean.type))
+        names = [b.name for b in catalog.components]
+        for duplicate in sorted({n for n in names if names.count(n) > 1}):
+            classes = ", ".join(b.type.__module__ + "." + b.type.__qualname__
+                                for b in catalog.components if b.name == duplicate)
+            problems.append(f"two components are named '{duplicate}' ({classes}); pass @component(name=...)")
+        problems.extend(catalog.find_cycles(graph))
+        for component_type, requirements in graph.items():
+            provider = getattr(container, _name_of(catalog, component_type), None)
+            if provider is None:
+                continue
+            provider.add_kwargs(**{r.parameter: getattr(container, r.bean.name) for r in requirements if r.bean})
+        # A user component of a framework type replaces the framework bean.
+        for name, framework_type in REPLACEABLE.items():
+            replacements = [b for b in catalog.components if is_assignable(b.type, framework_type)]
+            if len(replacements) > 1:
+                replacements = [b for b in replacements if b.primary] or replacements
+            if len(replacements) == 1:
+                getattr(container, name).override(getattr(container, replacements[0].name))
+            elif replacements:
+                listed = ", ".join(b.type.__qualname__ for b in replacements)
+                problems.append(f"{len(replacements)} components replace the framework's {framework_type.__name__} "
+                                f"({listed}); mark one @component(primary=True)")
+        # Tools: signatures analyzed once, here.
+        plans: list[ToolPlan] = []
+        for tool in scan.tools:
+            owner = _name_of(catalog, tool.owner) if tool.owner is not None else None
+            try:
+                plans.append(plan_tool(
+                    tool.key, tool.spec,
+                    default_timeout=loaded.settings.tools.timeout,
+                    is_method=tool.owner is not None,
+                    can_inject=catalog.can_inject,
+                    bean_for=lambda t: _bean_name(catalog, t),
+                    owner=owner,
+                    attribute=tool.attribute,
+                ))
+            except SignatureError as exc:
+                problems.append(f"{describe_location(tool.spec.function)}: tool '{tool.key}': {exc}")
+            except WiringError as exc:
+                problems.extend(f"{describe_location(tool.spec.function)}: tool '{tool.key}': {p}"
+                                for p in exc.problems)
+        seen: dict[str, str] = {}
+        for plan in plans:
+            if plan.name in seen:
+                problems.append(f"{describe_location(plan.spec.function)}: tool name '{plan.name}' is already used by "
+                                f"{seen[plan.name]}; pass @mesh_tool(name=...)")
+            seen[plan.name] = plan.key
+        if problems:
+            raise WiringError(problems)
+        container.tool_plans.override(providers.Object(plans))
+        return container
+
+    # -- building and serving ----------------------------------------------------------------------
+
+    def build(self) -> Any:
+        """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""
+        self.container.lifespan.override(providers.Object(self._lifespan))
+        failures = []
+        for bean in self.catalog.components:
+            try:
+                getattr(self.container, bean.name)()
+            except MeshError:
+                raise
+            except Exception as exc:
+                failures.append(f"{describe_location(bean.type)}: component {bean.type.__qualname__} failed to "
+                                f"start: {type(exc).__name__}: {exc}")
+        if failures:
+            raise WiringError(failures)
+        return self.container.asgi_app()
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Any) -> AsyncIterator[None]:
+        state = self.container.agent_state()
+        state.ready = True
+        if self.bound_port is not None:
+            settings = self.settings
+            logger.info("agent '%s' (%s) serving http://%s:%d%s with %d tool(s)", settings.agent.name,
+                        settings.agent.id, settings.server.host, self.bound_port, settings.server.path,
+                        len(self.container.tools()))
+        try:
+            yield
+        finally:
+            state.ready = False
+
+    def bind(self) -> socket.socket:
+        """Bind the listening socket (port 0 picks a free one); `bound_port` tells which."""
+        server = self.settings.server
+        assert server.host is not None
+        family = socket.AF_INET6 if ":" in server.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((server.host, server.port))
+        except OSError as exc:
+            sock.close()
+            origin = self.loaded.origin_of("server.port")
+            raise ConfigError([f"server.port = {server.port} (from {origin}): cannot listen on "
+                               f"{server.host}:{server.port} ({exc.strerror}); choose another port"]) from None
+        sock.listen(2048)
+        sock.set_inheritable(True)
+        self.bound_port = sock.getsockname()[1]
+        return sock
+
+    async def serve(self) -> None:
+        """Build, bind and serve until stopped (SIGINT/SIGTERM)."""
+        import uvicorn
+
+        app = self.build()
+        sock = self.bind()
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+                                log_level=self.settings.logging.level.lower(), timeout_graceful_shutdown=5)
+        self._server = uvicorn.Server(config)
+        await self._server.serve(sockets=[sock])
+
+    def run(self) -> None:
+        asyncio.run(self.serve())
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+
+    @contextlib.contextmanager
+    def override(self, target: type | str, value: Any) -> Iterator[None]:
+        """Replace a component or framework bean (by type or provider name) while the block runs."""
+        name = target if isinstance(target, str) else _bean_name(self.catalog, target)
+        self.container.reset_singletons()
+        with getattr(self.container, name).override(value):
+            yield
+        self.container.reset_singletons()
+
+    def section(self, model: type[BaseModel]) -> BaseModel:
+        """The validated `@config_properties` section of type `model`."""
+        return self.container.providers[self.catalog.config[model].name]()  # type: ignore[no-any-return]
+
+
+def _package_of(module: str) -> str:
+    loaded = sys.modules[module]
+    return module if hasattr(loaded, "__path__") else module.rpartition(".")[0] or module
+
+
+def _config_dir(agent: AgentSpec, config: str | Path | None, environ: Mapping[str, str]) -> Path | None:
+    explicit = config or environ.get("MESH_CONFIG")
+    if explicit:
+        path = Path(explicit)
+        if path.is_file():
+            return path.parent
+        if not path.is_dir():
+            raise ConfigError([f"config = {str(explicit)!r}: no such file or directory; point --config (or "
+                               "MESH_CONFIG) at the folder holding application.yaml"])
+        return path
+    module_file = getattr(sys.modules[agent.module], "__file__", None)
+    candidates: list[Path] = []
+    if module_file:
+        package_dir = Path(module_file).resolve().parent
+        candidates += [package_dir / "config", package_dir.parent / "config"]
+    candidates.append(Path.cwd() / "config")
+    return find_config_dir(candidates)
+
+
+def _name_of(catalog: BeanCatalog, cls: type) -> str:
+    for bean in catalog.components:
+        if bean.type is cls:
+            return bean.name
+    raise KeyError(cls)
+
+
+def _bean_name(catalog: BeanCatalog, annotation: Any) -> str:
+    resolved = catalog.resolve(annotation)
+    if isinstance(resolved, Bean):
+        return resolved.name
+    raise WiringError([resolved])

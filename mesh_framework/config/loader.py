@@ -1,0 +1,218 @@
+"""Loads `MeshSettings` from every layer, keeping each value's origin, and reports bad values together.
+
+Precedence, highest first: command line, environment, `application-{profile}.yaml` (later profiles win),
+`application.yaml`, code (decorator parameters), defaults.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic_settings import PydanticBaseSettingsSource
+
+from ..errors import ConfigError
+from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
+from .settings import MeshSettings
+from .sources import ENV_PROFILES, EnvironmentSource, LayerSource, YamlFileSource, dotted_to_nested, iter_leaves
+
+__all__ = ["LoadedSettings", "find_config_dir", "load_settings", "validate_section"]
+
+_sources: contextvars.ContextVar[tuple[PydanticBaseSettingsSource, ...] | None] = contextvars.ContextVar(
+    "mesh_settings_sources", default=None
+)
+SECRET_WORDS = ("secret", "token", "password", "api_key", "apikey", "credential", "private_key")
+MASK = "******"
+
+
+def current_sources() -> tuple[PydanticBaseSettingsSource, ...] | None:
+    return _sources.get()
+
+
+@dataclass
+class LoadedSettings:
+    """The settings plus where each value came from (`origins` maps dotted keys to a description)."""
+
+    settings: MeshSettings
+    origins: dict[str, str]
+    files: list[Path] = field(default_factory=list)
+
+    def origin_of(self, key: str) -> str:
+        return _lookup(self.origins, key)
+
+    def table(self) -> list[tuple[str, str, str]]:
+        """Every resolved value as (key, printable value, origin), secrets masked."""
+        data = self.settings.model_dump(mode="python")
+        rows = []
+        for key, value in iter_leaves(data):
+            rows.append((key, _printable(key, value), self.origin_of(key)))
+        return rows
+
+
+def _printable(key: str, value: Any) -> str:
+    if value is not None and (isinstance(value, SecretStr) or any(w in key.lower() for w in SECRET_WORDS)):
+        return MASK
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return repr(value)
+
+
+def find_config_dir(candidates: Sequence[Path]) -> Path | None:
+    for candidate in candidates:
+        if (candidate / "application.yaml").is_file() or (candidate / "application.yml").is_file():
+            return candidate
+    return None
+
+
+def _yaml_file(directory: Path, stem: str) -> Path | None:
+    for suffix in (".yaml", ".yml"):
+        path = directory / f"{stem}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _split_profiles(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    if isinstance(value, list):
+        return [str(p).strip() for p in value if str(p).strip()]
+    return []
+
+
+def load_settings(
+    *,
+    code: Mapping[str, Any] | None = None,
+    cli: Mapping[str, Any] | None = None,
+    profiles: Sequence[str] | None = None,
+    config_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LoadedSettings:
+    """Build the layers and validate. `code` and `cli` are flat dotted keys (`{"server.port": 9000}`).
+
+    Raises ConfigError listing every bad value with its key, value, origin and reason.
+    """
+    environ = os.environ if environ is None else environ
+    env_source = EnvironmentSource(MeshSettings, environ)
+    cli_flat = {k: v for k, v in (cli or {}).items() if v is not None}
+    cli_source = LayerSource(MeshSettings, "command line", dotted_to_nested(cli_flat),
+                             {k: f"command line (--{k.rpartition('.')[2].replace('_', '-')})" for k in cli_flat})
+    code_flat = {k: v for k, v in (code or {}).items() if v is not None}
+    code_source = LayerSource(MeshSettings, "code", dotted_to_nested(code_flat),
+                              {k: "code (@mesh_agent parameter)" for k in code_flat})
+    yaml_sources: list[LayerSource] = []
+    files: list[Path] = []
+    base = _yaml_file(config_dir, "application") if config_dir is not None else None
+    if base is not None:
+        yaml_sources.append(YamlFileSource(MeshSettings, base, _display(base)))
+        files.append(base)
+    # Active profiles: command line, else environment, else `profiles:` in application.yaml.
+    if profiles:
+        active, profiles_origin = list(profiles), "command line (--profile)"
+    elif environ.get(ENV_PROFILES):
+        active, profiles_origin = _split_profiles(environ[ENV_PROFILES]), f"environment variable {ENV_PROFILES}"
+    elif yaml_sources and "profiles" in yaml_sources[0].data:
+        active = _split_profiles(yaml_sources[0].data["profiles"])
+        profiles_origin = yaml_sources[0].origins.get("profiles", yaml_sources[0].label)
+    else:
+        active, profiles_origin = [], "default"
+    problems: list[str] = []
+    for profile in active:
+        path = _yaml_file(config_dir, f"application-{profile}") if config_dir is not None else None
+        if path is None:
+            where = _display(config_dir) if config_dir is not None else "no config directory"
+            problems.append(f"profiles = {profile!r} (from {profiles_origin}): application-{profile}.yaml not "
+                            f"found in {where}; create it or remove the profile")
+            continue
+        yaml_sources.insert(0, YamlFileSource(MeshSettings, path, _display(path)))  # later profiles win
+        files.append(path)
+    if problems:
+        raise ConfigError(problems)
+    for source in (cli_source, env_source, *yaml_sources):
+        source.data.pop("profiles", None)
+    cli_source.data["profiles"] = active  # resolved above; its origin is recorded below
+    layers: tuple[LayerSource, ...] = (cli_source, env_source, *yaml_sources, code_source)
+    origins: dict[str, str] = {}
+    for layer in reversed(layers):
+        origins.update(layer.origins)
+    origins["profiles"] = profiles_origin
+    token = _sources.set(layers)
+    try:
+        settings = MeshSettings()
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(exc, origins)) from None
+    finally:
+        _sources.reset(token)
+    loaded = LoadedSettings(settings=settings, origins=origins, files=files)
+    _derive(loaded)
+    return loaded
+
+
+def _derive(loaded: LoadedSettings) -> None:
+    """Fill the values computed from others: agent id, advertised host, bind address."""
+    settings = loaded.settings
+    registry = registry_host(settings.registry.url)
+    local = registry is None or is_loopback(registry)
+    if settings.agent.id is None:
+        settings.agent.id = generate_agent_id(settings.agent.name)
+        loaded.origins["agent.id"] = "generated ({name}-{8 hex})"
+    if settings.agent.host is None:
+        settings.agent.host = "127.0.0.1" if local else detect_outward_host(registry)
+        loaded.origins["agent.host"] = "local default" if local else "auto-detected (route to the registry)"
+    if settings.server.host is None:
+        settings.server.host = "127.0.0.1" if local else "0.0.0.0"
+        loaded.origins["server.host"] = "local default" if local else "default (all interfaces)"
+
+
+def describe_errors(exc: ValidationError, origins: Mapping[str, str], prefix: str = "") -> list[str]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        key = prefix + ".".join(str(p) for p in error["loc"])
+        origin = _lookup(origins, key)
+        if error["type"] == "extra_forbidden":
+            problems.append(f"{key} (from {origin}): unknown setting; check the spelling against "
+                            "`mesh config`")
+            continue
+        value = error.get("input")
+        shown = MASK if any(w in key.lower() for w in SECRET_WORDS) else repr(value)
+        problems.append(f"{key} = {shown} (from {origin}): {error['msg']}")
+    return problems
+
+
+def _lookup(origins: Mapping[str, str], key: str) -> str:
+    node = key
+    while node:
+        if node in origins:
+            return origins[node]
+        node = node.rpartition(".")[0]
+    return "default"
+
+
+def validate_section(loaded: LoadedSettings, prefix: str, model: type[BaseModel]) -> BaseModel:
+    """Validate the settings section `prefix` into `model` (a `@config_properties` class)."""
+    raw = loaded.settings.extra_section(prefix)
+    try:
+        return model.model_validate(raw if raw is not None else {})
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(exc, loaded.origins, prefix=prefix + ".")) from None
+
+
+def section_rows(loaded: LoadedSettings, prefix: str, section: BaseModel) -> Iterator[tuple[str, str, str]]:
+    for key, value in iter_leaves(section.model_dump(mode="python"), prefix + "."):
+        yield key, _printable(key, value), loaded.origin_of(key)

@@ -1,0 +1,141 @@
+"""`MeshSettings`: the framework's typed settings tree.
+
+Values come from layers (highest first): command line, environment, `application-{profile}.yaml`,
+`application.yaml`, decorator parameters, defaults. See `mesh_framework.config.loader`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+__all__ = [
+    "AgentSettings",
+    "MeshSettings",
+    "RegistrySettings",
+    "ScanSettings",
+    "ServerSettings",
+    "ToolSettings",
+]
+
+_Section = ConfigDict(extra="forbid", validate_default=True)
+
+
+class AgentSettings(BaseModel):
+    model_config = _Section
+
+    name: str = Field("mesh-agent", description="Agent name, advertised to the registry")
+    version: str = "1.0.0"
+    description: str = ""
+    id: str | None = Field(None, description="Agent id; default {name}-{8 hex}")
+    namespace: str = "default"
+    host: str | None = Field(None, description="Host advertised to other agents (MCP_MESH_HTTP_HOST)")
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_usable(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_mesh_safe(cls, value: str | None) -> str | None:
+        if value is not None and (not value or any(not (c.islower() or c.isdigit() or c == "-") for c in value)):
+            raise ValueError("an agent id may hold only lowercase letters, digits and hyphens")
+        return value
+
+
+class ServerSettings(BaseModel):
+    model_config = _Section
+
+    host: str | None = Field(None, description="Bind address; default 127.0.0.1 for local runs, else 0.0.0.0")
+    port: Annotated[int, Field(ge=0, le=65535)] = 8080
+    path: str = "/mcp"
+    max_body_bytes: Annotated[int, Field(gt=0)] = 4 * 1024 * 1024
+    host_check: bool | None = Field(None, description="Host/Origin checks; default on for loopback binds")
+    allowed_hosts: list[str] = Field(default_factory=list)
+    allowed_origins: list[str] = Field(default_factory=list)
+    instructions: str | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _path_is_absolute(cls, value: str) -> str:
+        if not value.startswith("/") or value.endswith("/") and value != "/":
+            raise ValueError("must start with '/' and not end with '/', e.g. '/mcp'")
+        return value
+
+
+class RegistrySettings(BaseModel):
+    model_config = _Section
+
+    url: str | None = Field(None, description="MCP Mesh registry URL; none runs the embedded registry")
+    heartbeat_interval: Annotated[float, Field(gt=0)] = 5.0
+    timeout: Annotated[float, Field(gt=0)] = 10.0
+    token: SecretStr | None = None
+
+
+class ScanSettings(BaseModel):
+    model_config = _Section
+
+    packages: list[str] = Field(default_factory=list, description="Packages to scan; default the app's")
+    exclude: list[str] = Field(default_factory=list, description="Module-name patterns not to import")
+
+
+class ToolSettings(BaseModel):
+    model_config = _Section
+
+    timeout: Annotated[float, Field(gt=0)] | None = 30.0
+
+
+class LoggingSettings(BaseModel):
+    model_config = _Section
+
+    level: str = "INFO"
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        upper = value.upper()
+        if upper not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return upper
+
+
+class MeshSettings(BaseSettings):
+    """Every framework setting. Sections the framework does not know are kept for `@config_properties`."""
+
+    model_config = SettingsConfigDict(extra="allow", validate_default=True)
+
+    profiles: list[str] = Field(default_factory=list, description="Active profiles (MESH_PROFILES_ACTIVE)")
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    registry: RegistrySettings = Field(default_factory=RegistrySettings)
+    scan: ScanSettings = Field(default_factory=ScanSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    logging: LoggingSettings = Field(default_factory=LoggingSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        from .loader import current_sources
+
+        sources = current_sources()
+        return sources if sources is not None else (init_settings,)
+
+    def extra_section(self, prefix: str) -> Any:
+        """The raw data of a section the framework does not model (dotted prefix), or None."""
+        node: Any = self.model_extra or {}
+        for part in prefix.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None
+            node = node[part]
+        return node

@@ -1,0 +1,167 @@
+"""Settings sources, one per layer. Each returns nested data and remembers where every leaf came from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+
+from ..errors import ConfigError
+
+__all__ = [
+    "MCP_MESH_ENV_NAMES",
+    "EnvironmentSource",
+    "LayerSource",
+    "YamlFileSource",
+    "dotted_to_nested",
+    "normalize_key",
+]
+
+# The MCP Mesh environment names, which keep working beside the nested MESH_... names.
+MCP_MESH_ENV_NAMES: dict[str, str] = {
+    "MCP_MESH_HTTP_HOST": "agent.host",
+    "MCP_MESH_HTTP_PORT": "server.port",
+    "MCP_MESH_REGISTRY_URL": "registry.url",
+    "MCP_MESH_NAMESPACE": "agent.namespace",
+    "MCP_MESH_AGENT_NAME": "agent.name",
+    "MCP_MESH_AGENT_ID": "agent.id",
+    "MCP_MESH_HEALTH_INTERVAL": "registry.heartbeat_interval",
+}
+ENV_PREFIX = "MESH_"
+ENV_PROFILES = "MESH_PROFILES_ACTIVE"
+# Variables of the MESH_ prefix that select how to load rather than what to load.
+ENV_CONTROL = {ENV_PROFILES, "MESH_CONFIG"}
+
+
+def normalize_key(key: str) -> str:
+    """Relaxed binding: `agent-name`, `agentName` and `AGENT_NAME` all mean `agent_name`."""
+    out: list[str] = []
+    for i, char in enumerate(key):
+        if char.isupper() and i and (key[i - 1].islower() or key[i - 1].isdigit()):
+            out.append("_")
+        out.append("_" if char == "-" else char.lower())
+    return "".join(out)
+
+
+def dotted_to_nested(flat: Mapping[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for dotted, value in flat.items():
+        node = nested
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return nested
+
+
+def iter_leaves(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            yield from iter_leaves(value, dotted + ".")
+        else:
+            yield dotted, value
+
+
+class LayerSource(PydanticBaseSettingsSource):
+    """One settings layer: nested data plus the origin of each dotted leaf key."""
+
+    def __init__(self, settings_cls: type[BaseSettings], label: str, data: Mapping[str, Any],
+                 origins: Mapping[str, str] | None = None) -> None:
+        super().__init__(settings_cls)
+        self.label = label
+        self.data = dict(data)
+        self.origins = dict(origins) if origins is not None else {k: label for k, _ in iter_leaves(self.data)}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return self.data
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.label!r})"
+
+
+class EnvironmentSource(LayerSource):
+    """`MESH_SECTION__KEY` variables (nested by `__`) and the MCP Mesh names (`MCP_MESH_HTTP_PORT`, ...).
+
+    When both name the same key, the nested `MESH_...` variable wins.
+    """
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        flat: dict[str, Any] = {}
+        origins: dict[str, str] = {}
+        for name, dotted in MCP_MESH_ENV_NAMES.items():
+            if environ.get(name, "") != "":
+                flat[dotted] = environ[name]
+                origins[dotted] = f"environment variable {name}"
+        for name, raw in environ.items():
+            if not name.startswith(ENV_PREFIX) or name in ENV_CONTROL or raw == "":
+                continue
+            parts = [normalize_key(p) for p in name[len(ENV_PREFIX):].split("__")]
+            if not all(parts):
+                continue
+            dotted = ".".join(parts)
+            flat[dotted] = _parse_env_value(raw)
+            origins[dotted] = f"environment variable {name}"
+        super().__init__(settings_cls, "environment", dotted_to_nested(flat), origins)
+
+
+def _parse_env_value(raw: str) -> Any:
+    """JSON lists and objects are decoded (`MESH_SCAN__PACKAGES='["a","b"]'`); everything else stays text."""
+    stripped = raw.strip()
+    if stripped[:1] in "[{":
+        try:
+            return json.loads(stripped)
+        except ValueError:
+            return raw
+    return raw
+
+
+class YamlFileSource(LayerSource):
+    """One YAML file, keys normalized, each leaf's origin given as `path:line`."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path, display: str) -> None:
+        data, origins = load_yaml_with_lines(path, display)
+        super().__init__(settings_cls, display, data, origins)
+        self.path = path
+
+
+def load_yaml_with_lines(path: Path, display: str) -> tuple[dict[str, Any], dict[str, str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"{display}: cannot read the file ({exc.strerror})"]) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{display}:{mark.line + 1}" if mark is not None else display
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"{where}: not valid YAML ({reason})"]) from None
+    if root is None:
+        return {}, {}
+    if not isinstance(root, yaml.MappingNode):
+        raise ConfigError([f"{display}: the top level must be a mapping of settings, e.g. 'server: {{port: 8080}}'"])
+    origins: dict[str, str] = {}
+    constructor = yaml.SafeLoader("")
+
+    def walk(node: yaml.Node, prefix: str) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = normalize_key(str(constructor.construct_object(key_node, deep=True)))  # type: ignore[no-untyped-call]
+                dotted = f"{prefix}{key}"
+                result[key] = walk(value_node, dotted + ".")
+                if not isinstance(value_node, yaml.MappingNode) or not value_node.value:
+                    origins[dotted] = f"{display}:{value_node.start_mark.line + 1}"
+            return result
+        return constructor.construct_object(node, deep=True)  # type: ignore[no-untyped-call]
+
+    return walk(root, ""), origins

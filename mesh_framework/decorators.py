@@ -1,0 +1,166 @@
+"""Decorators that record metadata on classes and functions, and do nothing else.
+
+Importing a module full of decorated code binds no port and starts nothing: assembly happens later, in one
+place (`MeshApplication`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from .specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, DependencySpec, Selector, ToolSpec
+
+__all__ = ["component", "config_properties", "mesh_agent", "mesh_tool"]
+
+AGENT_ATTR = "__mesh_agent__"
+COMPONENT_ATTR = "__mesh_component__"
+TOOL_ATTR = "__mesh_tool__"
+CONFIG_ATTR = "__mesh_config_properties__"
+
+C = TypeVar("C", bound=type)
+F = TypeVar("F", bound=Callable[..., Any])
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+
+
+@overload
+def component(cls: C, /) -> C: ...
+@overload
+def component(
+    *, name: str | None = None, primary: bool = False, qualifier: str | None = None
+) -> Callable[[C], C]: ...
+def component(
+    cls: C | None = None, /, *, name: str | None = None, primary: bool = False, qualifier: str | None = None
+) -> C | Callable[[C], C]:
+    """Mark a class as a component: the container builds one instance, wiring its constructor by type.
+
+    `primary=True` picks this class when several implement the same base; `qualifier` names it for
+    `Annotated[Base, Qualifier("name")]` parameters.
+    """
+
+    def mark(target: C) -> C:
+        if not isinstance(target, type):
+            raise TypeError(f"@component applies to classes, not {target!r}")
+        spec = ComponentSpec(cls=target, name=name or target.__name__, primary=primary, qualifier=qualifier)
+        setattr(target, COMPONENT_ATTR, spec)
+        return target
+
+    return mark(cls) if cls is not None else mark
+
+
+def mesh_agent(
+    name: str | None = None,
+    *,
+    version: str | None = None,
+    description: str | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    namespace: str | None = None,
+    registry_url: str | None = None,
+    heartbeat_interval: float | None = None,
+    scan: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> Callable[[C], C]:
+    """Declare the agent an application runs. Parameters left `None` are not values (settings decide).
+
+    `scan` names the packages to scan for components and tools (default: the package of the decorated
+    class); `exclude` holds module-name patterns (`fnmatch`) skipped by the scan.
+    """
+    params: dict[str, Any] = {
+        "agent.name": name,
+        "agent.version": version,
+        "agent.description": description,
+        "agent.host": host,
+        "server.port": port,
+        "agent.namespace": namespace,
+        "registry.url": registry_url,
+        "registry.heartbeat_interval": heartbeat_interval,
+    }
+
+    def mark(target: C) -> C:
+        spec = AgentSpec(
+            target=target,
+            module=target.__module__,
+            params={k: v for k, v in params.items() if v is not None},
+            scan=tuple(scan),
+            exclude=tuple(exclude),
+        )
+        setattr(target, AGENT_ATTR, spec)
+        return target
+
+    return mark
+
+
+def mesh_tool(
+    capability: str | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    tags: Sequence[str] = (),
+    version: str = "1.0.0",
+    dependencies: Sequence[str | Selector | Mapping[str, Any]] = (),
+    timeout: float | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> Callable[[F], F]:
+    """Serve a function (or a component's method) as an MCP tool and advertise it as `capability`.
+
+    The tool name defaults to the function name, the capability to the tool name and the description to
+    the docstring. `dependencies` lists capabilities of other agents; each one is injected, in declaration
+    order, into the parameters typed `McpMeshTool`. `timeout` (seconds) bounds one call. Extra keyword
+    arguments are free-form metadata advertised with the tool (MCP Mesh's `kwargs`).
+    """
+    if name is not None and not _TOOL_NAME.match(name):
+        raise ValueError(f"Tool name {name!r} is invalid: use 1-128 letters, digits, '_', '-' or '.'")
+    if timeout is not None and timeout <= 0:
+        raise ValueError(f"Tool timeout must be positive, got {timeout!r}")
+    deps = tuple(DependencySpec(index=i, selector=Selector.of(d)) for i, d in enumerate(dependencies))
+
+    def mark(function: F) -> F:
+        if not callable(function):
+            raise TypeError(f"@mesh_tool applies to functions and methods, not {function!r}")
+        spec = ToolSpec(
+            function=function,
+            name=name,
+            capability=capability,
+            description=description,
+            tags=tuple(tags),
+            version=version,
+            dependencies=deps,
+            timeout=timeout,
+            input_schema=input_schema,
+            kwargs=dict(kwargs),
+        )
+        setattr(function, TOOL_ATTR, spec)
+        return function
+
+    return mark
+
+
+def config_properties(prefix: str) -> Callable[[C], C]:
+    """Bind a pydantic model to the settings section `prefix` (dotted for nested sections).
+
+    The section is read from every settings layer (yaml, profiles, `MESH_<PREFIX>__<FIELD>` env vars), and
+    the validated model is injectable by type into component constructors.
+    """
+    if not prefix or not all(part.isidentifier() for part in prefix.split(".")):
+        raise ValueError(f"config_properties prefix {prefix!r} must be dotted identifiers, e.g. 'greeting'")
+
+    def mark(model: C) -> C:
+        from pydantic import BaseModel
+
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise TypeError(f"@config_properties applies to pydantic models, not {model!r}")
+        setattr(model, CONFIG_ATTR, ConfigPropertiesSpec(model=model, prefix=prefix))
+        return model
+
+    return mark
+
+
+def own_metadata(target: Any, attr: str) -> Any:
+    """The metadata `attr` set on `target` itself (a subclass does not inherit its base's marks)."""
+    if isinstance(target, type):
+        return target.__dict__.get(attr)
+    return getattr(target, attr, None)

@@ -1,0 +1,91 @@
+"""`MeshContainer`: the dependency-injector container that owns every long-lived object of an agent.
+
+Framework beans are declared here; the application adds the scanned user components to the instance
+(`container.greeting_service`, ...). Tests override any provider on the instance:
+`with app.container.override_providers(greeting_service=FakeGreeter()): ...`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dependency_injector import containers, providers
+
+from ..config.loader import LoadedSettings
+from ..config.settings import MeshSettings
+from ..mesh.proxy_factory import McpMeshToolProxyFactory
+from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
+from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
+from ..protocol.server import McpEndpoint
+from ..tools.builder import ToolPlan, build_wrappers
+from ..tools.registry import MeshToolWrapperRegistry
+
+__all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
+
+
+def build_guard(settings: MeshSettings) -> HostGuard | None:
+    server = settings.server
+    enabled = server.host_check
+    if enabled is None:
+        from ..config.network import is_loopback
+
+        enabled = is_loopback(server.host)
+    if not enabled:
+        return None
+    return HostGuard(server.allowed_hosts or LOOPBACK_HOSTS, server.allowed_origins or LOOPBACK_ORIGINS)
+
+
+def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) -> McpEndpoint:
+    return McpEndpoint(
+        registry,
+        server_name=settings.agent.name,
+        server_version=settings.agent.version,
+        instructions=settings.server.instructions,
+        max_body_bytes=settings.server.max_body_bytes,
+        guard=build_guard(settings),
+    )
+
+
+def build_tools(
+    plans: list[ToolPlan],
+    registry: MeshToolWrapperRegistry,
+    container: Any,
+    proxy_factory: McpMeshToolProxyFactory,
+) -> MeshToolWrapperRegistry:
+    return build_wrappers(plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy)
+
+
+class MeshContainer(containers.DeclarativeContainer):
+    __self__ = providers.Self()
+
+    loaded_settings = providers.Dependency(instance_of=LoadedSettings)
+    settings = providers.Dependency(instance_of=MeshSettings)
+    tool_plans = providers.Dependency(instance_of=list)
+    lifespan = providers.Object(no_lifespan)
+
+    wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
+    proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
+    tools = providers.ThreadSafeSingleton(
+        build_tools, plans=tool_plans, registry=wrapper_registry, container=__self__, proxy_factory=proxy_factory
+    )
+    agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
+    mcp_endpoint = providers.ThreadSafeSingleton(build_endpoint, settings=settings, registry=tools)
+    asgi_app = providers.ThreadSafeSingleton(
+        build_asgi_app, settings=settings, endpoint=mcp_endpoint, state=agent_state, lifespan=lifespan
+    )
+
+
+# Framework beans a component may ask for by type, by provider name (`tools` is the filled registry).
+FRAMEWORK_BEANS: dict[str, type] = {
+    "settings": MeshSettings,
+    "loaded_settings": LoadedSettings,
+    "tools": MeshToolWrapperRegistry,
+    "proxy_factory": McpMeshToolProxyFactory,
+    "mcp_endpoint": McpEndpoint,
+    "agent_state": AgentState,
+}
+# Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").
+REPLACEABLE: dict[str, type] = {
+    "wrapper_registry": MeshToolWrapperRegistry,
+    "proxy_factory": McpMeshToolProxyFactory,
+}

@@ -1,0 +1,127 @@
+"""Component scan: import the application's packages and collect what the decorators recorded.
+
+The scan only reads metadata; it builds nothing. Its result is pure data for the container to assemble.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from types import ModuleType
+from typing import Any
+
+from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, TOOL_ATTR, own_metadata
+from ..errors import WiringError
+from ..specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, ToolSpec
+
+__all__ = ["ScanResult", "ScannedTool", "find_agent", "scan_packages"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedTool:
+    """A tool found by the scan: a module-level function, or a method of a component class (`owner`)."""
+
+    key: str  # module.qualname
+    spec: ToolSpec
+    owner: type | None = None
+    attribute: str = ""
+
+
+@dataclass
+class ScanResult:
+    modules: list[str] = field(default_factory=list)
+    components: list[ComponentSpec] = field(default_factory=list)
+    tools: list[ScannedTool] = field(default_factory=list)
+    config_properties: list[ConfigPropertiesSpec] = field(default_factory=list)
+
+
+def find_agent(module_name: str) -> AgentSpec:
+    """Import `module_name` and return the one `@mesh_agent` it declares."""
+    module = _import(module_name)
+    agents = [spec for spec in (own_metadata(v, AGENT_ATTR) for v in vars(module).values())
+              if isinstance(spec, AgentSpec) and spec.module == module.__name__]
+    if not agents:
+        raise WiringError([f"{module_name}: no @mesh_agent class in this module; decorate the application "
+                           "class with @mesh_agent(name=...)"])
+    if len(agents) > 1:
+        names = ", ".join(getattr(a.target, "__qualname__", str(a.target)) for a in agents)
+        raise WiringError([f"{module_name}: more than one @mesh_agent ({names}); keep one agent per module"])
+    return agents[0]
+
+
+def _import(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            raise WiringError([f"cannot import '{name}': no such module (is its folder on sys.path?)"]) from None
+        raise
+
+
+def _iter_module_names(packages: Iterable[str], exclude: Sequence[str]) -> Iterable[str]:
+    seen: set[str] = set()
+    for package_name in packages:
+        package = _import(package_name)
+        names = [package_name]
+        if hasattr(package, "__path__"):
+            names += [info.name for info in pkgutil.walk_packages(package.__path__, package_name + ".")
+                      if not any(fnmatchcase(info.name, p) for p in exclude)]
+        for name in names:
+            if name not in seen and not any(fnmatchcase(name, p) for p in exclude):
+                seen.add(name)
+                yield name
+
+
+def scan_packages(packages: Sequence[str], exclude: Sequence[str] = ()) -> ScanResult:
+    """Import every module under `packages` (skipping `exclude` patterns) and collect decorated objects.
+
+    An object is collected in the module that defines it, so a re-export is not counted twice.
+    """
+    result = ScanResult()
+    problems: list[str] = []
+    for name in _iter_module_names(packages, exclude):
+        try:
+            module = sys.modules.get(name) or importlib.import_module(name)
+        except Exception as exc:
+            problems.append(f"{name}: import failed during the scan ({type(exc).__name__}: {exc}); fix the "
+                            "module or add it to scan.exclude")
+            continue
+        result.modules.append(name)
+        _collect(module, result)
+    if problems:
+        raise WiringError(problems)
+    return result
+
+
+def _collect(module: ModuleType, result: ScanResult) -> None:
+    for value in list(vars(module).values()):
+        if getattr(value, "__module__", None) != module.__name__:
+            continue
+        if isinstance(value, type):
+            component = own_metadata(value, COMPONENT_ATTR)
+            if isinstance(component, ComponentSpec):
+                result.components.append(component)
+                result.tools.extend(_component_tools(value))
+            config = own_metadata(value, CONFIG_ATTR)
+            if isinstance(config, ConfigPropertiesSpec):
+                result.config_properties.append(config)
+        elif inspect.isfunction(value):
+            spec = getattr(value, TOOL_ATTR, None)
+            if isinstance(spec, ToolSpec):
+                result.tools.append(ScannedTool(key=f"{module.__name__}.{value.__qualname__}", spec=spec))
+
+
+def _component_tools(cls: type) -> list[ScannedTool]:
+    tools = []
+    for attribute, member in inspect.getmembers(cls):
+        function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+        spec = getattr(function, TOOL_ATTR, None)
+        if isinstance(spec, ToolSpec):
+            tools.append(ScannedTool(key=f"{cls.__module__}.{cls.__qualname__}.{attribute}", spec=spec,
+                                     owner=cls, attribute=attribute))
+    return tools

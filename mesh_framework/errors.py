@@ -1,0 +1,43 @@
+"""One exception hierarchy for everything the framework raises on purpose."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "MeshError",
+    "ToolExecutionError",
+    "WiringError",
+]
+
+
+class MeshError(Exception):
+    """Base class of every error raised by mesh_framework."""
+
+
+class ConfigError(MeshError):
+    """Settings could not be loaded or validated; `problems` lists each one, already formatted."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("Invalid configuration:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+class WiringError(MeshError):
+    """The container could not be assembled; `problems` lists every wiring problem found."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            f"{len(problems)} wiring problem(s) found before start-up:\n" + "\n".join(f"  - {p}" for p in problems)
+        )
+
+
+class ToolExecutionError(MeshError):
+    """A remote tool answered with `isError: true` (or could not be reached)."""
+
+    def __init__(self, message: str, *, tool: str = "", agent: str = "") -> None:
+        self.message = message
+        self.tool = tool
+        self.agent = agent
+        where = f"{tool}@{agent}" if agent else tool
+        super().__init__(f"{where}: {message}" if where else message)

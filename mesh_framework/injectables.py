@@ -1,0 +1,54 @@
+"""Types that tool parameters declare to receive mesh objects instead of client arguments.
+
+A parameter annotated `McpMeshTool` (or `McpMeshTool | None`, `Optional[McpMeshTool]`,
+`Annotated[McpMeshTool, ...]`) receives a proxy for one declared dependency; `MeshLlmAgent` receives an LLM
+client. Such parameters never appear in the tool's input schema.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["McpMeshTool", "MeshLlmAgent"]
+
+
+class McpMeshTool(ABC):
+    """A callable handle on a tool of another agent (or of this one), resolved by the registry.
+
+    Usage::
+
+        @mesh_tool(dependencies=["add"])
+        async def calc(a: int, b: int, add: McpMeshTool) -> int:
+            return await add(a=a, b=b)
+    """
+
+    capability: str
+    function_name: str
+    endpoint: str
+    agent_id: str
+
+    async def __call__(self, arguments: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
+        """Call the tool with keyword arguments or one dict; returns the unwrapped result."""
+        merged = {**(arguments or {}), **kwargs}
+        return await self.call_tool(self.function_name, merged)
+
+    @abstractmethod
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Call any tool of the provider agent by name."""
+
+    @abstractmethod
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """List the provider agent's tools."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.capability} -> {self.function_name} at {self.endpoint}>"
+
+
+class MeshLlmAgent(ABC):
+    """An LLM client whose tools are the mesh tools matching a selector (served by a later feature)."""
+
+    @abstractmethod
+    async def __call__(self, message: str | list[dict[str, Any]], **options: Any) -> Any:
+        """Run the tool loop for one user message and return the final answer."""

@@ -1,0 +1,382 @@
+"""The stateless MCP endpoint: one raw ASGI app serving both protocol eras on one path.
+
+A request with `MCP-Protocol-Version: 2026-07-28` (or any version we do not know from the handshake era)
+takes the modern path: the `_meta` envelope and the routing headers are checked, `server/discover` is
+served and results carry `resultType` and the server-info stamp. A request without the header, or with a
+handshake-era version, takes the legacy stateless path: no session, `initialize` answered, nothing kept.
+
+The tool list never changes while the agent runs, so both eras' `tools/list` results are rendered once.
+Everything on the call path reads precomputed state; the per-request SDK machinery is not involved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic_core import from_json, to_json
+
+from ..tools.context import ToolContext
+from ..tools.registry import MeshToolWrapperRegistry
+from .guard import HostGuard
+from .versions import (
+    HANDSHAKE_VERSIONS,
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    LATEST_HANDSHAKE_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    METHOD_NOT_FOUND,
+    MODERN_VERSIONS,
+    NAME_BEARING_METHODS,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
+
+__all__ = ["McpEndpoint", "McpError"]
+
+logger = logging.getLogger("mesh_framework.protocol")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+_SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+_ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
+_MODERN_ONLY_METHODS = {"server/discover"}
+_LEGACY_ONLY_METHODS = {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+
+
+class McpError(Exception):
+    """A JSON-RPC error answer, with the HTTP status it takes on the modern path."""
+
+    def __init__(self, code: int, message: str, *, data: Any = None, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.status = status
+
+    def to_wire(self, request_id: Any) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+class _Request:
+    """The parts of one HTTP request the endpoint looks at, read from the raw ASGI headers once."""
+
+    __slots__ = ("accept", "content_length", "content_type", "duplicated", "host", "method", "name", "origin", "version")
+
+    def __init__(self, raw_headers: list[tuple[bytes, bytes]]) -> None:
+        self.accept = self.content_type = self.host = self.origin = b""
+        self.content_length = -1
+        self.version = self.method = self.name = None
+        self.duplicated: bytes | None = None
+        for key, value in raw_headers:
+            if key == b"accept":
+                self.accept = value
+            elif key == b"content-type":
+                self.content_type = value
+            elif key == b"host":
+                self.host = value
+            elif key == b"origin":
+                self.origin = value
+            elif key == b"content-length":
+                self.content_length = int(value) if value.isdigit() else -1
+            elif key in _ROUTING_HEADERS:
+                text = value.decode("latin-1").strip()
+                if key == b"mcp-protocol-version":
+                    if self.version is not None:
+                        self.duplicated = key
+                    self.version = text
+                elif key == b"mcp-method":
+                    if self.method is not None:
+                        self.duplicated = key
+                    self.method = text
+                else:
+                    if self.name is not None:
+                        self.duplicated = key
+                    self.name = text
+
+
+class McpEndpoint:
+    """Raw ASGI app for `POST {path}`; give it to a Starlette `Route` (or any ASGI router)."""
+
+    def __init__(
+        self,
+        registry: MeshToolWrapperRegistry,
+        *,
+        server_name: str,
+        server_version: str,
+        instructions: str | None = None,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        guard: HostGuard | None = None,
+    ) -> None:
+        self.registry = registry
+        self.server_info = {"name": server_name, "version": server_version}
+        self.instructions = instructions
+        self.max_body_bytes = max_body_bytes
+        self.guard = guard
+        self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
+        self.refresh_tools()
+
+    def refresh_tools(self) -> None:
+        """Render the `tools/list` results; called once, after the registry is complete."""
+        tools = [wrapper.descriptor for wrapper in self.registry]
+        self._legacy_tools = {"tools": tools}
+        self._modern_tools = self._modern({"tools": tools})
+
+    # -- ASGI ------------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await _send_plain(send, 405, b"Method Not Allowed: this MCP endpoint is stateless, use POST",
+                              [(b"allow", b"POST")])
+            return
+        request = _Request(scope["headers"])
+        if self.guard is not None:
+            refusal = self.guard.check(request.host, request.origin)
+            if refusal is not None:
+                await _send_error(send, refusal[0], McpError(INVALID_REQUEST, refusal[1]), None)
+                return
+        media_type = request.content_type.split(b";", 1)[0].strip().lower()
+        if media_type != b"application/json":
+            error = McpError(INVALID_REQUEST, "Content-Type must be application/json")
+            await _send_error(send, 415, error, None)
+            return
+        wants_sse = self._negotiate(request.accept)
+        if wants_sse is None:
+            error = McpError(INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json "
+                             "or text/event-stream")
+            await _send_error(send, 406, error, None)
+            return
+        if request.content_length > self.max_body_bytes:
+            await self._too_large(send)
+            return
+        body = await self._read_body(receive)
+        if body is None:
+            await self._too_large(send)
+            return
+        try:
+            message = from_json(body)
+        except ValueError as exc:
+            await _send_error(send, 400, McpError(PARSE_ERROR, f"Parse error: {exc}"), None)
+            return
+        await self._handle(message, request, wants_sse, send)
+
+    @staticmethod
+    def _negotiate(accept: bytes) -> bool | None:
+        """False for a JSON answer, True when the client accepts only an event stream, None if neither."""
+        if not accept or b"application/json" in accept or b"*/*" in accept or b"application/*" in accept:
+            return False
+        if b"text/event-stream" in accept:
+            return True
+        return None
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
+        message = await receive()
+        body: bytes = message.get("body", b"")
+        if not message.get("more_body", False):
+            return body if len(body) <= self.max_body_bytes else None
+        chunks = [body]
+        size = len(body)
+        while message.get("more_body", False):
+            message = await receive()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _too_large(self, send: Send) -> None:
+        error = McpError(INVALID_REQUEST, f"Request body exceeds the limit of {self.max_body_bytes} bytes "
+                         "(server.max_body_bytes)")
+        await _send_error(send, 413, error, None)
+
+    # -- JSON-RPC --------------------------------------------------------------------------------------
+
+    async def _handle(self, message: Any, request: _Request, wants_sse: bool, send: Send) -> None:
+        if not isinstance(message, dict):
+            text = "batches are not supported" if isinstance(message, list) else "a request must be a JSON object"
+            await _send_error(send, 400, McpError(INVALID_REQUEST, f"Invalid request: {text}"), None)
+            return
+        request_id = message.get("id")
+        method = message.get("method")
+        if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
+            if "method" not in message and ("result" in message or "error" in message):
+                await _send_plain(send, 202, b"")  # a response to nothing we asked: accept and drop
+                return
+            error = McpError(INVALID_REQUEST, "Invalid request: 'jsonrpc' must be \"2.0\" and 'method' a string")
+            await _send_error(send, 400, error, request_id)
+            return
+        if "id" not in message:
+            await _send_plain(send, 202, b"")  # notifications need no answer on a stateless server
+            return
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            await _send_error(send, 400, McpError(INVALID_PARAMS, "'params' must be an object"), request_id)
+            return
+        modern = request.version is not None and request.version not in HANDSHAKE_VERSIONS
+        try:
+            if modern:
+                self._check_envelope(request, method, params)
+            elif request.duplicated is None and _envelope_version(params) in MODERN_VERSIONS:
+                raise McpError(HEADER_MISMATCH, "The MCP-Protocol-Version header is missing; the request's "
+                               "_meta names a 2026-07-28 envelope, so send the header too")
+            if method == "tools/call":
+                await self._call_tool(params or {}, request_id, modern, wants_sse, send)
+                return
+            result = self._dispatch(method, params or {}, modern)
+        except McpError as error:
+            await _send_error(send, error.status if modern or error.code in (PARSE_ERROR, INVALID_REQUEST) else 200,
+                              error, request_id, sse=wants_sse)
+            return
+        await _send_result(send, request_id, result, sse=wants_sse)
+
+    def _check_envelope(self, request: _Request, method: str, params: dict[str, Any] | None) -> None:
+        """The 2026-07-28 ladder: the envelope, then the headers against the body, then the version."""
+        if request.duplicated is not None:
+            raise McpError(HEADER_MISMATCH, f"The {request.duplicated.decode()} header appears more than once")
+        meta = (params or {}).get("_meta")
+        if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta or META_CLIENT_CAPABILITIES not in meta:
+            raise McpError(INVALID_PARAMS, f"params._meta must be an object carrying the required "
+                           f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}' envelope keys")
+        if not isinstance(meta[META_CLIENT_CAPABILITIES], dict):
+            raise McpError(INVALID_PARAMS, f"params._meta['{META_CLIENT_CAPABILITIES}'] must be an object")
+        if meta[META_PROTOCOL_VERSION] != request.version:
+            raise McpError(HEADER_MISMATCH, f"The MCP-Protocol-Version header ({request.version}) does not match "
+                           f"params._meta['{META_PROTOCOL_VERSION}'] ({meta[META_PROTOCOL_VERSION]})")
+        if request.method is None:
+            raise McpError(HEADER_MISMATCH, f"The Mcp-Method header is missing; send 'Mcp-Method: {method}'")
+        if request.method != method:
+            raise McpError(HEADER_MISMATCH, f"The Mcp-Method header ({request.method}) does not match the "
+                           f"request's method ({method})")
+        name_field = NAME_BEARING_METHODS.get(method)
+        if name_field is not None:
+            target = (params or {}).get(name_field)
+            if request.name is None:
+                raise McpError(HEADER_MISMATCH, f"The Mcp-Name header is missing; {method} requires it to "
+                               f"repeat params.{name_field}")
+            if request.name != target:
+                raise McpError(HEADER_MISMATCH, f"The Mcp-Name header ({request.name}) does not match "
+                               f"params.{name_field} ({target})")
+        if request.version not in MODERN_VERSIONS:
+            raise McpError(UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {request.version}",
+                           data={"supported": list(MODERN_VERSIONS), "requested": request.version})
+
+    def _dispatch(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
+        if method == "tools/list":
+            return self._modern_tools if modern else self._legacy_tools
+        if modern:
+            if method == "server/discover":
+                discover: dict[str, Any] = {
+                    "supportedVersions": list(MODERN_VERSIONS),
+                    "capabilities": self.capabilities,
+                    "serverInfo": self.server_info,
+                }
+                if self.instructions:
+                    discover["instructions"] = self.instructions
+                return self._modern(discover)
+            if method in _LEGACY_ONLY_METHODS:
+                raise McpError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in protocol "
+                               f"2026-07-28", data=method, status=404)
+        else:
+            if method == "initialize":
+                return self._initialize(params)
+            if method in ("ping", "logging/setLevel"):
+                return {}
+        raise McpError(METHOD_NOT_FOUND, f"Method not found: {method}", data=method, status=404)
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        requested = params.get("protocolVersion")
+        version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": self.capabilities,
+            "serverInfo": self.server_info,
+        }
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
+    def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
+        return {**result, "resultType": "complete", "_meta": {META_SERVER_INFO: self.server_info}}
+
+    async def _call_tool(
+        self, params: dict[str, Any], request_id: Any, modern: bool, wants_sse: bool, send: Send
+    ) -> None:
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if not isinstance(name, str):
+            raise McpError(INVALID_PARAMS, "tools/call needs params.name, the name of the tool to call")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise McpError(INVALID_PARAMS, f"tools/call params.arguments must be an object, not {arguments!r}")
+        wrapper = self.registry.get(name)
+        if wrapper is None:
+            available = ", ".join(sorted(self.registry.names())) or "none"
+            raise McpError(INVALID_PARAMS, f"Unknown tool '{name}'. Available tools: {available}")
+        if wrapper.signature.wants_context:
+            await self._call_streaming(wrapper, params, arguments, request_id, modern, send)
+            return
+        result = await wrapper.call(arguments)
+        await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
+
+    async def _call_streaming(
+        self, wrapper: Any, params: dict[str, Any], arguments: Any, request_id: Any, modern: bool, send: Send
+    ) -> None:
+        """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result."""
+        meta = params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        context = ToolContext(wrapper.name, request_id=request_id, progress_token=token, sink=queue.put)
+        task = asyncio.ensure_future(wrapper.call(arguments, context))
+        task.add_done_callback(lambda _t: queue.put_nowait(None))
+        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        while (notification := await queue.get()) is not None:
+            await send({"type": "http.response.body", "body": _sse_frame(notification), "more_body": True})
+        result = task.result()
+        answer = {"jsonrpc": "2.0", "id": request_id, "result": self._modern(result) if modern else result}
+        await send({"type": "http.response.body", "body": _sse_frame(answer)})
+
+
+def _envelope_version(params: Mapping[str, Any] | None) -> Any:
+    meta = params.get("_meta") if params else None
+    return meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+
+
+def _sse_frame(message: dict[str, Any]) -> bytes:
+    return b"event: message\ndata: " + to_json(message) + b"\n\n"
+
+
+async def _send_plain(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_json(send: Send, status: int, message: dict[str, Any], *, sse: bool) -> None:
+    if sse:
+        body = _sse_frame(message)
+        headers = _SSE_HEADERS
+    else:
+        body = to_json(message)
+        headers = _JSON_HEADERS
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_result(send: Send, request_id: Any, result: dict[str, Any], *, sse: bool) -> None:
+    await _send_json(send, 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, sse=sse)
+
+
+async def _send_error(send: Send, status: int, error: McpError, request_id: Any, *, sse: bool = False) -> None:
+    await _send_json(send, status, error.to_wire(request_id), sse=sse)
+

@@ -1,0 +1,35 @@
+"""Protocol revisions and wire constants of stateless MCP (values as in the final 2026-07-28 spec)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_LEGACY_VERSION",
+    "HANDSHAKE_VERSIONS",
+    "LATEST_HANDSHAKE_VERSION",
+    "MODERN_VERSIONS",
+]
+
+HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+LATEST_HANDSHAKE_VERSION = "2025-11-25"
+LATEST_MODERN_VERSION = "2026-07-28"
+# What a request without MCP-Protocol-Version is taken to speak (the spec's rule for old clients).
+DEFAULT_LEGACY_VERSION = "2025-03-26"
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+# JSON-RPC error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+HEADER_MISMATCH = -32020
+MISSING_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+# Methods whose request names a target that must be mirrored in the Mcp-Name header.
+NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

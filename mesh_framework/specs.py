@@ -1,0 +1,127 @@
+"""Pure data describing agents, tools, components and dependency selectors.
+
+Nothing here performs I/O or imports from the rest of the package, so every other layer can depend on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "AgentSpec",
+    "ComponentSpec",
+    "ConfigPropertiesSpec",
+    "DependencySpec",
+    "Selector",
+    "ToolSpec",
+]
+
+TagExpression = str | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """Which capability a dependency needs, narrowed by tags and a version constraint.
+
+    Tags follow MCP Mesh: a plain tag is required, `+tag` is preferred, `-tag` is excluded, and a nested
+    list is an OR of alternatives, e.g. `Selector("llm", tags=["+claude", ["gpt", "claude"]])`.
+    """
+
+    capability: str
+    tags: tuple[TagExpression, ...] = ()
+    version: str | None = None
+    namespace: str | None = None
+
+    def __init__(
+        self,
+        capability: str,
+        tags: Sequence[str | Sequence[str]] = (),
+        version: str | None = None,
+        namespace: str | None = None,
+    ) -> None:
+        if not isinstance(capability, str) or not capability:
+            raise ValueError("Selector capability must be a non-empty string")
+        normalized: list[TagExpression] = []
+        for tag in tags:
+            normalized.append(tag if isinstance(tag, str) else tuple(tag))
+        object.__setattr__(self, "capability", capability)
+        object.__setattr__(self, "tags", tuple(normalized))
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "namespace", namespace)
+
+    @classmethod
+    def of(cls, value: str | Selector | Mapping[str, Any]) -> Selector:
+        """Accept the shapes users write in `dependencies=[...]`: a capability name, a Selector or a dict."""
+        if isinstance(value, Selector):
+            return value
+        if isinstance(value, str):
+            return cls(value)
+        if isinstance(value, Mapping):
+            return cls(**value)
+        raise TypeError(f"A dependency must be a capability name, a Selector or a dict, not {value!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The selector as MCP Mesh's heartbeat carries it (empty fields omitted)."""
+        wire: dict[str, Any] = {"capability": self.capability}
+        if self.tags:
+            wire["tags"] = [t if isinstance(t, str) else list(t) for t in self.tags]
+        if self.version:
+            wire["version"] = self.version
+        if self.namespace:
+            wire["namespace"] = self.namespace
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class DependencySpec:
+    """One declared dependency of a tool, at a fixed index among that tool's dependencies."""
+
+    index: int
+    selector: Selector
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What `@mesh_tool` recorded about a function or method."""
+
+    function: Callable[..., Any]
+    name: str | None = None
+    capability: str | None = None
+    description: str | None = None
+    tags: tuple[str, ...] = ()
+    version: str = "1.0.0"
+    dependencies: tuple[DependencySpec, ...] = ()
+    timeout: float | None = None
+    input_schema: Mapping[str, Any] | None = None
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """What `@mesh_agent` recorded: the code layer of the settings plus the packages to scan."""
+
+    target: Any
+    module: str
+    params: Mapping[str, Any]
+    scan: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentSpec:
+    """What `@component` recorded about a class."""
+
+    cls: type
+    name: str
+    primary: bool = False
+    qualifier: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigPropertiesSpec:
+    """A pydantic model bound to one section (`prefix`) of the layered settings."""
+
+    model: type
+    prefix: str

@@ -1,0 +1,94 @@
+"""Turns scanned tools into plans (analysis done once, at load) and plans into wrappers (at build)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..specs import ToolSpec
+from .registry import MeshToolWrapperRegistry
+from .signature import ToolSignature, analyze_signature
+from .wrapper import MeshToolWrapper
+
+__all__ = ["ToolPlan", "build_wrappers", "plan_tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPlan:
+    key: str
+    name: str
+    description: str
+    spec: ToolSpec
+    signature: ToolSignature
+    timeout: float | None
+    owner: str | None = None  # provider name of the component owning the method
+    attribute: str = ""
+    beans: dict[str, str] = field(default_factory=dict)  # parameter -> provider name
+
+
+def plan_tool(
+    key: str,
+    spec: ToolSpec,
+    *,
+    default_timeout: float | None,
+    is_method: bool,
+    can_inject: Callable[[Any], bool],
+    bean_for: Callable[[Any], str],
+    owner: str | None = None,
+    attribute: str = "",
+) -> ToolPlan:
+    """Analyze one tool. Raises SignatureError (message without location) when it cannot be served."""
+    function = spec.function
+    name = spec.name or function.__name__
+    signature = analyze_signature(
+        function,
+        skip_self=is_method,
+        model_name=f"{name}_arguments",
+        dependency_count=len(spec.dependencies),
+        bean_types=can_inject,
+        input_schema=spec.input_schema,
+    )
+    beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean"}
+    description = spec.description if spec.description is not None else inspect.getdoc(function) or ""
+    return ToolPlan(
+        key=key,
+        name=name,
+        description=description,
+        spec=spec,
+        signature=signature,
+        timeout=spec.timeout if spec.timeout is not None else default_timeout,
+        owner=owner,
+        attribute=attribute,
+        beans=beans,
+    )
+
+
+def build_wrappers(
+    plans: list[ToolPlan],
+    registry: MeshToolWrapperRegistry,
+    provide: Callable[[str], Any],
+    initial_proxy: Callable[[Any], Any],
+) -> MeshToolWrapperRegistry:
+    """Create one wrapper per plan, resolving method owners and injected beans through `provide`."""
+    for plan in plans:
+        if plan.owner is not None:
+            target = getattr(provide(plan.owner), plan.attribute)
+        else:
+            target = plan.spec.function
+        wrapper = MeshToolWrapper(
+            key=plan.key,
+            name=plan.name,
+            spec=plan.spec,
+            signature=plan.signature,
+            target=target,
+            description=plan.description,
+            timeout=plan.timeout,
+        )
+        wrapper.bind_beans({param: provide(bean) for param, bean in plan.beans.items()})
+        for dependency in plan.spec.dependencies:
+            wrapper.update_dependency(dependency.index, initial_proxy(dependency))
+        registry.add(wrapper)
+    return registry
+

@@ -1,0 +1,74 @@
+"""Per-call context a tool can ask for by type, to report progress and send log messages to the client."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+__all__ = ["ToolContext"]
+
+NotificationSink = Callable[[dict[str, Any]], Awaitable[None]]
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class ToolContext:
+    """What a tool knows about the call it serves. Declare a parameter of this type to receive it.
+
+    Notifications reach the client when it can receive them (it accepts an event stream and, for
+    progress, sent a `progressToken`); otherwise they are dropped, never raised.
+
+    Usage::
+
+        @mesh_tool()
+        async def crunch(n: int, ctx: ToolContext) -> int:
+            await ctx.report_progress(0, n)
+            ...
+    """
+
+    __slots__ = ("_sink", "progress_token", "request_id", "tool_name")
+
+    def __init__(
+        self,
+        tool_name: str,
+        *,
+        request_id: Any = None,
+        progress_token: str | int | None = None,
+        sink: NotificationSink | None = None,
+    ) -> None:
+        self.tool_name = tool_name
+        self.request_id = request_id
+        self.progress_token = progress_token
+        self._sink = sink
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        if self._sink is None or self.progress_token is None:
+            return
+        params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self._sink({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        if level not in LOG_LEVELS:
+            raise ValueError(f"log level {level!r} is not one of {', '.join(LOG_LEVELS)}")
+        if self._sink is None:
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self._sink({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+    async def debug(self, data: Any) -> None:
+        await self.log("debug", data)
+
+    async def info(self, data: Any) -> None:
+        await self.log("info", data)
+
+    async def warning(self, data: Any) -> None:
+        await self.log("warning", data)
+
+    async def error(self, data: Any) -> None:
+        await self.log("error", data)

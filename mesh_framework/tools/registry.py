@@ -1,0 +1,52 @@
+"""`MeshToolWrapperRegistry`: every tool wrapper of the agent, by tool name and by `module.qualname`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..injectables import McpMeshTool
+from .wrapper import MeshToolWrapper
+
+__all__ = ["MeshToolWrapperRegistry"]
+
+
+class MeshToolWrapperRegistry:
+    """Holds the wrappers; `update_dependency("module.qualname:dep_N", proxy)` swaps one slot in place."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, MeshToolWrapper] = {}
+        self._by_key: dict[str, MeshToolWrapper] = {}
+
+    def add(self, wrapper: MeshToolWrapper) -> None:
+        if wrapper.name in self._by_name:
+            other = self._by_name[wrapper.name]
+            raise ValueError(f"tool name '{wrapper.name}' is used by both {other.key} and {wrapper.key}")
+        self._by_name[wrapper.name] = wrapper
+        self._by_key[wrapper.key] = wrapper
+
+    def get(self, name: str) -> MeshToolWrapper | None:
+        """The wrapper serving the MCP tool `name`, or None."""
+        return self._by_name.get(name)
+
+    def by_key(self, key: str) -> MeshToolWrapper:
+        """The wrapper of the function `module.qualname`."""
+        try:
+            return self._by_key[key]
+        except KeyError:
+            raise KeyError(f"no tool is registered for '{key}'") from None
+
+    def update_dependency(self, composite_key: str, proxy: McpMeshTool | None) -> None:
+        """Swap a dependency slot addressed as `module.qualname:dep_N`."""
+        key, sep, dep = composite_key.rpartition(":")
+        if not sep or not dep.startswith("dep_") or not dep[4:].isdigit():
+            raise ValueError(f"'{composite_key}' is not a dependency key of the form 'module.qualname:dep_N'")
+        self.by_key(key).update_dependency(int(dep[4:]), proxy)
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def __iter__(self) -> Iterator[MeshToolWrapper]:
+        return iter(self._by_name.values())
+
+    def __len__(self) -> int:
+        return len(self._by_name)

@@ -1,0 +1,168 @@
+"""Signature analysis, done once per tool at start-up: what the client sends, what the mesh injects.
+
+Injected parameters are found by type: `McpMeshTool` (one per declared dependency, in order),
+`MeshLlmAgent`, `ToolContext`, and component types the container knows. Everything else is a client
+argument, validated by a pydantic model built from the signature and described by its JSON schema.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
+
+from ..content import CONTENT_TYPES, ToolResult
+from ..injectables import McpMeshTool, MeshLlmAgent
+from .context import ToolContext
+
+__all__ = ["InjectedParam", "ToolSignature", "analyze_signature"]
+
+InjectionKind = Literal["tool", "llm", "context", "bean"]
+
+
+@dataclass(frozen=True, slots=True)
+class InjectedParam:
+    name: str
+    kind: InjectionKind
+    optional: bool
+    slot: int = -1  # dependency index for kind == "tool"
+    bean_type: Any = None  # for kind == "bean"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSignature:
+    arguments_model: type[BaseModel]
+    injected: tuple[InjectedParam, ...]
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    output_adapter: TypeAdapter[Any] | None
+    wraps_result: bool
+    is_async: bool
+    wants_context: bool
+
+
+class SignatureError(Exception):
+    """A tool signature the framework cannot serve; the message says which parameter and why."""
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """Strip `Annotated[...]` and `| None`; return the core type and whether None was allowed."""
+    optional = False
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(annotation) if a is not type(None)]
+            if len(args) == len(get_args(annotation)) or len(args) != 1:
+                return annotation, optional
+            optional = True
+            annotation = args[0]
+        else:
+            return annotation, optional
+
+
+def _is_subclass(candidate: Any, base: type) -> bool:
+    return isinstance(candidate, type) and issubclass(candidate, base)
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's generated `title` keys: they repeat the property names and bloat tools/list."""
+    if isinstance(schema, dict):
+        return {
+            k: (_strip_titles(v) if k != "properties" else {p: _strip_titles(s) for p, s in v.items()})
+            for k, v in schema.items()
+            if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(s) for s in schema]
+    return schema
+
+
+def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any] | None, bool]:
+    """Output schema, serializer and whether the value is wrapped as `{"result": value}`."""
+    if annotation is inspect.Signature.empty or annotation is Any or annotation is None:
+        return None, None, False
+    core, _ = _unwrap(annotation)
+    if core is type(None) or _is_subclass(core, ToolResult) or _is_subclass(core, CONTENT_TYPES):
+        return None, None, False
+    if get_origin(core) in (list, tuple) and any(_is_subclass(a, CONTENT_TYPES) for a in get_args(core)):
+        return None, None, False
+    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+    schema = _strip_titles(adapter.json_schema(mode="serialization"))
+    if schema.get("type") == "object":
+        return schema, adapter, False
+    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+    if "$defs" in schema:
+        wrapped["$defs"] = schema.pop("$defs")
+    return wrapped, adapter, True
+
+
+def analyze_signature(
+    function: Callable[..., Any],
+    *,
+    model_name: str,
+    dependency_count: int,
+    bean_types: Callable[[Any], bool] = lambda _t: False,
+    input_schema: Mapping[str, Any] | None = None,
+    skip_self: bool = False,
+) -> ToolSignature:
+    """Analyze `function` once. Raises SignatureError naming the parameter at fault."""
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except NameError as exc:
+        raise SignatureError(
+            f"an annotation cannot be resolved at run time ({exc}); import the type outside "
+            "`if TYPE_CHECKING:` or quote only names that exist when the module has loaded"
+        ) from None
+    signature = inspect.signature(function)
+    fields: dict[str, Any] = {}
+    injected: list[InjectedParam] = []
+    for param in list(signature.parameters.values())[1 if skip_self else 0:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise SignatureError(f"parameter '{param.name}': *args, **kwargs and positional-only are not supported")
+        annotation = hints.get(param.name, Any)
+        core, optional = _unwrap(annotation)
+        optional = optional or param.default is None
+        if _is_subclass(core, McpMeshTool):
+            slot = sum(1 for i in injected if i.kind == "tool")
+            if slot >= dependency_count:
+                raise SignatureError(
+                    f"parameter '{param.name}' is typed McpMeshTool but the tool declares only "
+                    f"{dependency_count} dependenc{'y' if dependency_count == 1 else 'ies'}; "
+                    "add its capability to @mesh_tool(dependencies=[...])"
+                )
+            injected.append(InjectedParam(param.name, "tool", optional, slot=slot))
+        elif _is_subclass(core, MeshLlmAgent):
+            injected.append(InjectedParam(param.name, "llm", optional))
+        elif _is_subclass(core, ToolContext):
+            injected.append(InjectedParam(param.name, "context", optional))
+        elif bean_types(core):
+            injected.append(InjectedParam(param.name, "bean", optional, bean_type=core))
+        else:
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[param.name] = (annotation, default)
+    model = create_model(
+        model_name,
+        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
+        **fields,
+    )
+    schema = dict(input_schema) if input_schema is not None else _strip_titles(model.model_json_schema())
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    output_schema, output_adapter, wraps = _output_of(hints.get("return", inspect.Signature.empty))
+    return ToolSignature(
+        arguments_model=model,
+        injected=tuple(injected),
+        input_schema=schema,
+        output_schema=output_schema,
+        output_adapter=output_adapter,
+        wraps_result=wraps,
+        is_async=inspect.iscoroutinefunction(function),
+        wants_context=any(i.kind == "context" for i in injected),
+    )

@@ -1,0 +1,184 @@
+"""`MeshToolWrapper`: one per tool, built once at start-up; the hot call path lives here."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import to_json
+
+from ..content import CONTENT_TYPES, ToolResult
+from ..errors import ToolExecutionError
+from ..injectables import McpMeshTool, MeshLlmAgent
+from ..specs import DependencySpec, ToolSpec
+from .context import ToolContext
+from .signature import ToolSignature
+
+__all__ = ["MeshToolWrapper", "error_result"]
+
+logger = logging.getLogger("mesh_framework.tools")
+
+UnresolvedListener = Callable[["MeshToolWrapper", DependencySpec], None]
+
+
+def error_result(message: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+def _format_validation_error(tool: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_url=False):
+        field = ".".join(str(p) for p in error["loc"]) or "(arguments)"
+        if error["type"] == "missing":
+            problems.append(f"{field}: required argument is missing")
+        elif error["type"] == "extra_forbidden":
+            problems.append(f"{field}: unexpected argument")
+        else:
+            problems.append(f"{field}: {error['msg']} (got {error['input']!r})")
+    return f"Invalid arguments for tool '{tool}': " + "; ".join(problems)
+
+
+class MeshToolWrapper:
+    """Serves one tool: validates arguments, fills injected parameters from its slots, calls, maps results.
+
+    Dependency slots are indexed in declaration order and swapped in place by `update_dependency`; a call
+    reads whatever the slots hold at that moment.
+    """
+
+    __slots__ = (
+        "_beans",
+        "_call_target",
+        "_injected",
+        "_validate",
+        "descriptor",
+        "key",
+        "llm_agent",
+        "name",
+        "signature",
+        "slots",
+        "spec",
+        "timeout",
+        "unresolved_listener",
+    )
+
+    def __init__(
+        self,
+        *,
+        key: str,
+        name: str,
+        spec: ToolSpec,
+        signature: ToolSignature,
+        target: Callable[..., Any],
+        description: str,
+        timeout: float | None,
+    ) -> None:
+        self.key = key
+        self.name = name
+        self.spec = spec
+        self.signature = signature
+        self.timeout = timeout
+        self.slots: list[McpMeshTool | None] = [None] * len(spec.dependencies)
+        self.llm_agent: MeshLlmAgent | None = None
+        self.unresolved_listener: UnresolvedListener | None = None
+        self._beans: dict[str, Any] = {}
+        self._call_target = target
+        self._injected = signature.injected
+        self._validate = signature.arguments_model.__pydantic_validator__.validate_python
+        descriptor: dict[str, Any] = {"name": name, "description": description, "inputSchema": signature.input_schema}
+        if signature.output_schema is not None:
+            descriptor["outputSchema"] = signature.output_schema
+        self.descriptor = descriptor
+
+    @property
+    def capability(self) -> str:
+        return self.spec.capability or self.name
+
+    def dependency_key(self, index: int) -> str:
+        return f"{self.key}:dep_{index}"
+
+    def update_dependency(self, index: int, proxy: McpMeshTool | None) -> None:
+        """Swap the proxy in dependency slot `index` (None marks it unresolved)."""
+        if not 0 <= index < len(self.slots):
+            raise IndexError(f"tool '{self.name}' has {len(self.slots)} dependency slot(s), not index {index}")
+        self.slots[index] = proxy
+
+    def bind_beans(self, beans: Mapping[str, Any]) -> None:
+        self._beans = dict(beans)
+
+    async def call(self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None) -> dict[str, Any]:
+        """Run the tool; always returns a `CallToolResult` as a wire dict, never raises for tool failures."""
+        try:
+            kwargs = self._validate(arguments or {}).__dict__.copy()
+        except ValidationError as exc:
+            return error_result(_format_validation_error(self.name, exc))
+        for param in self._injected:
+            kind = param.kind
+            if kind == "tool":
+                proxy = self.slots[param.slot]
+                if proxy is None and not param.optional:
+                    return self._unresolved(param.slot)
+                kwargs[param.name] = proxy
+            elif kind == "context":
+                kwargs[param.name] = context if context is not None else ToolContext(self.name)
+            elif kind == "bean":
+                kwargs[param.name] = self._beans[param.name]
+            else:
+                if self.llm_agent is None and not param.optional:
+                    return error_result(f"Tool '{self.name}' needs an LLM agent, but no LLM provider is resolved")
+                kwargs[param.name] = self.llm_agent
+        try:
+            async with asyncio.timeout(self.timeout):
+                if self.signature.is_async:
+                    value = await self._call_target(**kwargs)
+                else:
+                    value = await asyncio.to_thread(functools.partial(self._call_target, **kwargs))
+        except TimeoutError:
+            logger.warning("tool '%s' timed out after %ss", self.name, self.timeout)
+            return error_result(f"Tool '{self.name}' timed out after {self.timeout}s")
+        except ToolExecutionError as exc:
+            logger.warning("tool '%s' failed: %s", self.name, exc)
+            return error_result(str(exc))
+        except Exception as exc:
+            logger.exception("tool '%s' raised", self.name)
+            return error_result(f"{type(exc).__name__}: {exc}")
+        try:
+            return self._to_result(value)
+        except Exception as exc:
+            logger.exception("tool '%s' returned a value that cannot be serialized", self.name)
+            return error_result(f"Tool '{self.name}' returned a value that does not match its return type: {exc}")
+
+    def _unresolved(self, slot: int) -> dict[str, Any]:
+        dependency = self.spec.dependencies[slot]
+        if self.unresolved_listener is not None:
+            self.unresolved_listener(self, dependency)
+        return error_result(
+            f"Tool '{self.name}' cannot run: its dependency '{dependency.selector.capability}' "
+            f"(dependency {slot}) is not resolved; no agent currently provides it"
+        )
+
+    def _to_result(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, ToolResult):
+            return value.to_wire()
+        if isinstance(value, CONTENT_TYPES):
+            return {"content": [value.to_wire()], "isError": False}
+        if isinstance(value, list) and value and all(isinstance(v, CONTENT_TYPES) for v in value):
+            return {"content": [v.to_wire() for v in value], "isError": False}
+        adapter = self.signature.output_adapter
+        if adapter is not None:
+            structured = adapter.dump_python(value, mode="json")
+            text = value if isinstance(value, str) else to_json(structured).decode()
+            if self.signature.wraps_result:
+                structured = {"result": structured}
+            return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
+        if value is None:
+            return {"content": [], "isError": False}
+        if isinstance(value, str):
+            return {"content": [{"type": "text", "text": value}], "isError": False}
+        text = to_json(value, fallback=str).decode()
+        if isinstance(value, dict):
+            return {"content": [{"type": "text", "text": text}], "structuredContent": value, "isError": False}
+        return {"content": [{"type": "text", "text": text}], "isError": False}

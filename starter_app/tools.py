@@ -1,0 +1,49 @@
+"""Tools: plain functions (sync and async) and the methods of a component."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from mesh_framework import component, mesh_tool
+
+from .greeting import GreetingService
+
+
+class Greeting(BaseModel):
+    text: str
+    part_of_day: str
+    greeted_so_far: int
+
+
+@component
+class GreetingTools:
+    def __init__(self, service: GreetingService) -> None:
+        self.service = service
+
+    @mesh_tool(capability="greeting", tags=["demo"])
+    def greet(self, name: Annotated[str, Field(description="Who to greet")]) -> Greeting:
+        """Greet someone by name (a sync tool: it runs in a worker thread)."""
+        return Greeting(
+            text=self.service.greet(name),
+            part_of_day=self.service.part_of_day(),
+            greeted_so_far=self.service.greeted,
+        )
+
+
+@mesh_tool(capability="add", tags=["math"])
+async def add(
+    a: Annotated[int, Field(description="First addend")],
+    b: Annotated[int, Field(description="Second addend")],
+) -> int:
+    """Add two integers (an async tool: it runs on the event loop)."""
+    return a + b
+
+
+@mesh_tool(capability="slow_echo", timeout=2.0)
+async def slow_echo(text: str, delay: Annotated[float, Field(ge=0, le=10)] = 0.0) -> str:
+    """Echo text after a delay; calls longer than the 2 s timeout answer with an error."""
+    await asyncio.sleep(delay)
+    return text
