@@ -75,11 +75,12 @@ class MeshContainer(containers.DeclarativeContainer):
     )
 
 
-# Framework beans a component may ask for by type, by provider name (`tools` is the filled registry).
+# Framework beans a component may ask for by type, by provider name. A component gets the wrapper
+# registry itself (filled when the app is built), not `tools`, so tool-owning components need no cycle.
 FRAMEWORK_BEANS: dict[str, type] = {
     "settings": MeshSettings,
     "loaded_settings": LoadedSettings,
-    "tools": MeshToolWrapperRegistry,
+    "wrapper_registry": MeshToolWrapperRegistry,
     "proxy_factory": McpMeshToolProxyFactory,
     "mcp_endpoint": McpEndpoint,
     "agent_state": AgentState,

@@ -95,12 +95,18 @@ def _protocol_members(protocol: type) -> set[str]:
     return members
 
 
-def is_assignable(candidate: type, target: Any) -> bool:
+def is_assignable(candidate: type, target: Any, *, structural: bool = True) -> bool:
+    """True if `candidate` can be injected where `target` is asked for.
+
+    Protocols match structurally (every public member present) unless `structural=False`.
+    """
     if not isinstance(target, type):
         return False
     if candidate is target or target in candidate.__mro__:
         return True
     if getattr(target, "_is_protocol", False):
+        if not structural:
+            return False
         members = _protocol_members(target)
         return bool(members) and all(hasattr(candidate, m) for m in members)
     try:
@@ -125,21 +131,12 @@ class BeanCatalog:
                            for spec in components]
         self.component_specs = {spec.cls: spec for spec in components}
 
-    def replaced_framework_beans(self) -> dict[str, Bean]:
-        """Framework beans that a user component takes over (it is a subclass of the framework type)."""
-        replaced = {}
-        for framework_bean in self.framework:
-            for component in self.components:
-                if is_assignable(component.type, framework_bean.type):
-                    replaced[framework_bean.name] = component
-        return replaced
-
     def can_inject(self, annotation: Any) -> bool:
         """True if `annotation` names a type the container owns (used to spot beans in tool signatures)."""
         core, _ = _split_annotation(annotation)
         return isinstance(core, type) and (
             core in self.config
-            or any(is_assignable(b.type, core) for b in self.framework)
+            or any(is_assignable(b.type, core, structural=False) for b in self.framework)
             or any(is_assignable(b.type, core) for b in self.components)
         )
 
@@ -150,8 +147,8 @@ class BeanCatalog:
             return f"type {annotation!r} is not a class the container can provide"
         if core in self.config:
             return self.config[core]
-        for framework_bean in self.framework:
-            if is_assignable(framework_bean.type, core):
+        for framework_bean in self.framework:  # framework beans match by class only, never structurally
+            if is_assignable(framework_bean.type, core, structural=False):
                 return framework_bean
         candidates = [b for b in self.components if is_assignable(b.type, core)]
         if qualifier is not None:

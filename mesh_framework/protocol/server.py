@@ -48,7 +48,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
 _ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
-_MODERN_ONLY_METHODS = {"server/discover"}
+_CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
 _LEGACY_ONLY_METHODS = {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 
 
@@ -131,7 +131,9 @@ class McpEndpoint:
         """Render the `tools/list` results; called once, after the registry is complete."""
         tools = [wrapper.descriptor for wrapper in self.registry]
         self._legacy_tools = {"tools": tools}
-        self._modern_tools = self._modern({"tools": tools})
+        # 2026-07-28 list and discover results carry caching hints (SEP-2549); tools never change here,
+        # but the list is private to the agent's configuration, so no shared caching is promised.
+        self._modern_tools = self._modern({"tools": tools, **_CACHE_HINTS})
 
     # -- ASGI ------------------------------------------------------------------------------------------
 
@@ -281,6 +283,7 @@ class McpEndpoint:
                     "supportedVersions": list(MODERN_VERSIONS),
                     "capabilities": self.capabilities,
                     "serverInfo": self.server_info,
+                    **_CACHE_HINTS,
                 }
                 if self.instructions:
                     discover["instructions"] = self.instructions

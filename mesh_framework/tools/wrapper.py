@@ -169,7 +169,7 @@ class MeshToolWrapper:
             return {"content": [v.to_wire() for v in value], "isError": False}
         adapter = self.signature.output_adapter
         if adapter is not None:
-            structured = adapter.dump_python(value, mode="json")
+            structured = adapter.dump_python(value, mode="json", warnings="error")
             text = value if isinstance(value, str) else to_json(structured).decode()
             if self.signature.wraps_result:
                 structured = {"result": structured}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, type check, then every test (unit, integration, conformance, real clients).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+"$root/scripts/bootstrap.sh"
+"$root/scripts/install-node-tools.sh"
+echo "== ruff"
+.venv/bin/ruff check mesh_framework starter_app tests benchmarks
+echo "== mypy"
+.venv/bin/mypy
+echo "== pytest"
+exec .venv/bin/pytest "$@"

@@ -1,0 +1,6 @@
+from mesh_framework import mesh_agent
+
+
+@mesh_agent(name="wiring-bad")
+class WiringBad:
+    pass

@@ -1,0 +1,1 @@
+raise RuntimeError("the scan must not import this module (it is excluded)")
