@@ -12,6 +12,7 @@ import http.client
 import json
 import os
 import platform
+import shlex
 import shutil
 import signal
 import socket
@@ -88,13 +89,15 @@ def server_command(kind: str, port: int) -> list[str]:
 def display_command(argv: Sequence[str]) -> str:
     """argv with machine paths made relative to the repository, for reports."""
     out = []
-    for arg in argv:
-        if arg == PYTHON:
+    for index, arg in enumerate(argv):
+        if index == 0 and arg != PYTHON and os.path.isabs(arg):
+            arg = os.path.basename(arg)
+        elif arg == PYTHON:
             arg = ".venv/bin/python" if PYTHON == str(VENV_PYTHON) else "python"
         elif arg.startswith(str(ROOT) + os.sep):
             arg = os.path.relpath(arg, ROOT)
         out.append(arg)
-    return " ".join(out)
+    return shlex.join(out)
 
 
 def free_port() -> int:

@@ -223,14 +223,29 @@ class MeshApplication:
 
     async def serve(self) -> None:
         """Build, bind and serve until stopped (SIGINT/SIGTERM)."""
+        import signal
+
         import uvicorn
+
+        class Server(uvicorn.Server):
+            # uvicorn re-raises SIGTERM/SIGINT after shutting down, which ends the process with the
+            # signal's status; the agent handles them itself so a graceful stop exits 0.
+            def capture_signals(self) -> contextlib.AbstractContextManager[None]:
+                return contextlib.nullcontext()
 
         app = self.build()
         sock = self.bind()
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                                 log_level=self.settings.logging.level.lower(), timeout_graceful_shutdown=5)
-        self._server = uvicorn.Server(config)
-        await self._server.serve(sockets=[sock])
+        self._server = Server(config)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, self.stop)
+        try:
+            await self._server.serve(sockets=[sock])
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
 
     def run(self) -> None:
         asyncio.run(self.serve())
