@@ -68,10 +68,11 @@ def list_headers(*, modern: bool) -> dict[str, str]:
 
 # -- servers ---------------------------------------------------------------------------------------
 
-SERVER_KINDS = ("plain", "mesh", "sdk")
+SERVER_KINDS = ("plain", "mesh", "mesh-nodelay", "sdk")
 SERVER_LABELS = {
     "plain": "plain Starlette JSON route (benchmarks/plain_app.py)",
-    "mesh": "mesh_framework agent (benchmarks/bench_agent)",
+    "mesh": "mesh_framework agent (benchmarks/bench_agent), `mesh run` as shipped",
+    "mesh-nodelay": "same agent, TCP_NODELAY set on the listening socket (benchmarks/mesh_nodelay.py)",
     "sdk": "mcp SDK low-level Server (benchmarks/sdk_lowlevel_app.py)",
 }
 
@@ -81,6 +82,8 @@ def server_command(kind: str, port: int) -> list[str]:
     if kind == "mesh":
         return [PYTHON, "-m", "mesh_framework.cli", "run", "bench_agent", "--host", HOST, "--port", str(port),
                 "--config", str(AGENT_CONFIG)]
+    if kind == "mesh-nodelay":
+        return [PYTHON, str(BENCH_DIR / "mesh_nodelay.py"), "--host", HOST, "--port", str(port)]
     module = {"plain": "plain_app", "sdk": "sdk_lowlevel_app"}[kind]
     return [PYTHON, "-m", "uvicorn", f"{module}:app", "--app-dir", str(BENCH_DIR), "--host", HOST,
             "--port", str(port), "--log-level", "warning", "--no-access-log", "--lifespan", "on"]

@@ -34,6 +34,7 @@ from _common import (
     MCP_PATH,
     RESULTS_DIR,
     ROOT,
+    SERVER_KINDS,
     SERVER_LABELS,
     Server,
     call_body,
@@ -48,7 +49,7 @@ from _common import (
     write_json,
 )
 
-TARGETS_MET = {"mesh-2026": 1.5, "mesh-legacy": 2.0}
+TARGETS_MET = {"mesh-2026": 1.5, "mesh-legacy": 2.0, "nodelay-2026": 1.5, "nodelay-legacy": 2.0}
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ TARGETS = [
     Target("plain", "(a) plain Starlette JSON route", "plain", False),
     Target("mesh-2026", "(b) mesh_framework tools/call, 2026-07-28", "mesh", True),
     Target("mesh-legacy", "(c) mesh_framework tools/call, legacy", "mesh", False),
+    Target("nodelay-2026", "(b') same as (b), TCP_NODELAY on the listening socket", "mesh-nodelay", True),
+    Target("nodelay-legacy", "(c') same as (c), TCP_NODELAY on the listening socket", "mesh-nodelay", False),
     Target("sdk-2026", "(d) SDK low-level tools/call, 2026-07-28", "sdk", True),
     Target("sdk-legacy", "(d) SDK low-level tools/call, legacy", "sdk", False),
 ]
@@ -174,10 +177,10 @@ def main() -> int:
 
     runs: dict[str, list[dict[str, Any]]] = {t.key: [] for t in TARGETS}
     commands: dict[str, str] = {}
-    with servers(["plain", "mesh", "sdk"]) as started:
+    with servers(SERVER_KINDS) as started:
         wait_plain(started["plain"])
-        wait_until_answers(started["mesh"])
-        wait_until_answers(started["sdk"])
+        for kind in SERVER_KINDS[1:]:
+            wait_until_answers(started[kind])
         for target in TARGETS:
             check_answer(target, started[target.server])
         for kind, server in started.items():
@@ -206,7 +209,7 @@ def main() -> int:
         "settings": {"connections": args.connections, "duration_s": args.duration, "warmup_s": args.warmup,
                      "repeats": args.repeats, "max_requests": args.max_requests},
         "servers": {kind: {"label": SERVER_LABELS[kind], "command": commands[kind]}
-                    for kind in ("plain", "mesh", "sdk")},
+                    for kind in SERVER_KINDS},
         "targets": [{"key": t.key, "label": t.label, "server": t.server, "modern": t.modern,
                      "command": commands[t.key]} for t in TARGETS],
         "runs": runs,

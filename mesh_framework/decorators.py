@@ -103,13 +103,16 @@ def mesh_tool(
     dependencies: Sequence[str | Selector | Mapping[str, Any]] = (),
     timeout: float | None = None,
     input_schema: Mapping[str, Any] | None = None,
+    client_capabilities: Sequence[str] = (),
     **kwargs: Any,
 ) -> Callable[[F], F]:
     """Serve a function (or a component's method) as an MCP tool and advertise it as `capability`.
 
     The tool name defaults to the function name, the capability to the tool name and the description to
     the docstring. `dependencies` lists capabilities of other agents; each one is injected, in declaration
-    order, into the parameters typed `McpMeshTool`. `timeout` (seconds) bounds one call. Extra keyword
+    order, into the parameters typed `McpMeshTool`. `timeout` (seconds) bounds one call. `input_schema`
+    replaces the schema derived from the signature (it is served verbatim). `client_capabilities` names
+    capabilities a 2026-07-28 client must declare to call the tool (else error -32021). Extra keyword
     arguments are free-form metadata advertised with the tool (MCP Mesh's `kwargs`).
     """
     if name is not None and not _TOOL_NAME.match(name):
@@ -131,6 +134,7 @@ def mesh_tool(
             dependencies=deps,
             timeout=timeout,
             input_schema=input_schema,
+            client_capabilities=tuple(client_capabilities),
             kwargs=dict(kwargs),
         )
         setattr(function, TOOL_ATTR, spec)

@@ -95,6 +95,7 @@ class ToolSpec:
     dependencies: tuple[DependencySpec, ...] = ()
     timeout: float | None = None
     input_schema: Mapping[str, Any] | None = None
+    client_capabilities: tuple[str, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
 
 

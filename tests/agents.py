@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import queue
 import re
-import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,26 +43,34 @@ def run_agent(app: str, *args: str, env: Mapping[str, str] | None = None, timeou
     process = subprocess.Popen(command, cwd=cwd, env=agent_env(env), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     output: list[str] = []
+    lines: queue.Queue[str | None] = queue.Queue()
+    # Drain the pipe for the whole life of the process, so a chatty agent never blocks on a full pipe.
+    threading.Thread(target=_drain, args=(process, output, lines), daemon=True).start()
     try:
-        match = _wait_for(process, output, SERVING, timeout)
+        match = _wait_for(process, output, lines, SERVING, timeout)
         yield AgentProcess(process, match.group(1), int(match.group(2)), match.group(1) + match.group(3), output)
     finally:
         stop(process)
 
 
-def _wait_for(process: subprocess.Popen[str], output: list[str], pattern: re.Pattern[str],
-              timeout: float) -> re.Match[str]:
+def _drain(process: subprocess.Popen[str], output: list[str], lines: queue.Queue[str | None]) -> None:
     assert process.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
-            continue
-        line = process.stdout.readline()
-        if not line:
-            break
+    for line in process.stdout:
         output.append(line)
+        lines.put(line)
+    lines.put(None)
+
+
+def _wait_for(process: subprocess.Popen[str], output: list[str], lines: queue.Queue[str | None],
+              pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=remaining)
+        except queue.Empty:
+            break
+        if line is None:
+            break
         match = pattern.search(line)
         if match:
             return match

@@ -28,9 +28,11 @@ from .versions import (
     INVALID_REQUEST,
     LATEST_HANDSHAKE_VERSION,
     META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY,
     MODERN_VERSIONS,
     NAME_BEARING_METHODS,
     PARSE_ERROR,
@@ -326,6 +328,13 @@ class McpEndpoint:
         if wrapper is None:
             available = ", ".join(sorted(self.registry.names())) or "none"
             raise McpError(INVALID_PARAMS, f"Unknown tool '{name}'. Available tools: {available}")
+        if modern and wrapper.spec.client_capabilities:
+            declared = params["_meta"][META_CLIENT_CAPABILITIES]
+            missing = [c for c in wrapper.spec.client_capabilities if c not in declared]
+            if missing:
+                raise McpError(MISSING_CLIENT_CAPABILITY, f"Tool '{name}' needs the client capabilities "
+                               f"{', '.join(missing)}, which the request does not declare",
+                               data={"requiredCapabilities": {c: {} for c in missing}})
         if wrapper.signature.wants_context:
             await self._call_streaming(wrapper, params, arguments, request_id, modern, send)
             return
@@ -337,9 +346,11 @@ class McpEndpoint:
     ) -> None:
         """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result."""
         meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
+        log_level = meta.get(META_LOG_LEVEL) if modern else "debug"
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        context = ToolContext(wrapper.name, request_id=request_id, progress_token=token, sink=queue.put)
+        context = ToolContext(wrapper.name, request_id=request_id, progress_token=meta.get("progressToken"),
+                              sink=queue.put, log_level=log_level)
         task = asyncio.ensure_future(wrapper.call(arguments, context))
         task.add_done_callback(lambda _t: queue.put_nowait(None))
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})

@@ -16,7 +16,9 @@ class ToolContext:
     """What a tool knows about the call it serves. Declare a parameter of this type to receive it.
 
     Notifications reach the client when it can receive them (it accepts an event stream and, for
-    progress, sent a `progressToken`); otherwise they are dropped, never raised.
+    progress, sent a `progressToken`); otherwise they are dropped, never raised. A 2026-07-28 client
+    receives log messages only at or above the level its request's `_meta` asks for (none if it asks for
+    none); a handshake-era client receives them all.
 
     Usage::
 
@@ -26,7 +28,7 @@ class ToolContext:
             ...
     """
 
-    __slots__ = ("_sink", "progress_token", "request_id", "tool_name")
+    __slots__ = ("_sink", "log_threshold", "progress_token", "request_id", "tool_name")
 
     def __init__(
         self,
@@ -35,11 +37,14 @@ class ToolContext:
         request_id: Any = None,
         progress_token: str | int | None = None,
         sink: NotificationSink | None = None,
+        log_level: str | None = "debug",
     ) -> None:
         self.tool_name = tool_name
         self.request_id = request_id
         self.progress_token = progress_token
         self._sink = sink
+        # Index into LOG_LEVELS of the lowest level sent; past the end means "send none".
+        self.log_threshold = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else len(LOG_LEVELS)
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         if self._sink is None or self.progress_token is None:
@@ -54,7 +59,7 @@ class ToolContext:
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         if level not in LOG_LEVELS:
             raise ValueError(f"log level {level!r} is not one of {', '.join(LOG_LEVELS)}")
-        if self._sink is None:
+        if self._sink is None or LOG_LEVELS.index(level) < self.log_threshold:
             return
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
