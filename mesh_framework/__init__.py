@@ -15,6 +15,7 @@ from .decorators import component, config_properties, mesh_agent, mesh_tool
 from .di.wiring import Qualifier
 from .errors import ConfigError, MeshError, ToolExecutionError, WiringError
 from .injectables import McpMeshTool, MeshLlmAgent
+from .input_required import InputRequired, elicit, list_roots, sample
 from .mesh.proxy_factory import McpMeshToolProxyFactory
 from .specs import Selector
 from .tools.context import ToolContext
@@ -28,6 +29,7 @@ __all__ = [
     "ConfigError",
     "EmbeddedResource",
     "ImageContent",
+    "InputRequired",
     "LoadedSettings",
     "McpMeshTool",
     "McpMeshToolProxyFactory",
@@ -48,6 +50,9 @@ __all__ = [
     "__version__",
     "component",
     "config_properties",
+    "elicit",
+    "list_roots",
     "mesh_agent",
     "mesh_tool",
+    "sample",
 ]

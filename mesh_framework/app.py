@@ -81,8 +81,9 @@ class MeshApplication:
         environ = os.environ if environ is None else environ
         agent = find_agent(app)
         config_dir = _config_dir(agent, config, environ)
-        loaded = load_settings(code=agent.params, cli=cli, profiles=profiles, config_dir=config_dir,
-                               environ=environ)
+        loaded = load_settings(
+            code=agent.params, cli=cli, profiles=profiles, config_dir=config_dir, environ=environ
+        )
         settings = loaded.settings
         packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
         exclude = [*agent.exclude, *settings.scan.exclude]
@@ -111,8 +112,10 @@ class MeshApplication:
         reserved = set(MeshContainer.providers)
         for bean in catalog.components:
             if bean.name in reserved:
-                problems.append(f"{describe_location(bean.type)}: component name '{bean.name}' is taken by a "
-                                "framework bean; pass @component(name=...)")
+                problems.append(
+                    f"{describe_location(bean.type)}: component name '{bean.name}' is taken by a "
+                    "framework bean; pass @component(name=...)"
+                )
                 continue
             requirements, found = catalog.requirements(bean.type)
             problems.extend(found)
@@ -120,15 +123,20 @@ class MeshApplication:
             container.set_provider(bean.name, providers.ThreadSafeSingleton(bean.type))
         names = [b.name for b in catalog.components]
         for duplicate in sorted({n for n in names if names.count(n) > 1}):
-            classes = ", ".join(b.type.__module__ + "." + b.type.__qualname__
-                                for b in catalog.components if b.name == duplicate)
+            classes = ", ".join(
+                b.type.__module__ + "." + b.type.__qualname__
+                for b in catalog.components
+                if b.name == duplicate
+            )
             problems.append(f"two components are named '{duplicate}' ({classes}); pass @component(name=...)")
         problems.extend(catalog.find_cycles(graph))
         for component_type, requirements in graph.items():
             provider = getattr(container, _name_of(catalog, component_type), None)
             if provider is None:
                 continue
-            provider.add_kwargs(**{r.parameter: getattr(container, r.bean.name) for r in requirements if r.bean})
+            provider.add_kwargs(
+                **{r.parameter: getattr(container, r.bean.name) for r in requirements if r.bean}
+            )
         # A user component of a framework type replaces the framework bean.
         for name, framework_type in REPLACEABLE.items():
             replacements = [b for b in catalog.components if is_assignable(b.type, framework_type)]
@@ -138,32 +146,40 @@ class MeshApplication:
                 getattr(container, name).override(getattr(container, replacements[0].name))
             elif replacements:
                 listed = ", ".join(b.type.__qualname__ for b in replacements)
-                problems.append(f"{len(replacements)} components replace the framework's {framework_type.__name__} "
-                                f"({listed}); mark one @component(primary=True)")
+                problems.append(
+                    f"{len(replacements)} components replace the framework's {framework_type.__name__} "
+                    f"({listed}); mark one @component(primary=True)"
+                )
         # Tools: signatures analyzed once, here.
         plans: list[ToolPlan] = []
         for tool in scan.tools:
             owner = _name_of(catalog, tool.owner) if tool.owner is not None else None
             try:
-                plans.append(plan_tool(
-                    tool.key, tool.spec,
-                    default_timeout=loaded.settings.tools.timeout,
-                    is_method=tool.owner is not None,
-                    can_inject=catalog.can_inject,
-                    bean_for=lambda t: _bean_name(catalog, t),
-                    owner=owner,
-                    attribute=tool.attribute,
-                ))
+                plans.append(
+                    plan_tool(
+                        tool.key,
+                        tool.spec,
+                        default_timeout=loaded.settings.tools.timeout,
+                        is_method=tool.owner is not None,
+                        can_inject=catalog.can_inject,
+                        bean_for=lambda t: _bean_name(catalog, t),
+                        owner=owner,
+                        attribute=tool.attribute,
+                    )
+                )
             except SignatureError as exc:
                 problems.append(f"{describe_location(tool.spec.function)}: tool '{tool.key}': {exc}")
             except WiringError as exc:
-                problems.extend(f"{describe_location(tool.spec.function)}: tool '{tool.key}': {p}"
-                                for p in exc.problems)
+                problems.extend(
+                    f"{describe_location(tool.spec.function)}: tool '{tool.key}': {p}" for p in exc.problems
+                )
         seen: dict[str, str] = {}
         for plan in plans:
             if plan.name in seen:
-                problems.append(f"{describe_location(plan.spec.function)}: tool name '{plan.name}' is already used by "
-                                f"{seen[plan.name]}; pass @mesh_tool(name=...)")
+                problems.append(
+                    f"{describe_location(plan.spec.function)}: tool name '{plan.name}' is already used by "
+                    f"{seen[plan.name]}; pass @mesh_tool(name=...)"
+                )
             seen[plan.name] = plan.key
         if problems:
             raise WiringError(problems)
@@ -182,8 +198,10 @@ class MeshApplication:
             except MeshError:
                 raise
             except Exception as exc:
-                failures.append(f"{describe_location(bean.type)}: component {bean.type.__qualname__} failed to "
-                                f"start: {type(exc).__name__}: {exc}")
+                failures.append(
+                    f"{describe_location(bean.type)}: component {bean.type.__qualname__} failed to "
+                    f"start: {type(exc).__name__}: {exc}"
+                )
         if failures:
             raise WiringError(failures)
         return self.container.asgi_app()
@@ -194,9 +212,15 @@ class MeshApplication:
         state.ready = True
         if self.bound_port is not None:
             settings = self.settings
-            logger.info("agent '%s' (%s) serving http://%s:%d%s with %d tool(s)", settings.agent.name,
-                        settings.agent.id, settings.server.host, self.bound_port, settings.server.path,
-                        len(self.container.tools()))
+            logger.info(
+                "agent '%s' (%s) serving http://%s:%d%s with %d tool(s)",
+                settings.agent.name,
+                settings.agent.id,
+                settings.server.host,
+                self.bound_port,
+                settings.server.path,
+                len(self.container.tools()),
+            )
         try:
             yield
         finally:
@@ -214,8 +238,12 @@ class MeshApplication:
         except OSError as exc:
             sock.close()
             origin = self.loaded.origin_of("server.port")
-            raise ConfigError([f"server.port = {server.port} (from {origin}): cannot listen on "
-                               f"{server.host}:{server.port} ({exc.strerror}); choose another port"]) from None
+            raise ConfigError(
+                [
+                    f"server.port = {server.port} (from {origin}): cannot listen on "
+                    f"{server.host}:{server.port} ({exc.strerror}); choose another port"
+                ]
+            ) from None
         sock.listen(2048)
         sock.set_inheritable(True)
         self.bound_port = sock.getsockname()[1]
@@ -230,13 +258,20 @@ class MeshApplication:
         class Server(uvicorn.Server):
             # uvicorn re-raises SIGTERM/SIGINT after shutting down, which ends the process with the
             # signal's status; the agent handles them itself so a graceful stop exits 0.
-            def capture_signals(self) -> contextlib.AbstractContextManager[None]:
-                return contextlib.nullcontext()
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
 
         app = self.build()
         sock = self.bind()
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
-                                log_level=self.settings.logging.level.lower(), timeout_graceful_shutdown=5)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            log_level=self.settings.logging.level.lower(),
+            timeout_graceful_shutdown=5,
+        )
         self._server = Server(config)
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -280,8 +315,12 @@ def _config_dir(agent: AgentSpec, config: str | Path | None, environ: Mapping[st
         if path.is_file():
             return path.parent
         if not path.is_dir():
-            raise ConfigError([f"config = {str(explicit)!r}: no such file or directory; point --config (or "
-                               "MESH_CONFIG) at the folder holding application.yaml"])
+            raise ConfigError(
+                [
+                    f"config = {str(explicit)!r}: no such file or directory; point --config (or "
+                    "MESH_CONFIG) at the folder holding application.yaml"
+                ]
+            )
         return path
     module_file = getattr(sys.modules[agent.module], "__file__", None)
     candidates: list[Path] = []

@@ -12,10 +12,19 @@ __all__ = ["main"]
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("app", nargs="?", default=os.environ.get("MESH_APP"),
-                        help="module holding the @mesh_agent class, e.g. starter_app (default: $MESH_APP)")
-    parser.add_argument("--profile", action="append", default=None, metavar="NAME",
-                        help="activate a profile (repeat, or comma-separate); overrides MESH_PROFILES_ACTIVE")
+    parser.add_argument(
+        "app",
+        nargs="?",
+        default=os.environ.get("MESH_APP"),
+        help="module holding the @mesh_agent class, e.g. starter_app (default: $MESH_APP)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="activate a profile (repeat, or comma-separate); overrides MESH_PROFILES_ACTIVE",
+    )
     parser.add_argument("--config", metavar="PATH", help="folder (or file) holding application.yaml")
     parser.add_argument("--port", type=int, help="port to listen on (0 picks a free one)")
     parser.add_argument("--host", help="address to bind")
@@ -51,7 +60,10 @@ def _profiles(args: argparse.Namespace) -> list[str] | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not args.app:
-        print("mesh: name the application module, e.g. `mesh run starter_app` (or set MESH_APP)", file=sys.stderr)
+        print(
+            "mesh: name the application module, e.g. `mesh run starter_app` (or set MESH_APP)",
+            file=sys.stderr,
+        )
         return 2
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -62,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     configure_logging(args.log_level.upper() if args.log_level else "INFO")
     try:
-        app = MeshApplication.load(args.app, cli=_cli_settings(args), profiles=_profiles(args), config=args.config)
+        app = MeshApplication.load(
+            args.app, cli=_cli_settings(args), profiles=_profiles(args), config=args.config
+        )
         if args.command == "config":
             _print_config(app)
             return 0

@@ -28,7 +28,8 @@ class WiringError(MeshError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__(
-            f"{len(problems)} wiring problem(s) found before start-up:\n" + "\n".join(f"  - {p}" for p in problems)
+            f"{len(problems)} wiring problem(s) found before start-up:\n"
+            + "\n".join(f"  - {p}" for p in problems)
         )
 
 

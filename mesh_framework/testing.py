@@ -32,20 +32,40 @@ class MeshTestClient:
         self.http = http
         self.path = path
 
-    async def request(self, method: str, params: Mapping[str, Any] | None = None, *, modern: bool = True,
-                      name: str | None = None) -> httpx2.Response:
+    async def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        modern: bool = True,
+        name: str | None = None,
+    ) -> httpx2.Response:
         """POST one JSON-RPC request and return the raw HTTP response."""
-        body: dict[str, Any] = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": dict(params or {})}
+        body: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": next(_ids),
+            "method": method,
+            "params": dict(params or {}),
+        }
         headers = {"Accept": "application/json, text/event-stream"}
         if modern:
-            body["params"]["_meta"] = {META_PROTOCOL_VERSION: LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES: {}}
+            body["params"]["_meta"] = {
+                META_PROTOCOL_VERSION: LATEST_MODERN_VERSION,
+                META_CLIENT_CAPABILITIES: {},
+            }
             headers |= {"MCP-Protocol-Version": LATEST_MODERN_VERSION, "Mcp-Method": method}
             if name is not None:
                 headers["Mcp-Name"] = name
         return await self.http.post(self.path, json=body, headers=headers)
 
-    async def result(self, method: str, params: Mapping[str, Any] | None = None, *, modern: bool = True,
-                     name: str | None = None) -> dict[str, Any]:
+    async def result(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        modern: bool = True,
+        name: str | None = None,
+    ) -> dict[str, Any]:
         """The `result` of a request; raises AssertionError with the error answer otherwise."""
         response = await self.request(method, params, modern=modern, name=name)
         message = response.json()
@@ -56,8 +76,9 @@ class MeshTestClient:
     async def list_tools(self, *, modern: bool = True) -> list[dict[str, Any]]:
         return (await self.result("tools/list", modern=modern))["tools"]  # type: ignore[no-any-return]
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                        modern: bool = True) -> dict[str, Any]:
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, modern: bool = True
+    ) -> dict[str, Any]:
         """The tool's `CallToolResult` (check `isError`, `structuredContent`, `content`)."""
         params = {"name": name, "arguments": dict(arguments or {})}
         return await self.result("tools/call", params, modern=modern, name=name)

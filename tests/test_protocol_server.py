@@ -24,8 +24,9 @@ async def client() -> AsyncIterator[MeshTestClient]:
         yield test_client
 
 
-async def post(client: MeshTestClient, body: Any, headers: dict[str, str] | None = None,
-               content: bytes | None = None) -> httpx2.Response:
+async def post(
+    client: MeshTestClient, body: Any, headers: dict[str, str] | None = None, content: bytes | None = None
+) -> httpx2.Response:
     base = {"Content-Type": "application/json", "Accept": ACCEPT}
     data = content if content is not None else json.dumps(body).encode()
     return await client.http.post("/mcp", content=data, headers={**base, **(headers or {})})
@@ -40,6 +41,7 @@ def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
 
 # -- the legacy (handshake-era) stateless path ---------------------------------------------------------
 
+
 async def test_legacy_bare_tools_list_needs_no_initialize(client: MeshTestClient) -> None:
     response = await post(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert response.status_code == 200
@@ -50,8 +52,16 @@ async def test_legacy_bare_tools_list_needs_no_initialize(client: MeshTestClient
 
 
 async def test_legacy_initialize_is_answered_and_negotiates(client: MeshTestClient) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     result = (await post(client, body)).json()["result"]
     assert result["protocolVersion"] == "2025-06-18"
     assert result["serverInfo"] == {"name": "starter", "version": "0.1.0"}
@@ -62,13 +72,21 @@ async def test_legacy_initialize_is_answered_and_negotiates(client: MeshTestClie
 
 async def test_legacy_ping_and_notifications(client: MeshTestClient) -> None:
     assert (await post(client, {"jsonrpc": "2.0", "id": 7, "method": "ping"})).json() == {
-        "jsonrpc": "2.0", "id": 7, "result": {}}
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {},
+    }
     response = await post(client, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     assert response.status_code == 202 and response.content == b""
 
 
 async def test_legacy_sse_when_the_client_accepts_only_sse(client: MeshTestClient) -> None:
-    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 5}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 2, "b": 5}},
+    }
     response = await post(client, body, {"Accept": "text/event-stream"})
     assert response.headers["content-type"] == "text/event-stream"
     assert response.text.startswith("event: message\ndata: ")
@@ -78,11 +96,15 @@ async def test_legacy_sse_when_the_client_accepts_only_sse(client: MeshTestClien
 
 async def test_legacy_tool_call_structured_and_text(client: MeshTestClient) -> None:
     result = await client.call_tool("add", {"a": 40, "b": 2}, modern=False)
-    assert result == {"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42},
-                      "isError": False}
+    assert result == {
+        "content": [{"type": "text", "text": "42"}],
+        "structuredContent": {"result": 42},
+        "isError": False,
+    }
 
 
 # -- the 2026-07-28 path -------------------------------------------------------------------------------
+
 
 async def test_modern_discover(client: MeshTestClient) -> None:
     result = await client.result("server/discover")
@@ -100,17 +122,24 @@ async def test_modern_list_and_call_carry_result_type_and_server_info(client: Me
     assert called["structuredContent"] == {"result": 3} and called["resultType"] == "complete"
 
 
-@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "resources/subscribe", "nope/nope"])
+@pytest.mark.parametrize(
+    "method", ["initialize", "ping", "logging/setLevel", "resources/subscribe", "nope/nope"]
+)
 async def test_modern_methods_that_do_not_exist_are_404(client: MeshTestClient, method: str) -> None:
-    response = await post(client, {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META}},
-                          modern_headers(method))
+    response = await post(
+        client,
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META}},
+        modern_headers(method),
+    )
     assert response.status_code == 404
     assert response.json()["error"]["code"] == -32601
     assert response.json()["id"] == 1
 
 
 async def test_modern_missing_meta_is_rejected(client: MeshTestClient) -> None:
-    response = await post(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, modern_headers("tools/list"))
+    response = await post(
+        client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, modern_headers("tools/list")
+    )
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == -32602
@@ -123,14 +152,21 @@ async def test_modern_missing_meta_is_rejected(client: MeshTestClient) -> None:
         ({"MCP-Protocol-Version": MODERN}, "Mcp-Method header is missing"),
         ({"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"}, "does not match the request's method"),
         ({"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call"}, "Mcp-Name header is missing"),
-        ({"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "greet"},
-         "Mcp-Name header (greet) does not match params.name (add)"),
+        (
+            {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "greet"},
+            "Mcp-Name header (greet) does not match params.name (add)",
+        ),
     ],
 )
-async def test_modern_header_mismatches_are_32020(client: MeshTestClient, headers: dict[str, str],
-                                                  fragment: str) -> None:
-    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-            "params": {"name": "add", "arguments": {"a": 1, "b": 1}, "_meta": META}}
+async def test_modern_header_mismatches_are_32020(
+    client: MeshTestClient, headers: dict[str, str], fragment: str
+) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 1}, "_meta": META},
+    }
     response = await post(client, body, headers)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32020
@@ -149,12 +185,17 @@ async def test_unsupported_version_is_32022_with_the_supported_list(client: Mesh
     body = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}}
     response = await post(client, body, {"MCP-Protocol-Version": "2026-06-18", "Mcp-Method": "tools/list"})
     assert response.status_code == 400
-    assert response.json()["error"] == {"code": -32022, "message": "Unsupported protocol version: 2026-06-18",
-                                        "data": {"supported": [MODERN], "requested": "2026-06-18"}}
+    assert response.json()["error"] == {
+        "code": -32022,
+        "message": "Unsupported protocol version: 2026-06-18",
+        "data": {"supported": [MODERN], "requested": "2026-06-18"},
+    }
 
 
 async def test_modern_envelope_without_the_header_is_a_mismatch(client: MeshTestClient) -> None:
-    response = await post(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}})
+    response = await post(
+        client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    )
     assert response.status_code == 200  # legacy path: JSON-RPC errors ride on 200
     assert response.json()["error"]["code"] == -32020
     assert "MCP-Protocol-Version header is missing" in response.json()["error"]["message"]
@@ -162,13 +203,19 @@ async def test_modern_envelope_without_the_header_is_a_mismatch(client: MeshTest
 
 async def test_duplicated_routing_header_is_a_mismatch(client: MeshTestClient) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
-    raw = [("content-type", "application/json"), ("accept", ACCEPT), ("mcp-protocol-version", MODERN),
-           ("mcp-method", "tools/list"), ("mcp-method", "tools/list")]
+    raw = [
+        ("content-type", "application/json"),
+        ("accept", ACCEPT),
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "tools/list"),
+        ("mcp-method", "tools/list"),
+    ]
     response = await client.http.post("/mcp", content=json.dumps(body).encode(), headers=raw)
     assert response.status_code == 400 and response.json()["error"]["code"] == -32020
 
 
 # -- bad input, both eras ------------------------------------------------------------------------------
+
 
 async def test_malformed_json_is_32700(client: MeshTestClient) -> None:
     response = await post(client, None, content=b'{"jsonrpc": "2.0", "id": 1, "method": ')
@@ -177,8 +224,15 @@ async def test_malformed_json_is_32700(client: MeshTestClient) -> None:
     assert response.json()["id"] is None
 
 
-@pytest.mark.parametrize("body", [[{"jsonrpc": "2.0", "id": 1, "method": "ping"}], "text", {"id": 1},
-                                  {"jsonrpc": "1.0", "id": 1, "method": "ping"}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+        "text",
+        {"id": 1},
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+    ],
+)
 async def test_invalid_requests_are_32600(client: MeshTestClient, body: Any) -> None:
     response = await post(client, body)
     assert response.status_code == 400
@@ -192,7 +246,9 @@ async def test_params_must_be_an_object(client: MeshTestClient) -> None:
 
 @pytest.mark.parametrize("modern", [True, False])
 async def test_unknown_tool_names_it_and_lists_the_tools(client: MeshTestClient, modern: bool) -> None:
-    response = await client.request("tools/call", {"name": "nope", "arguments": {}}, modern=modern, name="nope")
+    response = await client.request(
+        "tools/call", {"name": "nope", "arguments": {}}, modern=modern, name="nope"
+    )
     assert response.status_code == (400 if modern else 200)
     error = response.json()["error"]
     assert error["code"] == -32602
@@ -200,7 +256,9 @@ async def test_unknown_tool_names_it_and_lists_the_tools(client: MeshTestClient,
 
 
 @pytest.mark.parametrize("modern", [True, False])
-async def test_wrong_argument_types_are_is_error_with_field_messages(client: MeshTestClient, modern: bool) -> None:
+async def test_wrong_argument_types_are_is_error_with_field_messages(
+    client: MeshTestClient, modern: bool
+) -> None:
     result = await client.call_tool("add", {"a": "one", "b": 2}, modern=modern)
     assert result["isError"] is True
     assert "a: Input should be a valid integer" in result["content"][0]["text"]
@@ -219,7 +277,9 @@ async def test_other_http_methods_are_405(client: MeshTestClient, method: str) -
 
 
 async def test_wrong_content_type_is_415(client: MeshTestClient) -> None:
-    response = await post(client, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"Content-Type": "text/plain"})
+    response = await post(
+        client, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"Content-Type": "text/plain"}
+    )
     assert response.status_code == 415
     assert "Content-Type must be application/json" in response.json()["error"]["message"]
 
@@ -230,7 +290,9 @@ async def test_unacceptable_accept_is_406(client: MeshTestClient) -> None:
 
 
 async def test_oversized_body_is_413(client: MeshTestClient) -> None:
-    big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * (5 * 1024 * 1024)}})
+    big = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * (5 * 1024 * 1024)}}
+    )
     response = await post(client, None, content=big.encode())
     assert response.status_code == 413
     assert "server.max_body_bytes" in response.json()["error"]["message"]
@@ -240,7 +302,9 @@ async def test_foreign_host_and_origin_are_refused_on_loopback(client: MeshTestC
     body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     assert (await post(client, body, {"Host": "evil.example.com"})).status_code == 421
     assert (await post(client, body, {"Origin": "http://evil.example.com"})).status_code == 403
-    assert (await post(client, body, {"Host": "localhost:8080", "Origin": "http://localhost:3000"})).status_code == 200
+    assert (
+        await post(client, body, {"Host": "localhost:8080", "Origin": "http://localhost:3000"})
+    ).status_code == 200
 
 
 async def test_health_endpoints(client: MeshTestClient) -> None:

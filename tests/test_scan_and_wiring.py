@@ -16,10 +16,17 @@ def load_ok(**kwargs: object) -> MeshApplication:
 def test_scan_finds_components_tools_and_sections_but_skips_excluded_modules() -> None:
     app = load_ok()
     assert "tests.apps.wiring_ok.ignored" not in app.scan.modules
-    assert {c.cls for c in app.scan.components} == {MemoryStore, EnglishGreeter, FrenchGreeter, Shop,
-                                                      CustomProxyFactory}
-    assert {t.key for t in app.scan.tools} == {"tests.apps.wiring_ok.parts.Shop.price",
-                                               "tests.apps.wiring_ok.parts.welcome"}
+    assert {c.cls for c in app.scan.components} == {
+        MemoryStore,
+        EnglishGreeter,
+        FrenchGreeter,
+        Shop,
+        CustomProxyFactory,
+    }
+    assert {t.key for t in app.scan.tools} == {
+        "tests.apps.wiring_ok.parts.Shop.price",
+        "tests.apps.wiring_ok.parts.welcome",
+    }
 
 
 def test_constructor_wiring_by_type() -> None:
@@ -85,7 +92,7 @@ def test_problem_locations_point_at_the_parameter_line() -> None:
     with pytest.raises(WiringError) as caught:
         MeshApplication.load("tests.apps.wiring_bad", environ={})
     missing = next(p for p in caught.value.problems if "NeedsMissing" in p)
-    lines, start = inspect.getsourcelines(parts.NeedsMissing.__init__)
+    _lines, start = inspect.getsourcelines(parts.NeedsMissing.__init__)
     assert f"parts.py:{start + 2}:" in missing  # the line of `missing: Missing`, not of the `def`
 
 

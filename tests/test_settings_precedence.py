@@ -1,4 +1,4 @@
-"""Every pair of settings layers, each with the origin it reports: CLI > env > profile > yaml > code > default."""
+"""Every pair of settings layers and the origin each reports: CLI > env > profile > yaml > code > default."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ EXPECTED_ORIGIN = {
 
 @pytest.mark.parametrize(("high", "low"), list(itertools.combinations(LAYERS, 2)))
 def test_higher_layer_wins_and_reports_its_origin(tmp_path: Path, high: str, low: str) -> None:
-    values = {layer: 1000 + i for i, layer in enumerate(LAYERS) if layer in (high, low) and layer != "default"}
+    values = {
+        layer: 1000 + i for i, layer in enumerate(LAYERS) if layer in (high, low) and layer != "default"
+    }
     loaded = _load(tmp_path, values)
     expected = values.get(high, 8080)
     assert loaded.settings.server.port == expected

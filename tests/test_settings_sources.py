@@ -37,19 +37,30 @@ def test_nested_mesh_name_beats_mcp_mesh_name() -> None:
 
 
 def test_env_json_lists_and_user_sections() -> None:
-    loaded = load_settings(environ={"MESH_SCAN__EXCLUDE": '["a.*", "b"]', "MESH_GREETING__TEMPLATE": "Hi {name}"})
+    loaded = load_settings(
+        environ={"MESH_SCAN__EXCLUDE": '["a.*", "b"]', "MESH_GREETING__TEMPLATE": "Hi {name}"}
+    )
     assert loaded.settings.scan.exclude == ["a.*", "b"]
     assert loaded.settings.extra_section("greeting") == {"template": "Hi {name}"}
 
 
-@pytest.mark.parametrize(("raw", "normalized"), [("max-body-bytes", "max_body_bytes"), ("maxBodyBytes",
-                         "max_body_bytes"), ("MAX_BODY_BYTES", "max_body_bytes"), ("port", "port")])
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        ("max-body-bytes", "max_body_bytes"),
+        ("maxBodyBytes", "max_body_bytes"),
+        ("MAX_BODY_BYTES", "max_body_bytes"),
+        ("port", "port"),
+    ],
+)
 def test_relaxed_binding(raw: str, normalized: str) -> None:
     assert normalize_key(raw) == normalized
 
 
 def test_yaml_relaxed_keys_and_line_origins(tmp_path: Path) -> None:
-    (tmp_path / "application.yaml").write_text("# comment\nserver:\n  maxBodyBytes: 100\n  host-check: false\n")
+    (tmp_path / "application.yaml").write_text(
+        "# comment\nserver:\n  maxBodyBytes: 100\n  host-check: false\n"
+    )
     loaded = load_settings(config_dir=tmp_path, environ={})
     assert loaded.settings.server.max_body_bytes == 100
     assert loaded.settings.server.host_check is False
@@ -67,13 +78,19 @@ def test_bad_values_are_reported_together_with_key_value_origin_reason(tmp_path:
     assert "server.port = 99999 (from " in text
     assert "application.yaml:2): Input should be less than or equal to 65535" in text
     assert "application.yaml:3): unknown setting" in text and "server.pathh (from " in text
-    assert "registry.heartbeat_interval = 'soon' (from environment variable MESH_REGISTRY__HEARTBEAT_INTERVAL)" in text
+    assert (
+        "registry.heartbeat_interval = 'soon' (from environment variable MESH_REGISTRY__HEARTBEAT_INTERVAL)"
+        in text
+    )
 
 
 def test_missing_profile_file_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "application.yaml").write_text("{}\n")
-    with pytest.raises(ConfigError, match=r"profiles = 'prod' \(from environment variable MESH_PROFILES_ACTIVE\): "
-                       r"application-prod.yaml not found"):
+    with pytest.raises(
+        ConfigError,
+        match=r"profiles = 'prod' \(from environment variable MESH_PROFILES_ACTIVE\): "
+        r"application-prod.yaml not found",
+    ):
         load_settings(config_dir=tmp_path, environ={"MESH_PROFILES_ACTIVE": "prod"})
 
 
@@ -102,7 +119,11 @@ def test_secrets_are_masked_in_the_table_and_errors() -> None:
 def test_agent_id_is_name_plus_eight_hex_and_validated() -> None:
     loaded = load_settings(code={"agent.name": "My Agent_1"}, environ={})
     agent_id = loaded.settings.agent.id
-    assert agent_id is not None and agent_id.startswith("my-agent-1-") and len(agent_id) == len("my-agent-1-") + 8
+    assert (
+        agent_id is not None
+        and agent_id.startswith("my-agent-1-")
+        and len(agent_id) == len("my-agent-1-") + 8
+    )
     assert all(c in "0123456789abcdef" for c in agent_id[-8:])
     assert loaded.origin_of("agent.id").startswith("generated")
     with pytest.raises(ConfigError, match="agent.id = 'Bad_ID'"):

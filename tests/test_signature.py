@@ -44,7 +44,9 @@ def test_every_injection_form_is_found_by_type_and_excluded_from_the_schema() ->
 
 
 def test_descriptions_come_from_annotated_fields() -> None:
-    def tool(city: Annotated[str, Field(description="City name")], days: Annotated[int, Field(ge=1)] = 1) -> str:
+    def tool(
+        city: Annotated[str, Field(description="City name")], days: Annotated[int, Field(ge=1)] = 1
+    ) -> str:
         return city
 
     schema = analyze(tool).input_schema
@@ -56,7 +58,9 @@ def test_descriptions_come_from_annotated_fields() -> None:
 def test_more_tool_parameters_than_dependencies_is_an_error() -> None:
     def tool(a: McpMeshTool, b: McpMeshTool) -> None: ...
 
-    with pytest.raises(SignatureError, match="parameter 'b' is typed McpMeshTool but the tool declares only 1"):
+    with pytest.raises(
+        SignatureError, match="parameter 'b' is typed McpMeshTool but the tool declares only 1"
+    ):
         analyze(tool, deps=1)
 
 
@@ -89,8 +93,11 @@ def test_output_schemas() -> None:
     model = analyze(model_tool)
     assert model.output_schema["properties"]["celsius"] == {"type": "number"} and not model.wraps_result
     wrapped = analyze(int_tool)
-    assert wrapped.output_schema == {"type": "object", "properties": {"result": {"type": "integer"}},
-                                     "required": ["result"]}
+    assert wrapped.output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "integer"}},
+        "required": ["result"],
+    }
     assert wrapped.wraps_result
     assert analyze(dict_tool).output_schema["type"] == "object"
     assert analyze(plain_tool).output_schema is None
@@ -102,8 +109,11 @@ def test_explicit_input_schema_is_served_as_given() -> None:
 
     def ok(x: int = 0) -> None: ...
 
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-              "properties": {"x": {"type": "integer"}}}
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"x": {"type": "integer"}},
+    }
     assert analyze(ok, input_schema=schema).input_schema == schema
 
 

@@ -33,9 +33,20 @@ class FakeProxy(McpMeshTool):
 
 
 def wrap(*functions: Any, timeout: float | None = 5.0) -> MeshToolWrapperRegistry:
-    plans = [plan_tool(f"tests.{f.__name__}", getattr(f, TOOL_ATTR), default_timeout=timeout, is_method=False,
-                       can_inject=lambda _t: False, bean_for=str) for f in functions]
-    return build_wrappers(plans, MeshToolWrapperRegistry(), provide=lambda _n: None, initial_proxy=lambda _d: None)
+    plans = [
+        plan_tool(
+            f"tests.{f.__name__}",
+            getattr(f, TOOL_ATTR),
+            default_timeout=timeout,
+            is_method=False,
+            can_inject=lambda _t: False,
+            bean_for=str,
+        )
+        for f in functions
+    ]
+    return build_wrappers(
+        plans, MeshToolWrapperRegistry(), provide=lambda _n: None, initial_proxy=lambda _d: None
+    )
 
 
 @mesh_tool(dependencies=["add", "add"])
@@ -115,7 +126,9 @@ async def remote_failure() -> None:
     raise ToolExecutionError("provider said no", tool="add", agent="math-1")
 
 
-async def test_exceptions_become_is_error_and_tracebacks_stay_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+async def test_exceptions_become_is_error_and_tracebacks_stay_in_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     registry = wrap(boom, remote_failure)
     with caplog.at_level(logging.INFO):
         result = await registry.get("boom").call({})
@@ -166,6 +179,18 @@ async def test_return_value_not_matching_its_type_is_an_error_result() -> None:
 def test_duplicate_tool_names_are_refused() -> None:
     registry = wrap(calc)
     with pytest.raises(ValueError, match="tool name 'calc' is used by both"):
-        build_wrappers([plan_tool("other.calc", getattr(calc, TOOL_ATTR), default_timeout=None, is_method=False,
-                                  can_inject=lambda _t: False, bean_for=str)],
-                       registry, provide=lambda _n: None, initial_proxy=lambda _d: None)
+        build_wrappers(
+            [
+                plan_tool(
+                    "other.calc",
+                    getattr(calc, TOOL_ATTR),
+                    default_timeout=None,
+                    is_method=False,
+                    can_inject=lambda _t: False,
+                    bean_for=str,
+                )
+            ],
+            registry,
+            provide=lambda _n: None,
+            initial_proxy=lambda _d: None,
+        )

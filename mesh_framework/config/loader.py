@@ -19,7 +19,14 @@ from pydantic_settings import PydanticBaseSettingsSource
 from ..errors import ConfigError
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
 from .settings import MeshSettings
-from .sources import ENV_PROFILES, EnvironmentSource, LayerSource, YamlFileSource, dotted_to_nested, iter_leaves
+from .sources import (
+    ENV_PROFILES,
+    EnvironmentSource,
+    LayerSource,
+    YamlFileSource,
+    dotted_to_nested,
+    iter_leaves,
+)
 
 __all__ = ["LoadedSettings", "find_config_dir", "load_settings", "validate_section"]
 
@@ -111,11 +118,19 @@ def load_settings(
     environ = os.environ if environ is None else environ
     env_source = EnvironmentSource(MeshSettings, environ)
     cli_flat = {k: v for k, v in (cli or {}).items() if v is not None}
-    cli_source = LayerSource(MeshSettings, "command line", dotted_to_nested(cli_flat),
-                             {k: f"command line (--{k.rpartition('.')[2].replace('_', '-')})" for k in cli_flat})
+    cli_source = LayerSource(
+        MeshSettings,
+        "command line",
+        dotted_to_nested(cli_flat),
+        {k: f"command line (--{k.rpartition('.')[2].replace('_', '-')})" for k in cli_flat},
+    )
     code_flat = {k: v for k, v in (code or {}).items() if v is not None}
-    code_source = LayerSource(MeshSettings, "code", dotted_to_nested(code_flat),
-                              {k: "code (@mesh_agent parameter)" for k in code_flat})
+    code_source = LayerSource(
+        MeshSettings,
+        "code",
+        dotted_to_nested(code_flat),
+        {k: "code (@mesh_agent parameter)" for k in code_flat},
+    )
     yaml_sources: list[LayerSource] = []
     files: list[Path] = []
     base = _yaml_file(config_dir, "application") if config_dir is not None else None
@@ -126,7 +141,10 @@ def load_settings(
     if profiles:
         active, profiles_origin = list(profiles), "command line (--profile)"
     elif environ.get(ENV_PROFILES):
-        active, profiles_origin = _split_profiles(environ[ENV_PROFILES]), f"environment variable {ENV_PROFILES}"
+        active, profiles_origin = (
+            _split_profiles(environ[ENV_PROFILES]),
+            f"environment variable {ENV_PROFILES}",
+        )
     elif yaml_sources and "profiles" in yaml_sources[0].data:
         active = _split_profiles(yaml_sources[0].data["profiles"])
         profiles_origin = yaml_sources[0].origins.get("profiles", yaml_sources[0].label)
@@ -137,8 +155,10 @@ def load_settings(
         path = _yaml_file(config_dir, f"application-{profile}") if config_dir is not None else None
         if path is None:
             where = _display(config_dir) if config_dir is not None else "no config directory"
-            problems.append(f"profiles = {profile!r} (from {profiles_origin}): application-{profile}.yaml not "
-                            f"found in {where}; create it or remove the profile")
+            problems.append(
+                f"profiles = {profile!r} (from {profiles_origin}): application-{profile}.yaml not "
+                f"found in {where}; create it or remove the profile"
+            )
             continue
         yaml_sources.insert(0, YamlFileSource(MeshSettings, path, _display(path)))  # later profiles win
         files.append(path)
@@ -186,8 +206,9 @@ def describe_errors(exc: ValidationError, origins: Mapping[str, str], prefix: st
         key = prefix + ".".join(str(p) for p in error["loc"])
         origin = _lookup(origins, key)
         if error["type"] == "extra_forbidden":
-            problems.append(f"{key} (from {origin}): unknown setting; check the spelling against "
-                            "`mesh config`")
+            problems.append(
+                f"{key} (from {origin}): unknown setting; check the spelling against `mesh config`"
+            )
             continue
         value = error.get("input")
         shown = MASK if any(w in key.lower() for w in SECRET_WORDS) else repr(value)

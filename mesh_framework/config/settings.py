@@ -43,7 +43,9 @@ class AgentSettings(BaseModel):
     @field_validator("id")
     @classmethod
     def _id_is_mesh_safe(cls, value: str | None) -> str | None:
-        if value is not None and (not value or any(not (c.islower() or c.isdigit() or c == "-") for c in value)):
+        if value is not None and (
+            not value or any(not (c.islower() or c.isdigit() or c == "-") for c in value)
+        ):
             raise ValueError("an agent id may hold only lowercase letters, digits and hyphens")
         return value
 
@@ -59,11 +61,14 @@ class ServerSettings(BaseModel):
     allowed_hosts: list[str] = Field(default_factory=list)
     allowed_origins: list[str] = Field(default_factory=list)
     instructions: str | None = None
+    request_state_key: SecretStr | None = Field(
+        None, description="Key signing multi-round-trip requestState; share it between replicas"
+    )
 
     @field_validator("path")
     @classmethod
     def _path_is_absolute(cls, value: str) -> str:
-        if not value.startswith("/") or value.endswith("/") and value != "/":
+        if not value.startswith("/") or (value.endswith("/") and value != "/"):
             raise ValueError("must start with '/' and not end with '/', e.g. '/mcp'")
         return value
 

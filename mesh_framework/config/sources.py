@@ -71,8 +71,13 @@ def iter_leaves(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str
 class LayerSource(PydanticBaseSettingsSource):
     """One settings layer: nested data plus the origin of each dotted leaf key."""
 
-    def __init__(self, settings_cls: type[BaseSettings], label: str, data: Mapping[str, Any],
-                 origins: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        settings_cls: type[BaseSettings],
+        label: str,
+        data: Mapping[str, Any],
+        origins: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(settings_cls)
         self.label = label
         self.data = dict(data)
@@ -104,7 +109,7 @@ class EnvironmentSource(LayerSource):
         for name, raw in environ.items():
             if not name.startswith(ENV_PREFIX) or name in ENV_CONTROL or raw == "":
                 continue
-            parts = [normalize_key(p) for p in name[len(ENV_PREFIX):].split("__")]
+            parts = [normalize_key(p) for p in name[len(ENV_PREFIX) :].split("__")]
             if not all(parts):
                 continue
             dotted = ".".join(parts)
@@ -148,7 +153,9 @@ def load_yaml_with_lines(path: Path, display: str) -> tuple[dict[str, Any], dict
     if root is None:
         return {}, {}
     if not isinstance(root, yaml.MappingNode):
-        raise ConfigError([f"{display}: the top level must be a mapping of settings, e.g. 'server: {{port: 8080}}'"])
+        raise ConfigError(
+            [f"{display}: the top level must be a mapping of settings, e.g. 'server: {{port: 8080}}'"]
+        )
     origins: dict[str, str] = {}
     constructor = yaml.SafeLoader("")
 
@@ -156,12 +163,12 @@ def load_yaml_with_lines(path: Path, display: str) -> tuple[dict[str, Any], dict
         if isinstance(node, yaml.MappingNode):
             result: dict[str, Any] = {}
             for key_node, value_node in node.value:
-                key = normalize_key(str(constructor.construct_object(key_node, deep=True)))  # type: ignore[no-untyped-call]
+                key = normalize_key(str(constructor.construct_object(key_node, deep=True)))
                 dotted = f"{prefix}{key}"
                 result[key] = walk(value_node, dotted + ".")
                 if not isinstance(value_node, yaml.MappingNode) or not value_node.value:
                     origins[dotted] = f"{display}:{value_node.start_mark.line + 1}"
             return result
-        return constructor.construct_object(node, deep=True)  # type: ignore[no-untyped-call]
+        return constructor.construct_object(node, deep=True)
 
     return walk(root, ""), origins

@@ -16,6 +16,7 @@ from ..config.settings import MeshSettings
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
+from ..protocol.request_state import RequestStateSigner
 from ..protocol.server import McpEndpoint
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.registry import MeshToolWrapperRegistry
@@ -36,6 +37,7 @@ def build_guard(settings: MeshSettings) -> HostGuard | None:
 
 
 def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) -> McpEndpoint:
+    key = settings.server.request_state_key
     return McpEndpoint(
         registry,
         server_name=settings.agent.name,
@@ -43,6 +45,7 @@ def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) ->
         instructions=settings.server.instructions,
         max_body_bytes=settings.server.max_body_bytes,
         guard=build_guard(settings),
+        state_signer=RequestStateSigner(key.get_secret_value().encode() if key else None),
     )
 
 
@@ -52,7 +55,9 @@ def build_tools(
     container: Any,
     proxy_factory: McpMeshToolProxyFactory,
 ) -> MeshToolWrapperRegistry:
-    return build_wrappers(plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy)
+    return build_wrappers(
+        plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy
+    )
 
 
 class MeshContainer(containers.DeclarativeContainer):
@@ -66,7 +71,11 @@ class MeshContainer(containers.DeclarativeContainer):
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
     tools = providers.ThreadSafeSingleton(
-        build_tools, plans=tool_plans, registry=wrapper_registry, container=__self__, proxy_factory=proxy_factory
+        build_tools,
+        plans=tool_plans,
+        registry=wrapper_registry,
+        container=__self__,
+        proxy_factory=proxy_factory,
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     mcp_endpoint = providers.ThreadSafeSingleton(build_endpoint, settings=settings, registry=tools)

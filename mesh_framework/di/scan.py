@@ -43,11 +43,18 @@ class ScanResult:
 def find_agent(module_name: str) -> AgentSpec:
     """Import `module_name` and return the one `@mesh_agent` it declares."""
     module = _import(module_name)
-    agents = [spec for spec in (own_metadata(v, AGENT_ATTR) for v in vars(module).values())
-              if isinstance(spec, AgentSpec) and spec.module == module.__name__]
+    agents = [
+        spec
+        for spec in (own_metadata(v, AGENT_ATTR) for v in vars(module).values())
+        if isinstance(spec, AgentSpec) and spec.module == module.__name__
+    ]
     if not agents:
-        raise WiringError([f"{module_name}: no @mesh_agent class in this module; decorate the application "
-                           "class with @mesh_agent(name=...)"])
+        raise WiringError(
+            [
+                f"{module_name}: no @mesh_agent class in this module; decorate the application "
+                "class with @mesh_agent(name=...)"
+            ]
+        )
     if len(agents) > 1:
         names = ", ".join(getattr(a.target, "__qualname__", str(a.target)) for a in agents)
         raise WiringError([f"{module_name}: more than one @mesh_agent ({names}); keep one agent per module"])
@@ -59,7 +66,9 @@ def _import(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            raise WiringError([f"cannot import '{name}': no such module (is its folder on sys.path?)"]) from None
+            raise WiringError(
+                [f"cannot import '{name}': no such module (is its folder on sys.path?)"]
+            ) from None
         raise
 
 
@@ -69,8 +78,11 @@ def _iter_module_names(packages: Iterable[str], exclude: Sequence[str]) -> Itera
         package = _import(package_name)
         names = [package_name]
         if hasattr(package, "__path__"):
-            names += [info.name for info in pkgutil.walk_packages(package.__path__, package_name + ".")
-                      if not any(fnmatchcase(info.name, p) for p in exclude)]
+            names += [
+                info.name
+                for info in pkgutil.walk_packages(package.__path__, package_name + ".")
+                if not any(fnmatchcase(info.name, p) for p in exclude)
+            ]
         for name in names:
             if name not in seen and not any(fnmatchcase(name, p) for p in exclude):
                 seen.add(name)
@@ -88,8 +100,10 @@ def scan_packages(packages: Sequence[str], exclude: Sequence[str] = ()) -> ScanR
         try:
             module = sys.modules.get(name) or importlib.import_module(name)
         except Exception as exc:
-            problems.append(f"{name}: import failed during the scan ({type(exc).__name__}: {exc}); fix the "
-                            "module or add it to scan.exclude")
+            problems.append(
+                f"{name}: import failed during the scan ({type(exc).__name__}: {exc}); fix the "
+                "module or add it to scan.exclude"
+            )
             continue
         result.modules.append(name)
         _collect(module, result)
@@ -122,6 +136,12 @@ def _component_tools(cls: type) -> list[ScannedTool]:
         function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
         spec = getattr(function, TOOL_ATTR, None)
         if isinstance(spec, ToolSpec):
-            tools.append(ScannedTool(key=f"{cls.__module__}.{cls.__qualname__}.{attribute}", spec=spec,
-                                     owner=cls, attribute=attribute))
+            tools.append(
+                ScannedTool(
+                    key=f"{cls.__module__}.{cls.__qualname__}.{attribute}",
+                    spec=spec,
+                    owner=cls,
+                    attribute=attribute,
+                )
+            )
     return tools

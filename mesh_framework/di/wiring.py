@@ -124,11 +124,20 @@ class BeanCatalog:
         config_properties: Sequence[ConfigPropertiesSpec],
         framework: Mapping[str, type],
     ) -> None:
-        self.config = {spec.model: Bean(_config_name(spec), spec.model, "config") for spec in config_properties}
+        self.config = {
+            spec.model: Bean(_config_name(spec), spec.model, "config") for spec in config_properties
+        }
         self.framework = [Bean(name, cls, "framework") for name, cls in framework.items()]
-        self.components = [Bean(spec.name if spec.name != spec.cls.__name__ else bean_name(spec.cls),
-                                spec.cls, "component", spec.primary, spec.qualifier)
-                           for spec in components]
+        self.components = [
+            Bean(
+                spec.name if spec.name != spec.cls.__name__ else bean_name(spec.cls),
+                spec.cls,
+                "component",
+                spec.primary,
+                spec.qualifier,
+            )
+            for spec in components
+        ]
         self.component_specs = {spec.cls: spec for spec in components}
 
     def can_inject(self, annotation: Any) -> bool:
@@ -155,30 +164,37 @@ class BeanCatalog:
             named = [b for b in candidates if qualifier in (b.qualifier, b.name, b.type.__name__)]
             if not named:
                 found = ", ".join(b.type.__qualname__ for b in candidates) or "none"
-                return f"no component of type {core.__qualname__} is qualified '{qualifier}' (candidates: {found})"
+                name = core.__qualname__
+                return f"no component of type {name} is qualified '{qualifier}' (candidates: {found})"
             candidates = named
         if len(candidates) == 1:
             return candidates[0]
         if not candidates:
-            return (f"no component of type {core.__qualname__}; mark a class that provides it with @component "
-                    "(and make sure its module is scanned), or give the parameter a default")
+            return (
+                f"no component of type {core.__qualname__}; mark a class that provides it with @component "
+                "(and make sure its module is scanned), or give the parameter a default"
+            )
         primaries = [b for b in candidates if b.primary]
         if len(primaries) == 1:
             return primaries[0]
         names = ", ".join(sorted(b.type.__qualname__ for b in candidates))
-        return (f"{len(candidates)} components match type {core.__qualname__} ({names}); mark one "
-                "@component(primary=True) or qualify the parameter with Annotated[T, Qualifier('name')]")
+        return (
+            f"{len(candidates)} components match type {core.__qualname__} ({names}); mark one "
+            "@component(primary=True) or qualify the parameter with Annotated[T, Qualifier('name')]"
+        )
 
     def requirements(self, cls: type) -> tuple[list[Requirement], list[str]]:
         """What the constructor of `cls` needs, and the problems found (already formatted)."""
-        init = cls.__init__
+        init = cls.__init__  # type: ignore[misc]
         if init is object.__init__:
             return [], []
         try:
             hints = typing.get_type_hints(init, include_extras=True)
         except NameError as exc:
-            return [], [f"{describe_location(init)}: {cls.__qualname__}.__init__ has an annotation that cannot be "
-                        f"resolved at run time ({exc}); import the type outside `if TYPE_CHECKING:`"]
+            return [], [
+                f"{describe_location(init)}: {cls.__qualname__}.__init__ has an annotation that cannot be "
+                f"resolved at run time ({exc}); import the type outside `if TYPE_CHECKING:`"
+            ]
         requirements: list[Requirement] = []
         problems: list[str] = []
         for index, param in enumerate(inspect.signature(init).parameters.values()):
@@ -188,15 +204,19 @@ class BeanCatalog:
             has_default = param.default is not inspect.Parameter.empty
             if annotation is None:
                 if not has_default:
-                    problems.append(f"{describe_location(init, param.name)}: parameter '{param.name}' of "
-                                    f"{cls.__qualname__} has no type annotation; annotate it so it can be injected")
+                    problems.append(
+                        f"{describe_location(init, param.name)}: parameter '{param.name}' of "
+                        f"{cls.__qualname__} has no type annotation; annotate it so it can be injected"
+                    )
                 continue
             resolved = self.resolve(annotation)
             if isinstance(resolved, Bean):
                 requirements.append(Requirement(param.name, resolved))
             elif not has_default:
-                problems.append(f"{describe_location(init, param.name)}: parameter '{param.name}' of "
-                                f"{cls.__qualname__}: {resolved}")
+                problems.append(
+                    f"{describe_location(init, param.name)}: parameter '{param.name}' of "
+                    f"{cls.__qualname__}: {resolved}"
+                )
         return requirements, problems
 
     def find_cycles(self, graph: Mapping[type, list[Requirement]]) -> list[str]:
@@ -214,13 +234,18 @@ class BeanCatalog:
                 target = bean.type
                 if state.get(target) == 1:
                     full = [*path, (cls, requirement.parameter)]
-                    loop = full[next(i for i, (c, _p) in enumerate(full) if c is target):]
+                    loop = full[next(i for i, (c, _p) in enumerate(full) if c is target) :]
                     members = frozenset(c for c, _ in loop)
                     if members not in reported:
                         reported.add(members)
-                        text = " -> ".join(f"{c.__qualname__}({p})" for c, p in loop) + f" -> {target.__qualname__}"
-                        problems.append(f"{describe_location(cls.__init__, requirement.parameter)}: dependency "
-                                        f"cycle {text}; break it with a setter, an event or a lazy lookup")
+                        text = (
+                            " -> ".join(f"{c.__qualname__}({p})" for c, p in loop)
+                            + f" -> {target.__qualname__}"
+                        )
+                        where = describe_location(cls.__init__, requirement.parameter)  # type: ignore[misc]
+                        problems.append(
+                            f"{where}: dependency cycle {text}; break it with a setter, an event or a lookup"
+                        )
                 elif state.get(target) is None:
                     visit(target, [*path, (cls, requirement.parameter)])
             state[cls] = 2
@@ -244,4 +269,3 @@ def _split_annotation(annotation: Any) -> tuple[Any, str | None]:
             if isinstance(extra, Qualifier):
                 qualifier = extra.name
     return annotation, qualifier
-

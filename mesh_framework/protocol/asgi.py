@@ -31,7 +31,9 @@ class AgentState:
         return {"status": status, "agent": agent.name, "agent_id": agent.id, "version": agent.version}
 
 
-def build_asgi_app(settings: MeshSettings, endpoint: McpEndpoint, state: AgentState, lifespan: Lifespan) -> Starlette:
+def build_asgi_app(
+    settings: MeshSettings, endpoint: McpEndpoint, state: AgentState, lifespan: Lifespan
+) -> Starlette:
     async def health(request: Request) -> JSONResponse:
         return JSONResponse(state.describe("healthy"))
 

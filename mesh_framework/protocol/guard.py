@@ -8,8 +8,14 @@ from fnmatch import fnmatchcase
 __all__ = ["LOOPBACK_HOSTS", "LOOPBACK_ORIGINS", "HostGuard"]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*")
-LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*",
-                    "http://127.0.0.1", "http://localhost", "http://[::1]")
+LOOPBACK_ORIGINS = (
+    "http://127.0.0.1:*",
+    "http://localhost:*",
+    "http://[::1]:*",
+    "http://127.0.0.1",
+    "http://localhost",
+    "http://[::1]",
+)
 
 
 class HostGuard:

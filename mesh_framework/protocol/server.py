@@ -20,7 +20,9 @@ from pydantic_core import from_json, to_json
 
 from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper import MeshToolWrapper
 from .guard import HostGuard
+from .request_state import RequestStateSigner, TamperedStateError
 from .versions import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -51,7 +53,13 @@ _JSON_HEADERS = [(b"content-type", b"application/json")]
 _SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
 _ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
 _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
-_LEGACY_ONLY_METHODS = {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+_LEGACY_ONLY_METHODS = {
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+}
 
 
 class McpError(Exception):
@@ -74,7 +82,17 @@ class McpError(Exception):
 class _Request:
     """The parts of one HTTP request the endpoint looks at, read from the raw ASGI headers once."""
 
-    __slots__ = ("accept", "content_length", "content_type", "duplicated", "host", "method", "name", "origin", "version")
+    __slots__ = (
+        "accept",
+        "content_length",
+        "content_type",
+        "duplicated",
+        "host",
+        "method",
+        "name",
+        "origin",
+        "version",
+    )
 
     def __init__(self, raw_headers: list[tuple[bytes, bytes]]) -> None:
         self.accept = self.content_type = self.host = self.origin = b""
@@ -120,12 +138,14 @@ class McpEndpoint:
         instructions: str | None = None,
         max_body_bytes: int = 4 * 1024 * 1024,
         guard: HostGuard | None = None,
+        state_signer: RequestStateSigner | None = None,
     ) -> None:
         self.registry = registry
         self.server_info = {"name": server_name, "version": server_version}
         self.instructions = instructions
         self.max_body_bytes = max_body_bytes
         self.guard = guard
+        self.state_signer = state_signer or RequestStateSigner()
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
         self.refresh_tools()
 
@@ -141,8 +161,12 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
-            await _send_plain(send, 405, b"Method Not Allowed: this MCP endpoint is stateless, use POST",
-                              [(b"allow", b"POST")])
+            await _send_plain(
+                send,
+                405,
+                b"Method Not Allowed: this MCP endpoint is stateless, use POST",
+                [(b"allow", b"POST")],
+            )
             return
         request = _Request(scope["headers"])
         if self.guard is not None:
@@ -157,8 +181,10 @@ class McpEndpoint:
             return
         wants_sse = self._negotiate(request.accept)
         if wants_sse is None:
-            error = McpError(INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json "
-                             "or text/event-stream")
+            error = McpError(
+                INVALID_REQUEST,
+                "Not Acceptable: the Accept header must allow application/json or text/event-stream",
+            )
             await _send_error(send, 406, error, None)
             return
         if request.content_length > self.max_body_bytes:
@@ -201,15 +227,21 @@ class McpEndpoint:
         return b"".join(chunks)
 
     async def _too_large(self, send: Send) -> None:
-        error = McpError(INVALID_REQUEST, f"Request body exceeds the limit of {self.max_body_bytes} bytes "
-                         "(server.max_body_bytes)")
+        error = McpError(
+            INVALID_REQUEST,
+            f"Request body exceeds the limit of {self.max_body_bytes} bytes (server.max_body_bytes)",
+        )
         await _send_error(send, 413, error, None)
 
     # -- JSON-RPC --------------------------------------------------------------------------------------
 
     async def _handle(self, message: Any, request: _Request, wants_sse: bool, send: Send) -> None:
         if not isinstance(message, dict):
-            text = "batches are not supported" if isinstance(message, list) else "a request must be a JSON object"
+            text = (
+                "batches are not supported"
+                if isinstance(message, list)
+                else "a request must be a JSON object"
+            )
             await _send_error(send, 400, McpError(INVALID_REQUEST, f"Invalid request: {text}"), None)
             return
         request_id = message.get("id")
@@ -218,7 +250,9 @@ class McpEndpoint:
             if "method" not in message and ("result" in message or "error" in message):
                 await _send_plain(send, 202, b"")  # a response to nothing we asked: accept and drop
                 return
-            error = McpError(INVALID_REQUEST, "Invalid request: 'jsonrpc' must be \"2.0\" and 'method' a string")
+            error = McpError(
+                INVALID_REQUEST, "Invalid request: 'jsonrpc' must be \"2.0\" and 'method' a string"
+            )
             await _send_error(send, 400, error, request_id)
             return
         if "id" not in message:
@@ -233,48 +267,77 @@ class McpEndpoint:
             if modern:
                 self._check_envelope(request, method, params)
             elif request.duplicated is None and _envelope_version(params) in MODERN_VERSIONS:
-                raise McpError(HEADER_MISMATCH, "The MCP-Protocol-Version header is missing; the request's "
-                               "_meta names a 2026-07-28 envelope, so send the header too")
+                raise McpError(
+                    HEADER_MISMATCH,
+                    "The MCP-Protocol-Version header is missing; the request's "
+                    "_meta names a 2026-07-28 envelope, so send the header too",
+                )
             if method == "tools/call":
                 await self._call_tool(params or {}, request_id, modern, wants_sse, send)
                 return
             result = self._dispatch(method, params or {}, modern)
         except McpError as error:
-            await _send_error(send, error.status if modern or error.code in (PARSE_ERROR, INVALID_REQUEST) else 200,
-                              error, request_id, sse=wants_sse)
+            await _send_error(
+                send,
+                error.status if modern or error.code in (PARSE_ERROR, INVALID_REQUEST) else 200,
+                error,
+                request_id,
+                sse=wants_sse,
+            )
             return
         await _send_result(send, request_id, result, sse=wants_sse)
 
     def _check_envelope(self, request: _Request, method: str, params: dict[str, Any] | None) -> None:
         """The 2026-07-28 ladder: the envelope, then the headers against the body, then the version."""
         if request.duplicated is not None:
-            raise McpError(HEADER_MISMATCH, f"The {request.duplicated.decode()} header appears more than once")
+            raise McpError(
+                HEADER_MISMATCH, f"The {request.duplicated.decode()} header appears more than once"
+            )
         meta = (params or {}).get("_meta")
-        if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta or META_CLIENT_CAPABILITIES not in meta:
-            raise McpError(INVALID_PARAMS, f"params._meta must be an object carrying the required "
-                           f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}' envelope keys")
+        if (
+            not isinstance(meta, dict)
+            or META_PROTOCOL_VERSION not in meta
+            or META_CLIENT_CAPABILITIES not in meta
+        ):
+            raise McpError(
+                INVALID_PARAMS,
+                f"params._meta must be an object carrying the required "
+                f"'{META_PROTOCOL_VERSION}' and '{META_CLIENT_CAPABILITIES}' envelope keys",
+            )
         if not isinstance(meta[META_CLIENT_CAPABILITIES], dict):
             raise McpError(INVALID_PARAMS, f"params._meta['{META_CLIENT_CAPABILITIES}'] must be an object")
         if meta[META_PROTOCOL_VERSION] != request.version:
-            raise McpError(HEADER_MISMATCH, f"The MCP-Protocol-Version header ({request.version}) does not match "
-                           f"params._meta['{META_PROTOCOL_VERSION}'] ({meta[META_PROTOCOL_VERSION]})")
+            raise McpError(
+                HEADER_MISMATCH,
+                f"The MCP-Protocol-Version header ({request.version}) does not match "
+                f"params._meta['{META_PROTOCOL_VERSION}'] ({meta[META_PROTOCOL_VERSION]})",
+            )
         if request.method is None:
             raise McpError(HEADER_MISMATCH, f"The Mcp-Method header is missing; send 'Mcp-Method: {method}'")
         if request.method != method:
-            raise McpError(HEADER_MISMATCH, f"The Mcp-Method header ({request.method}) does not match the "
-                           f"request's method ({method})")
+            raise McpError(
+                HEADER_MISMATCH,
+                f"The Mcp-Method header ({request.method}) does not match the request's method ({method})",
+            )
         name_field = NAME_BEARING_METHODS.get(method)
         if name_field is not None:
             target = (params or {}).get(name_field)
             if request.name is None:
-                raise McpError(HEADER_MISMATCH, f"The Mcp-Name header is missing; {method} requires it to "
-                               f"repeat params.{name_field}")
+                raise McpError(
+                    HEADER_MISMATCH,
+                    f"The Mcp-Name header is missing; {method} requires it to repeat params.{name_field}",
+                )
             if request.name != target:
-                raise McpError(HEADER_MISMATCH, f"The Mcp-Name header ({request.name}) does not match "
-                               f"params.{name_field} ({target})")
+                raise McpError(
+                    HEADER_MISMATCH,
+                    f"The Mcp-Name header ({request.name}) does not match params.{name_field} ({target})",
+                )
         if request.version not in MODERN_VERSIONS:
-            raise McpError(UNSUPPORTED_PROTOCOL_VERSION, f"Unsupported protocol version: {request.version}",
-                           data={"supported": list(MODERN_VERSIONS), "requested": request.version})
+            raise McpError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version: {request.version}",
+                data={"supported": list(MODERN_VERSIONS), "requested": request.version},
+            )
 
     def _dispatch(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
         if method == "tools/list":
@@ -291,8 +354,12 @@ class McpEndpoint:
                     discover["instructions"] = self.instructions
                 return self._modern(discover)
             if method in _LEGACY_ONLY_METHODS:
-                raise McpError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in protocol "
-                               f"2026-07-28", data=method, status=404)
+                raise McpError(
+                    METHOD_NOT_FOUND,
+                    f"Method not found: {method} does not exist in protocol 2026-07-28",
+                    data=method,
+                    status=404,
+                )
         else:
             if method == "initialize":
                 return self._initialize(params)
@@ -313,7 +380,10 @@ class McpEndpoint:
         return result
 
     def _modern(self, result: dict[str, Any]) -> dict[str, Any]:
-        return {**result, "resultType": "complete", "_meta": {META_SERVER_INFO: self.server_info}}
+        """Stamp a result for 2026-07-28: `resultType` (unless the result set one) and the server info."""
+        meta = result.get("_meta")
+        stamp = {**meta, META_SERVER_INFO: self.server_info} if meta else {META_SERVER_INFO: self.server_info}
+        return {"resultType": "complete", **result, "_meta": stamp}
 
     async def _call_tool(
         self, params: dict[str, Any], request_id: Any, modern: bool, wants_sse: bool, send: Send
@@ -323,7 +393,9 @@ class McpEndpoint:
         if not isinstance(name, str):
             raise McpError(INVALID_PARAMS, "tools/call needs params.name, the name of the tool to call")
         if arguments is not None and not isinstance(arguments, dict):
-            raise McpError(INVALID_PARAMS, f"tools/call params.arguments must be an object, not {arguments!r}")
+            raise McpError(
+                INVALID_PARAMS, f"tools/call params.arguments must be an object, not {arguments!r}"
+            )
         wrapper = self.registry.get(name)
         if wrapper is None:
             available = ", ".join(sorted(self.registry.names())) or "none"
@@ -332,26 +404,52 @@ class McpEndpoint:
             declared = params["_meta"][META_CLIENT_CAPABILITIES]
             missing = [c for c in wrapper.spec.client_capabilities if c not in declared]
             if missing:
-                raise McpError(MISSING_CLIENT_CAPABILITY, f"Tool '{name}' needs the client capabilities "
-                               f"{', '.join(missing)}, which the request does not declare",
-                               data={"requiredCapabilities": {c: {} for c in missing}})
+                raise McpError(
+                    MISSING_CLIENT_CAPABILITY,
+                    f"Tool '{name}' needs the client capabilities "
+                    f"{', '.join(missing)}, which the request does not declare",
+                    data={"requiredCapabilities": {c: {} for c in missing}},
+                )
         if wrapper.signature.wants_context:
-            await self._call_streaming(wrapper, params, arguments, request_id, modern, send)
+            await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
             return
         result = await wrapper.call(arguments)
         await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
 
     async def _call_streaming(
-        self, wrapper: Any, params: dict[str, Any], arguments: Any, request_id: Any, modern: bool, send: Send
+        self, wrapper: MeshToolWrapper, params: dict[str, Any], request_id: Any, *, modern: bool, send: Send
     ) -> None:
         """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result."""
         meta = params.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
-        log_level = meta.get(META_LOG_LEVEL) if modern else "debug"
+        responses = params.get("inputResponses")
+        if responses is not None and not (
+            isinstance(responses, dict) and all(isinstance(v, dict) for v in responses.values())
+        ):
+            raise McpError(
+                INVALID_PARAMS,
+                "params.inputResponses must map each input request key to the client's answer object",
+            )
+        state = None
+        if params.get("requestState") is not None:
+            try:
+                state = self.state_signer.decode(wrapper.name, params["requestState"])
+            except TamperedStateError as exc:
+                raise McpError(INVALID_PARAMS, str(exc)) from None
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        context = ToolContext(wrapper.name, request_id=request_id, progress_token=meta.get("progressToken"),
-                              sink=queue.put, log_level=log_level)
-        task = asyncio.ensure_future(wrapper.call(arguments, context))
+        context = ToolContext(
+            wrapper.name,
+            request_id=request_id,
+            progress_token=meta.get("progressToken"),
+            sink=queue.put,
+            log_level=meta.get(META_LOG_LEVEL) if modern else "debug",
+            modern=modern,
+            client_capabilities=meta.get(META_CLIENT_CAPABILITIES) if modern else None,
+            input_responses=responses,
+            request_state=state,
+            encode_state=self.state_signer.encode,
+        )
+        task = asyncio.ensure_future(wrapper.call(params.get("arguments"), context))
         task.add_done_callback(lambda _t: queue.put_nowait(None))
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         while (notification := await queue.get()) is not None:
@@ -370,9 +468,16 @@ def _sse_frame(message: dict[str, Any]) -> bytes:
     return b"event: message\ndata: " + to_json(message) + b"\n\n"
 
 
-async def _send_plain(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])]})
+async def _send_plain(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -391,6 +496,7 @@ async def _send_result(send: Send, request_id: Any, result: dict[str, Any], *, s
     await _send_json(send, 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, sse=sse)
 
 
-async def _send_error(send: Send, status: int, error: McpError, request_id: Any, *, sse: bool = False) -> None:
+async def _send_error(
+    send: Send, status: int, error: McpError, request_id: Any, *, sse: bool = False
+) -> None:
     await _send_json(send, status, error.to_wire(request_id), sse=sse)
-

@@ -91,4 +91,3 @@ def build_wrappers(
             wrapper.update_dependency(dependency.index, initial_proxy(dependency))
         registry.add(wrapper)
     return registry
-

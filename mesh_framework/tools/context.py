@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 __all__ = ["ToolContext"]
@@ -28,7 +28,18 @@ class ToolContext:
             ...
     """
 
-    __slots__ = ("_sink", "log_threshold", "progress_token", "request_id", "tool_name")
+    __slots__ = (
+        "_encode_state",
+        "_sink",
+        "client_capabilities",
+        "input_responses",
+        "log_threshold",
+        "modern",
+        "progress_token",
+        "request_id",
+        "request_state",
+        "tool_name",
+    )
 
     def __init__(
         self,
@@ -38,15 +49,34 @@ class ToolContext:
         progress_token: str | int | None = None,
         sink: NotificationSink | None = None,
         log_level: str | None = "debug",
+        modern: bool = False,
+        client_capabilities: Mapping[str, Any] | None = None,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: Any = None,
+        encode_state: Callable[[str, Any], str] | None = None,
     ) -> None:
         self.tool_name = tool_name
+        self.modern = modern
+        self.client_capabilities = client_capabilities or {}
+        # The client's answers to a previous InputRequired, by the keys the tool chose, and its state.
+        self.input_responses = input_responses or {}
+        self.request_state = request_state
+        self._encode_state = encode_state
         self.request_id = request_id
         self.progress_token = progress_token
         self._sink = sink
         # Index into LOG_LEVELS of the lowest level sent; past the end means "send none".
         self.log_threshold = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else len(LOG_LEVELS)
 
-    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+    def encode_state(self, state: Any) -> str:
+        """Sign `state` for the client to hand back as `requestState` (see `InputRequired`)."""
+        if self._encode_state is None:
+            raise RuntimeError("this call cannot carry request state")
+        return self._encode_state(self.tool_name, state)
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
         if self._sink is None or self.progress_token is None:
             return
         params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
 from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
+from ..input_required import InputRequired
 from .context import ToolContext
 
 __all__ = ["InjectedParam", "ToolSignature", "analyze_signature"]
@@ -67,7 +68,7 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
             return annotation, optional
 
 
-def _is_subclass(candidate: Any, base: type) -> bool:
+def _is_subclass(candidate: Any, base: type | tuple[type, ...]) -> bool:
     return isinstance(candidate, type) and issubclass(candidate, base)
 
 
@@ -84,8 +85,18 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+def _without_input_required(annotation: Any) -> Any:
+    """`str | InputRequired` describes its complete result as `str`: the other branch is not output."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        kept = [a for a in get_args(annotation) if not _is_subclass(a, InputRequired)]
+        if len(kept) != len(get_args(annotation)):
+            return Union[tuple(kept)] if kept else None  # noqa: UP007 - built from a runtime tuple
+    return annotation
+
+
 def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any] | None, bool]:
     """Output schema, serializer and whether the value is wrapped as `{"result": value}`."""
+    annotation = _without_input_required(annotation)
     if annotation is inspect.Signature.empty or annotation is Any or annotation is None:
         return None, None, False
     core, _ = _unwrap(annotation)
@@ -123,9 +134,11 @@ def analyze_signature(
     signature = inspect.signature(function)
     fields: dict[str, Any] = {}
     injected: list[InjectedParam] = []
-    for param in list(signature.parameters.values())[1 if skip_self else 0:]:
+    for param in list(signature.parameters.values())[1 if skip_self else 0 :]:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
-            raise SignatureError(f"parameter '{param.name}': *args, **kwargs and positional-only are not supported")
+            raise SignatureError(
+                f"parameter '{param.name}': *args, **kwargs and positional-only are not supported"
+            )
         annotation = hints.get(param.name, Any)
         core, optional = _unwrap(annotation)
         optional = optional or param.default is None

@@ -14,6 +14,7 @@ from pydantic_core import to_json
 from ..content import CONTENT_TYPES, ToolResult
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, MeshLlmAgent
+from ..input_required import REQUEST_CAPABILITIES, InputRequired
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .signature import ToolSignature
@@ -88,7 +89,11 @@ class MeshToolWrapper:
         self._call_target = target
         self._injected = signature.injected
         self._validate = signature.arguments_model.__pydantic_validator__.validate_python
-        descriptor: dict[str, Any] = {"name": name, "description": description, "inputSchema": signature.input_schema}
+        descriptor: dict[str, Any] = {
+            "name": name,
+            "description": description,
+            "inputSchema": signature.input_schema,
+        }
         if signature.output_schema is not None:
             descriptor["outputSchema"] = signature.output_schema
         self.descriptor = descriptor
@@ -103,13 +108,17 @@ class MeshToolWrapper:
     def update_dependency(self, index: int, proxy: McpMeshTool | None) -> None:
         """Swap the proxy in dependency slot `index` (None marks it unresolved)."""
         if not 0 <= index < len(self.slots):
-            raise IndexError(f"tool '{self.name}' has {len(self.slots)} dependency slot(s), not index {index}")
+            raise IndexError(
+                f"tool '{self.name}' has {len(self.slots)} dependency slot(s), not index {index}"
+            )
         self.slots[index] = proxy
 
     def bind_beans(self, beans: Mapping[str, Any]) -> None:
         self._beans = dict(beans)
 
-    async def call(self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None) -> dict[str, Any]:
+    async def call(
+        self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
+    ) -> dict[str, Any]:
         """Run the tool; always returns a `CallToolResult` as a wire dict, never raises for tool failures."""
         try:
             kwargs = self._validate(arguments or {}).__dict__.copy()
@@ -128,7 +137,9 @@ class MeshToolWrapper:
                 kwargs[param.name] = self._beans[param.name]
             else:
                 if self.llm_agent is None and not param.optional:
-                    return error_result(f"Tool '{self.name}' needs an LLM agent, but no LLM provider is resolved")
+                    return error_result(
+                        f"Tool '{self.name}' needs an LLM agent, but no LLM provider is resolved"
+                    )
                 kwargs[param.name] = self.llm_agent
         try:
             async with asyncio.timeout(self.timeout):
@@ -146,10 +157,14 @@ class MeshToolWrapper:
             logger.exception("tool '%s' raised", self.name)
             return error_result(f"{type(exc).__name__}: {exc}")
         try:
+            if isinstance(value, InputRequired):
+                return self._input_required(value, context)
             return self._to_result(value)
         except Exception as exc:
             logger.exception("tool '%s' returned a value that cannot be serialized", self.name)
-            return error_result(f"Tool '{self.name}' returned a value that does not match its return type: {exc}")
+            return error_result(
+                f"Tool '{self.name}' returned a value that does not match its return type: {exc}"
+            )
 
     def _unresolved(self, slot: int) -> dict[str, Any]:
         dependency = self.spec.dependencies[slot]
@@ -159,6 +174,27 @@ class MeshToolWrapper:
             f"Tool '{self.name}' cannot run: its dependency '{dependency.selector.capability}' "
             f"(dependency {slot}) is not resolved; no agent currently provides it"
         )
+
+    def _input_required(self, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:
+        if context is None or not context.modern:
+            return error_result(
+                f"Tool '{self.name}' needs input from the client (elicitation, sampling or roots), "
+                "which needs protocol 2026-07-28; this client speaks an older one"
+            )
+        needed = {REQUEST_CAPABILITIES[str(r["method"])] for r in value.requests.values()}
+        missing = sorted(needed - set(context.client_capabilities))
+        if missing:
+            return error_result(
+                f"Tool '{self.name}' asked the client for input it did not declare it can give "
+                f"(missing capabilities: {', '.join(missing)})"
+            )
+        result: dict[str, Any] = {
+            "resultType": "input_required",
+            "inputRequests": {key: dict(r) for key, r in value.requests.items()},
+        }
+        if value.state is not None:
+            result["requestState"] = context.encode_state(value.state)
+        return result
 
     def _to_result(self, value: Any) -> dict[str, Any]:
         if isinstance(value, ToolResult):
@@ -173,7 +209,11 @@ class MeshToolWrapper:
             text = value if isinstance(value, str) else to_json(structured).decode()
             if self.signature.wraps_result:
                 structured = {"result": structured}
-            return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
+            return {
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": structured,
+                "isError": False,
+            }
         if value is None:
             return {"content": [], "isError": False}
         if isinstance(value, str):

@@ -12,10 +12,14 @@ from mesh_framework import (
     AudioContent,
     EmbeddedResource,
     ImageContent,
+    InputRequired,
     TextContent,
     ToolContext,
     ToolResult,
+    elicit,
+    list_roots,
     mesh_tool,
+    sample,
 )
 
 PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -52,17 +56,23 @@ def test_audio_content() -> AudioContent:
 @mesh_tool()
 def test_embedded_resource() -> EmbeddedResource:
     """Returns an embedded resource."""
-    return EmbeddedResource("test://embedded-resource", "text/plain", text="This is an embedded resource content.")
+    return EmbeddedResource(
+        "test://embedded-resource", "text/plain", text="This is an embedded resource content."
+    )
 
 
 @mesh_tool()
 def test_multiple_content_types() -> ToolResult:
     """Returns text, an image and a resource."""
-    return ToolResult([
-        TextContent("Multiple content types test:"),
-        ImageContent(PNG_1X1, "image/png"),
-        EmbeddedResource("test://mixed-content-resource", "application/json", text='{"test":"data","value":123}'),
-    ])
+    return ToolResult(
+        [
+            TextContent("Multiple content types test:"),
+            ImageContent(PNG_1X1, "image/png"),
+            EmbeddedResource(
+                "test://mixed-content-resource", "application/json", text='{"test":"data","value":123}'
+            ),
+        ]
+    )
 
 
 @mesh_tool()
@@ -137,8 +147,111 @@ JSON_SCHEMA_2020_12: dict[str, Any] = {
 def json_schema_2020_12_tool(
     name: str | None = None,
     address: dict[str, str] | None = None,
-    contactMethod: str | None = None,  # noqa: N803 - the suite's property name
+    contactMethod: str | None = None,
     phone: str | None = None,
     email: str | None = None,
 ) -> str:
     return f"contact {name} by {contactMethod}"
+
+
+# -- multi-round-trip tools (2026-07-28 InputRequiredResult) ------------------------------------------------
+
+
+def _accepted(ctx: ToolContext, key: str) -> dict[str, Any] | None:
+    answer = ctx.input_responses.get(key)
+    if (
+        isinstance(answer, dict)
+        and answer.get("action") == "accept"
+        and isinstance(answer.get("content"), dict)
+    ):
+        return answer["content"]
+    return None
+
+
+NAME_FORM = elicit("What is your name?", {"name": {"type": "string"}}, ["name"])
+OK_FORM = elicit("Please confirm", {"ok": {"type": "boolean"}}, ["ok"])
+
+
+@mesh_tool()
+def test_input_required_result_elicitation(ctx: ToolContext) -> str | InputRequired:
+    """Asks the user's name, then greets."""
+    content = _accepted(ctx, "user_name")
+    if content is None or "name" not in content:
+        return InputRequired({"user_name": NAME_FORM})
+    return f"Hello, {content['name']}!"
+
+
+@mesh_tool()
+def test_input_required_result_sampling(ctx: ToolContext) -> str | InputRequired:
+    """Asks the client's LLM a question."""
+    answer = ctx.input_responses.get("capital_question")
+    if answer is None:
+        return InputRequired({"capital_question": sample("What is the capital of France?", max_tokens=100)})
+    return f"The model answered: {answer.get('content', {}).get('text', '')}"
+
+
+@mesh_tool()
+def test_input_required_result_list_roots(ctx: ToolContext) -> str | InputRequired:
+    """Asks the client for its roots."""
+    answer = ctx.input_responses.get("client_roots")
+    if answer is None:
+        return InputRequired({"client_roots": list_roots()})
+    return f"{len(answer.get('roots', []))} root(s)"
+
+
+def _confirm_with_state(ctx: ToolContext) -> str | InputRequired:
+    if ctx.request_state == {"step": "confirm"} and _accepted(ctx, "confirm") is not None:
+        return "state-ok"
+    return InputRequired({"confirm": OK_FORM}, state={"step": "confirm"})
+
+
+@mesh_tool()
+def test_input_required_result_request_state(ctx: ToolContext) -> str | InputRequired:
+    """Round-trips signed state."""
+    return _confirm_with_state(ctx)
+
+
+@mesh_tool()
+def test_input_required_result_tampered_state(ctx: ToolContext) -> str | InputRequired:
+    """Round-trips signed state; an altered state is refused by the framework."""
+    return _confirm_with_state(ctx)
+
+
+@mesh_tool()
+def test_input_required_result_multiple_inputs(ctx: ToolContext) -> str | InputRequired:
+    """Asks for elicitation, sampling and roots at once."""
+    keys = ("user_name", "capital_question", "client_roots")
+    if ctx.request_state == {"asked": list(keys)} and all(k in ctx.input_responses for k in keys):
+        return "all inputs received"
+    return InputRequired(
+        {
+            "user_name": NAME_FORM,
+            "capital_question": sample("What is the capital of France?"),
+            "client_roots": list_roots(),
+        },
+        state={"asked": list(keys)},
+    )
+
+
+@mesh_tool()
+def test_input_required_result_multi_round(ctx: ToolContext) -> str | InputRequired:
+    """Two rounds of questions, each with its own state."""
+    state = ctx.request_state or {}
+    if state.get("step") == 1 and (first := _accepted(ctx, "name")) is not None:
+        color_form = elicit("Favourite colour?", {"color": {"type": "string"}}, ["color"])
+        return InputRequired({"color": color_form}, state={"step": 2, "name": first.get("name")})
+    if state.get("step") == 2 and (second := _accepted(ctx, "color")) is not None:
+        return f"{state['name']} likes {second.get('color')}"
+    return InputRequired({"name": NAME_FORM}, state={"step": 1})
+
+
+@mesh_tool()
+def test_input_required_result_capabilities(ctx: ToolContext) -> str | InputRequired:
+    """Asks only for what the client declared it can answer."""
+    if ctx.input_responses:
+        return "answered"
+    if "elicitation" in ctx.client_capabilities:
+        return InputRequired({"user_name": NAME_FORM})
+    if "sampling" in ctx.client_capabilities:
+        return InputRequired({"capital_question": sample("What is the capital of France?")})
+    return "the client can answer nothing"
