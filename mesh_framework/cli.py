@@ -91,7 +91,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print_config(app: Any) -> None:
-    rows = app.loaded.table()
+    from .config.loader import section_rows
+
+    rows = [
+        row
+        for row in app.loaded.table()
+        if not any(row[0].startswith(s.prefix + ".") for s in app.scan.config_properties)
+    ]
+    for spec in app.scan.config_properties:
+        rows.extend(section_rows(app.loaded, spec.prefix, app.section(spec.model)))
     width = max(len(key) for key, _v, _o in rows)
     value_width = min(max(len(value) for _k, value, _o in rows), 40)
     for key, value, origin in rows:
