@@ -109,10 +109,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+PYCACHE_DIR = Path(tempfile.gettempdir()) / "mesh-bench-pycache"
+ENV_MODES = {
+    "env": "the inherited environment as is",
+    "pyc": "bytecode cache on: PYTHONDONTWRITEBYTECODE unset, PYTHONPYCACHEPREFIX=<tmp>/mesh-bench-pycache",
+}
+
+
+def server_env(mode: str = "env") -> dict[str, str]:
+    """Environment of a server subprocess. "pyc" lets Python write and read .pyc files in a private
+    cache folder (outside the repository and the venv), as a normal install would have them."""
+    env = dict(os.environ)
+    if mode == "pyc":
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE_DIR)
+    return env
+
+
 class Server:
     """One server subprocess; `stop()` ends it by PID (SIGTERM, then SIGKILL)."""
 
-    def __init__(self, kind: str, port: int | None = None, log_dir: Path | None = None) -> None:
+    def __init__(self, kind: str, port: int | None = None, log_dir: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.kind = kind
         self.port = port or free_port()
         self.argv = server_command(kind, self.port)
@@ -120,7 +138,7 @@ class Server:
         self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
             "w+b", prefix=f"bench-{kind}-", suffix=".log", dir=log_dir, delete=False)
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(self.argv, cwd=BENCH_DIR, stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(self.argv, cwd=BENCH_DIR, stdin=subprocess.DEVNULL, env=env,
                                      stdout=self._log, stderr=subprocess.STDOUT)
         self.pid = self.proc.pid
 
@@ -241,6 +259,8 @@ def machine_info() -> dict[str, Any]:
         "python": _first_line([PYTHON, "-c", "import sys; print(sys.version.split()[0])"]),
         "packages": versions,
         "node": _first_line([node, "--version"]) if node else "missing",
+        "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE", "(unset)"),
+        "venv_pyc_files": sum(1 for _ in (ROOT / ".venv").rglob("*.pyc")) if (ROOT / ".venv").is_dir() else 0,
     }
 
 

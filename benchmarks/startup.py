@@ -30,6 +30,7 @@ from _common import (
     MCP_PATH,
     RESULTS_DIR,
     ROOT,
+    ENV_MODES,
     SERVER_LABELS,
     Server,
     call_body,
@@ -38,6 +39,7 @@ from _common import (
     machine_info,
     median,
     rss_mib,
+    server_env,
     wait_until_answers,
     write_json,
 )
@@ -64,8 +66,8 @@ def send_calls(server: Server, count: int, *, modern: bool) -> int:
     return int(result["2xx"])
 
 
-def one_run(kind: str, calls: int) -> dict[str, Any]:
-    server = Server(kind)
+def one_run(kind: str, calls: int, mode: str) -> dict[str, Any]:
+    server = Server(kind, env=server_env(mode))
     try:
         answered = wait_until_answers(server, timeout=30.0, modern=True)
         startup = answered - server.started
@@ -82,27 +84,7 @@ def one_run(kind: str, calls: int) -> dict[str, Any]:
         server.stop()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--calls", type=int, default=1000, help="tools/call add sent before the second RSS reading")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "startup.json")
-    args = parser.parse_args()
-    if not AUTOCANNON.exists():
-        print("startup: autocannon missing; installing it with scripts/install-node-tools.sh", file=sys.stderr)
-        subprocess.run([str(ROOT / "scripts" / "install-node-tools.sh")], check=True, timeout=900)
-
-    for kind in KINDS:  # untimed warm-up start
-        one_run(kind, 0)
-    runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
-    for run_no in range(args.runs):
-        for kind in KINDS:
-            sample = one_run(kind, args.calls)
-            runs[kind].append(sample)
-            print(f"run {run_no + 1:2d} {kind:5s} start→tools/list {sample['startup_s'] * 1000:6.0f} ms  "
-                  f"RSS {sample['rss_serving_mib']:.1f} → {sample['rss_after_calls_mib']:.1f} MiB", file=sys.stderr)
-        time.sleep(0.2)
-
+def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     summary: dict[str, dict[str, Any]] = {}
     for kind, samples in runs.items():
         times = [s["startup_s"] for s in samples]
@@ -117,26 +99,58 @@ def main() -> int:
             "rss_after_calls_max_mib": max(s["rss_after_calls_mib"] for s in samples),
         }
     mesh, sdk = summary["mesh"], summary["sdk"]
+    rss = max(mesh["rss_serving_median_mib"], mesh["rss_after_calls_median_mib"])
     verdicts = {
         "startup": {"value": mesh["startup_median_s"], "target": STARTUP_TARGET_S,
                     "met": mesh["startup_median_s"] <= STARTUP_TARGET_S,
                     "ratio_vs_sdk": mesh["startup_median_s"] / sdk["startup_median_s"]},
-        "rss": {"value": max(mesh["rss_serving_median_mib"], mesh["rss_after_calls_median_mib"]),
-                "target": RSS_TARGET_MIB,
-                "met": max(mesh["rss_serving_median_mib"], mesh["rss_after_calls_median_mib"]) <= RSS_TARGET_MIB,
+        "rss": {"value": rss, "target": RSS_TARGET_MIB, "met": rss <= RSS_TARGET_MIB,
                 "ratio_vs_sdk": mesh["rss_after_calls_median_mib"] / sdk["rss_after_calls_median_mib"]},
     }
-    write_json(args.out, {"machine": machine_info(),
-                          "settings": {"runs": args.runs, "calls": args.calls},
-                          "runs": runs, "summary": summary, "verdicts": verdicts})
-    print("| server | start → tools/list, median (min–max) | RSS serving | RSS after calls |")
-    print("|---|---|---|---|")
-    for kind, row in summary.items():
-        print(f"| {kind} | {row['startup_median_s']:.3f} s ({row['startup_min_s']:.3f}–{row['startup_max_s']:.3f}) | "
-              f"{row['rss_serving_median_mib']:.1f} MiB | {row['rss_after_calls_median_mib']:.1f} MiB |")
-    for key, verdict in verdicts.items():
-        print(f"{key}: {verdict['value']:.3f} (target ≤ {verdict['target']}) {'MET' if verdict['met'] else 'MISSED'}, "
-              f"{verdict['ratio_vs_sdk']:.2f} × SDK")
+    return {"summary": summary, "verdicts": verdicts}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=1000, help="tools/call add sent before the second RSS reading")
+    parser.add_argument("--modes", nargs="+", choices=sorted(ENV_MODES), default=["pyc", "env"],
+                        help="pyc: with a bytecode cache (as installed software runs); env: the environment as is")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "startup.json")
+    args = parser.parse_args()
+    if not AUTOCANNON.exists():
+        print("startup: autocannon missing; installing it with scripts/install-node-tools.sh", file=sys.stderr)
+        subprocess.run([str(ROOT / "scripts" / "install-node-tools.sh")], check=True, timeout=900)
+
+    results: dict[str, Any] = {}
+    for mode in args.modes:
+        for kind in KINDS:  # untimed warm-up start (fills the bytecode cache in "pyc" mode)
+            one_run(kind, 0, mode)
+        runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+        for run_no in range(args.runs):
+            for kind in KINDS:
+                sample = one_run(kind, args.calls, mode)
+                runs[kind].append(sample)
+                print(f"[{mode}] run {run_no + 1:2d} {kind:5s} start→tools/list {sample['startup_s'] * 1000:6.0f} ms  "
+                      f"RSS {sample['rss_serving_mib']:.1f} → {sample['rss_after_calls_mib']:.1f} MiB",
+                      file=sys.stderr)
+            time.sleep(0.2)
+        results[mode] = summarize(runs)
+        results[mode]["runs"] = runs
+    write_json(args.out, {"machine": machine_info(), "settings": {"runs": args.runs, "calls": args.calls},
+                          "modes": {m: ENV_MODES[m] for m in args.modes}, "results": results})
+    for mode in args.modes:
+        summary, verdicts = results[mode]["summary"], results[mode]["verdicts"]
+        print(f"\n[{mode}] {ENV_MODES[mode]}")
+        print("| server | start → tools/list, median (min–max) | RSS serving | RSS after calls |")
+        print("|---|---|---|---|")
+        for kind, row in summary.items():
+            print(f"| {kind} | {row['startup_median_s']:.3f} s ({row['startup_min_s']:.3f}–"
+                  f"{row['startup_max_s']:.3f}) | {row['rss_serving_median_mib']:.1f} MiB | "
+                  f"{row['rss_after_calls_median_mib']:.1f} MiB |")
+        for key, verdict in verdicts.items():
+            print(f"{key}: {verdict['value']:.3f} (target ≤ {verdict['target']}) "
+                  f"{'MET' if verdict['met'] else 'MISSED'}, {verdict['ratio_vs_sdk']:.2f} × SDK")
     return 0
 
 
