@@ -208,8 +208,9 @@ class MeshApplication:
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Any) -> AsyncIterator[None]:
+        """Marks the agent ready; when it serves on a socket (not in-process tests), joins the mesh."""
         state = self.container.agent_state()
-        state.ready = True
+        runtime = None
         if self.bound_port is not None:
             settings = self.settings
             logger.info(
@@ -221,10 +222,15 @@ class MeshApplication:
                 settings.server.path,
                 len(self.container.tools()),
             )
+            runtime = self.container.mesh_runtime()
+            await runtime.start(self.bound_port)
+        state.ready = True
         try:
             yield
         finally:
             state.ready = False
+            if runtime is not None:
+                await runtime.stop()
 
     def bind(self) -> socket.socket:
         """Bind the listening socket (port 0 picks a free one); `bound_port` tells which."""
@@ -233,6 +239,9 @@ class MeshApplication:
         family = socket.AF_INET6 if ":" in server.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted sockets inherit this; asyncio sets TCP_NODELAY only on sockets created with
+        # IPPROTO_TCP, and without it every answer written in two parts waits for a delayed ACK (~40 ms).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             sock.bind((server.host, server.port))
         except OSError as exc:

@@ -1,8 +1,17 @@
-"""The `mesh` command: `mesh run [APP]` and `mesh config [APP]`."""
+"""The `mesh` command: run agents, run a registry, inspect settings, list and call tools of the mesh.
+
+    mesh run APP [APP ...]     one agent, or several (with an embedded registry) in local processes
+    mesh config APP            every resolved setting with its origin
+    mesh registry              the embedded registry, standalone
+    mesh list                  the agents a registry knows
+    mesh call TOOL [JSON]      call a tool of the mesh through the registry
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -10,34 +19,48 @@ from typing import Any
 
 __all__ = ["main"]
 
+DEFAULT_REGISTRY_PORT = 8000
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "app",
-        nargs="?",
-        default=os.environ.get("MESH_APP"),
-        help="module holding the @mesh_agent class, e.g. starter_app (default: $MESH_APP)",
-    )
-    parser.add_argument(
-        "--profile",
-        action="append",
-        default=None,
-        metavar="NAME",
-        help="activate a profile (repeat, or comma-separate); overrides MESH_PROFILES_ACTIVE",
-    )
+
+def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
+    parser.add_argument("apps" if many else "app", nargs="*" if many else "?",
+                        help="module(s) holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)")
+    parser.add_argument("--profile", action="append", default=None, metavar="NAME",
+                        help="activate a profile (repeat, or comma-separate); overrides MESH_PROFILES_ACTIVE")
     parser.add_argument("--config", metavar="PATH", help="folder (or file) holding application.yaml")
     parser.add_argument("--port", type=int, help="port to listen on (0 picks a free one)")
     parser.add_argument("--host", help="address to bind")
     parser.add_argument("--name", help="agent name")
-    parser.add_argument("--registry-url", help="MCP Mesh registry URL")
+    parser.add_argument("--registry-url", help="MCP Mesh registry URL (default: the embedded registry)")
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR")
+
+
+def _registry_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--registry-url", help="registry URL (default: $MCP_MESH_REGISTRY_URL, else the "
+                        "embedded registry's port on 127.0.0.1)")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mesh", description="Run and inspect mesh_framework agents.")
     commands = parser.add_subparsers(dest="command", required=True)
-    _common(commands.add_parser("run", help="start an agent"))
-    _common(commands.add_parser("config", help="print every resolved setting with its origin"))
+    run = commands.add_parser("run", help="start one agent, or several with an embedded registry")
+    _app_options(run, many=True)
+    run.add_argument("--registry-port", type=int, default=None,
+                     help=f"port of the registry started for several agents (default {DEFAULT_REGISTRY_PORT})")
+    _app_options(commands.add_parser("config", help="print every resolved setting with its origin"), many=False)
+    registry = commands.add_parser("registry", help="run the embedded registry standalone")
+    registry.add_argument("--host", default="127.0.0.1")
+    registry.add_argument("--port", type=int, default=DEFAULT_REGISTRY_PORT)
+    registry.add_argument("--db", default=None, metavar="FILE", help="SQLite file (default: in memory)")
+    registry.add_argument("--timeout", type=float, default=20.0,
+                          help="seconds without heartbeat before an agent is unhealthy")
+    listing = commands.add_parser("list", help="list the agents the registry knows")
+    _registry_option(listing)
+    call = commands.add_parser("call", help="call a tool of the mesh")
+    call.add_argument("tool", help="tool (function) name or capability")
+    call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    call.add_argument("--agent", help="agent name or id, when several serve the tool")
+    _registry_option(call)
     return parser
 
 
@@ -57,47 +80,158 @@ def _profiles(args: argparse.Namespace) -> list[str] | None:
     return [p.strip() for value in args.profile for p in value.split(",") if p.strip()]
 
 
+def _registry_url(explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    if os.environ.get("MCP_MESH_REGISTRY_URL"):
+        return os.environ["MCP_MESH_REGISTRY_URL"]
+    port = os.environ.get("MESH_REGISTRY__EMBEDDED_PORT") or DEFAULT_REGISTRY_PORT
+    return f"http://127.0.0.1:{port}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if not args.app:
-        print(
-            "mesh: name the application module, e.g. `mesh run starter_app` (or set MESH_APP)",
-            file=sys.stderr,
-        )
-        return 2
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
 
-    from .app import MeshApplication
     from .errors import MeshError
     from .logs import configure_logging
 
-    configure_logging(args.log_level.upper() if args.log_level else "INFO")
+    configure_logging(args.log_level.upper() if getattr(args, "log_level", None) else "INFO")
     try:
-        app = MeshApplication.load(
-            args.app, cli=_cli_settings(args), profiles=_profiles(args), config=args.config
-        )
-        if args.command == "config":
-            _print_config(app)
-            return 0
-        configure_logging(app.settings.logging.level)
-        app.run()
+        if args.command == "registry":
+            return _serve_registry(args)
+        if args.command == "list":
+            return asyncio.run(_list(_registry_url(args.registry_url)))
+        if args.command == "call":
+            return asyncio.run(_call(args))
+        apps = args.apps if args.command == "run" else [args.app] if args.app else []
+        apps = apps or ([os.environ["MESH_APP"]] if os.environ.get("MESH_APP") else [])
+        if not apps:
+            print(f"mesh: name the application module, e.g. `mesh {args.command} starter_app` (or set MESH_APP)",
+                  file=sys.stderr)
+            return 2
+        if len(apps) > 1:
+            return _run_many(apps, args)
+        return _run_one(apps[0], args)
     except MeshError as exc:
-        print(f"mesh: cannot {args.command} '{args.app}'. {exc}", file=sys.stderr)
+        print(f"mesh: cannot {args.command} {' '.join(getattr(args, 'apps', None) or [args.app or ''])}. {exc}",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 0
+
+
+def _run_one(app_name: str, args: argparse.Namespace) -> int:
+    from .app import MeshApplication
+    from .logs import configure_logging
+
+    app = MeshApplication.load(app_name, cli=_cli_settings(args), profiles=_profiles(args), config=args.config)
+    if args.command == "config":
+        _print_config(app)
+        return 0
+    configure_logging(app.settings.logging.level)
+    app.run()
+    return 0
+
+
+def _run_many(apps: list[str], args: argparse.Namespace) -> int:
+    from .launcher import run_agents
+
+    if args.port is not None or args.name is not None:
+        print("mesh: --port and --name apply to one agent; several agents each take a free port",
+              file=sys.stderr)
+        return 2
+    forwarded: list[str] = []
+    for profile in args.profile or []:
+        forwarded += ["--profile", profile]
+    if args.config:
+        forwarded += ["--config", args.config]
+    if args.log_level:
+        forwarded += ["--log-level", args.log_level]
+    if args.registry_url:
+        forwarded += ["--registry-url", args.registry_url]
+    port = args.registry_port
+    if port is None:
+        port = int(os.environ.get("MESH_REGISTRY__EMBEDDED_PORT") or DEFAULT_REGISTRY_PORT)
+    return asyncio.run(run_agents(apps, forwarded, registry_port=port, external_registry=args.registry_url))
+
+
+def _serve_registry(args: argparse.Namespace) -> int:
+    from .registry import serve_registry
+
+    asyncio.run(serve_registry(args.host, args.port, database=args.db, timeout=args.timeout))
+    return 0
+
+
+async def _agents(url: str) -> list[dict[str, Any]]:
+    import httpx2
+
+    from .errors import MeshError
+
+    try:
+        async with httpx2.AsyncClient(trust_env=False) as http:
+            response = await http.get(url.rstrip("/") + "/agents", timeout=5)
+    except httpx2.HTTPError as exc:
+        raise MeshError(f"the registry at {url} is unreachable ({type(exc).__name__}); start agents with "
+                        "`mesh run`, or pass --registry-url") from None
+    return list(response.json().get("agents") or [])
+
+
+def _tool_names(agent: dict[str, Any]) -> list[str]:
+    return [t.get("function_name") or t.get("name") or "" for t in agent.get("tools") or agent.get("capabilities")
+            or [] if isinstance(t, dict)]
+
+
+async def _list(url: str) -> int:
+    agents = await _agents(url)
+    if not agents:
+        print(f"no agents registered at {url}")
+        return 0
+    for agent in agents:
+        print(f"{agent.get('name', '?'):<16} {agent.get('id') or agent.get('agent_id', '?'):<28} "
+              f"{agent.get('status', '?'):<10} {agent.get('endpoint', '?'):<28} {', '.join(_tool_names(agent))}")
+    return 0
+
+
+async def _call(args: argparse.Namespace) -> int:
+    import httpx2
+
+    from .errors import MeshError, ToolExecutionError
+    from .mesh.proxy import unwrap_result
+    from .mesh.transport import McpTransport, ProviderUnreachable, RemoteError
+
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        raise MeshError(f"arguments must be a JSON object, e.g. '{{\"a\": 1}}' ({exc})") from None
+    if not isinstance(arguments, dict):
+        raise MeshError("arguments must be a JSON object, e.g. '{\"a\": 1}'")
+    url = _registry_url(args.registry_url)
+    agents = [a for a in await _agents(url) if a.get("status", "healthy") == "healthy"]
+    if args.agent:
+        agents = [a for a in agents if args.agent in (a.get("name"), a.get("id"), a.get("agent_id"))]
+    serving = [a for a in agents if args.tool in _tool_names(a)]
+    if not serving:
+        raise MeshError(f"no healthy agent at {url} serves a tool named '{args.tool}' (see `mesh list`)")
+    endpoint = str(serving[0].get("endpoint", "")).rstrip("/") + "/mcp"
+    async with httpx2.AsyncClient(trust_env=False) as http:
+        transport = McpTransport(http, client_name="mesh-cli", client_version="1")
+        try:
+            result = await transport.request(endpoint, "tools/call", {"name": args.tool, "arguments": arguments})
+            value = unwrap_result(result, tool=args.tool, agent=str(serving[0].get("name")))
+        except (ProviderUnreachable, RemoteError, ToolExecutionError) as exc:
+            print(f"mesh: call failed: {exc}", file=sys.stderr)
+            return 1
+    print(value if isinstance(value, str) else json.dumps(value))
     return 0
 
 
 def _print_config(app: Any) -> None:
     from .config.loader import section_rows
 
-    rows = [
-        row
-        for row in app.loaded.table()
-        if not any(row[0].startswith(s.prefix + ".") for s in app.scan.config_properties)
-    ]
+    prefixes = [spec.prefix + "." for spec in app.scan.config_properties]
+    rows = [row for row in app.loaded.table() if not any(row[0].startswith(p) for p in prefixes)]
     for spec in app.scan.config_properties:
         rows.extend(section_rows(app.loaded, spec.prefix, app.section(spec.model)))
     width = max(len(key) for key, _v, _o in rows)

@@ -21,3 +21,6 @@ def configure_logging(level: str = "INFO", *, prefix: str = "") -> None:
     handler.setFormatter(logging.Formatter(prefix + FORMAT, datefmt="%H:%M:%S"))
     root.addHandler(handler)
     root.setLevel(level)
+    # Per-request lines of the HTTP client (heartbeats, proxies) are noise at INFO.
+    for chatty in ("httpx2", "httpcore2", "httpx", "httpcore"):
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, root.level))

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# Runs the starter app (extra arguments go to `mesh run`, e.g. --profile dev or --port 9000).
+# Runs the starter app: both of its agents and an embedded registry, then shows one cross-agent call
+# (calculator.sum_of_squares calls the starter agent's `add` through the mesh). Ctrl-C stops everything.
+# Extra arguments go to `mesh run` (e.g. --profile dev).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/bootstrap.sh"
 cd "$root"
-exec "$root/.venv/bin/mesh" run starter_app "$@"
+mesh="$root/.venv/bin/mesh"
+"$mesh" run starter_app starter_app.calculator "$@" &
+agents=$!
+trap 'kill -TERM "$agents" 2>/dev/null || true; wait "$agents" 2>/dev/null || true' INT TERM
+for _ in $(seq 1 60); do
+  if answer=$("$mesh" call sum_of_squares '{"a": 3, "b": 4}' 2>/dev/null); then
+    echo "cross-agent call: calculator.sum_of_squares(a=3, b=4) -> starter.add(9, 16) = $answer"
+    echo "try it yourself: .venv/bin/mesh list; .venv/bin/mesh call sum_of_squares '{\"a\": 5, \"b\": 12}'"
+    break
+  fi
+  sleep 0.5
+done
+wait "$agents"

@@ -1,11 +1,18 @@
-"""The starter agent: greetings and a little arithmetic, served over MCP.
+"""The starter app: two agents. This one greets people and adds numbers; `starter_app.calculator` is a
+second agent whose tool calls this one's `add` through the mesh.
 
-Run it with `mesh run starter_app` (add `--profile dev` for the dev profile).
+Run one with `mesh run starter_app`, or both with `mesh run starter_app starter_app.calculator`.
 """
 
 from mesh_framework import mesh_agent
 
 
-@mesh_agent(name="starter", version="0.1.0", description="Greets people and adds numbers", port=8080)
+@mesh_agent(
+    name="starter",
+    version="0.1.0",
+    description="Greets people and adds numbers",
+    port=8080,
+    exclude=["starter_app.calculator"],
+)
 class StarterAgent:
-    """The application class: its package (`starter_app`) is what the scan imports."""
+    """The application class: its package (`starter_app`) is what the scan imports, less the calculator."""

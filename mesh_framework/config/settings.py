@@ -77,6 +77,10 @@ class RegistrySettings(BaseModel):
     model_config = _Section
 
     url: str | None = Field(None, description="MCP Mesh registry URL; none runs the embedded registry")
+    enabled: bool = Field(True, description="Join a mesh at all (false: serve tools alone)")
+    embedded_port: Annotated[int, Field(ge=0, le=65535)] = Field(
+        8000, description="Port of the embedded registry used (or started) when no url is set"
+    )
     heartbeat_interval: Annotated[float, Field(gt=0)] = 5.0
     timeout: Annotated[float, Field(gt=0)] = 10.0
     token: SecretStr | None = None

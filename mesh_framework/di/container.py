@@ -14,6 +14,7 @@ from dependency_injector import containers, providers
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
+from ..mesh.runtime import MeshRuntime
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 from ..protocol.request_state import RequestStateSigner
@@ -79,6 +80,7 @@ class MeshContainer(containers.DeclarativeContainer):
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     mcp_endpoint = providers.ThreadSafeSingleton(build_endpoint, settings=settings, registry=tools)
+    mesh_runtime = providers.ThreadSafeSingleton(MeshRuntime, settings=settings, tools=tools, factory=proxy_factory)
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app, settings=settings, endpoint=mcp_endpoint, state=agent_state, lifespan=lifespan
     )

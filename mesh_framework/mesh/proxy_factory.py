@@ -2,23 +2,97 @@
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import httpx2
+
 from ..config.settings import MeshSettings
 from ..injectables import McpMeshTool
 from ..specs import DependencySpec
+from ..tools.registry import MeshToolWrapperRegistry
+from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
+from .transport import McpTransport
 
 __all__ = ["McpMeshToolProxyFactory"]
 
+ProxyKey = tuple[str, str]  # (endpoint, function name)
+
 
 class McpMeshToolProxyFactory:
-    """Hands out the proxy a dependency slot holds.
+    """Hands out the proxies dependency slots hold, cached by (endpoint, function name).
 
-    Until the mesh runtime reports a provider for a dependency, its slot is unresolved (`None`): a call
-    that needs it answers at once with an error naming the capability, and an optional one receives None.
+    Until the registry names a provider, a slot is unresolved (`None`): a call that needs it answers at
+    once with an error naming the capability, and an optional one receives None. All remote proxies share
+    one pooled HTTP client (keep-alive, TCP_NODELAY), created on first use. A dependency this agent serves
+    itself is called in process.
     """
 
     def __init__(self, settings: MeshSettings) -> None:
         self.settings = settings
+        self.down = DownEndpoints(ttl=2 * settings.registry.heartbeat_interval)
+        self.on_unreachable: Callable[[str], None] = lambda _endpoint: None
+        self.local_registry: MeshToolWrapperRegistry | None = None
+        self.local_endpoint = ""
+        self._proxies: dict[ProxyKey, McpMeshTool] = {}
+        self._http: httpx2.AsyncClient | None = None
+        self._transport: McpTransport | None = None
 
     def initial_proxy(self, dependency: DependencySpec) -> McpMeshTool | None:
         """The proxy a slot starts with, before any registry answer: unresolved."""
         return None
+
+    @property
+    def http(self) -> httpx2.AsyncClient:
+        """The process's one pooled HTTP client (proxies and the heartbeat share it)."""
+        if self._http is None:
+            nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+            limits = httpx2.Limits(max_connections=256, max_keepalive_connections=64, keepalive_expiry=30)
+            self._http = httpx2.AsyncClient(
+                transport=httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits), trust_env=False
+            )
+        return self._http
+
+    @property
+    def transport(self) -> McpTransport:
+        if self._transport is None:
+            agent = self.settings.agent
+            self._transport = McpTransport(self.http, client_name=agent.name, client_version=agent.version,
+                                           timeout=self.settings.tools.timeout)
+        return self._transport
+
+    def proxy_for(self, capability: str, provider: Provider, alternates: Sequence[Provider] = ()) -> McpMeshTool:
+        """The proxy calling `provider` (cached); alternates are refreshed on the cached proxy."""
+        key = (provider.endpoint, provider.function_name)
+        proxy = self._proxies.get(key)
+        if isinstance(proxy, McpMeshToolProxy):
+            proxy.alternates = tuple(alternates)
+            return proxy
+        if proxy is not None:
+            return proxy
+        if self.local_registry is not None and provider.agent_id == self.settings.agent.id:
+            proxy = InProcessMcpMeshTool(capability=capability, function_name=provider.function_name,
+                                         registry=self.local_registry, agent_id=provider.agent_id,
+                                         endpoint=provider.endpoint)
+        else:
+            proxy = McpMeshToolProxy(self.transport, capability=capability, provider=provider,
+                                     alternates=alternates, down=self.down, on_unreachable=self.on_unreachable,
+                                     timeout=self.settings.tools.timeout)
+        self._proxies[key] = proxy
+        return proxy
+
+    def invalidate(self, keep: Iterable[ProxyKey]) -> None:
+        """Drop every cached proxy the topology no longer uses."""
+        keep = set(keep)
+        for key in [k for k in self._proxies if k not in keep]:
+            del self._proxies[key]
+
+    def cached(self) -> dict[ProxyKey, Any]:
+        return dict(self._proxies)
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+            self._transport = None

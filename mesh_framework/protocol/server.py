@@ -475,7 +475,11 @@ async def _send_plain(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])],
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})
@@ -488,6 +492,8 @@ async def _send_json(send: Send, status: int, message: dict[str, Any], *, sse: b
     else:
         body = to_json(message)
         headers = _JSON_HEADERS
+    # A length lets the server write head and body at once (no chunked framing).
+    headers = [*headers, (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

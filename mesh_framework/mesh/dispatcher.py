@@ -1,0 +1,45 @@
+"""Turns topology events into proxies in wrapper slots; the MCP tool list itself never changes."""
+
+from __future__ import annotations
+
+import logging
+
+from ..tools.registry import MeshToolWrapperRegistry
+from .proxy_factory import McpMeshToolProxyFactory
+from .topology import Topology, TopologyEvent, diff_topology
+
+__all__ = ["TopologyDispatcher"]
+
+logger = logging.getLogger("mesh_framework.mesh")
+
+
+class TopologyDispatcher:
+    """Holds the current topology; `apply(new)` diffs, swaps the changed slots and drops unused proxies."""
+
+    def __init__(self, tools: MeshToolWrapperRegistry, factory: McpMeshToolProxyFactory) -> None:
+        self.tools = tools
+        self.factory = factory
+        self.topology = Topology()
+
+    def apply(self, topology: Topology) -> list[TopologyEvent]:
+        events = diff_topology(self.topology, topology)
+        for event in events:
+            self.dispatch(event)
+        self.topology = topology
+        in_use = [(r.provider.endpoint, r.provider.function_name)
+                  for r in topology.dependencies.values() if r is not None]
+        self.factory.invalidate(in_use)
+        return events
+
+    def dispatch(self, event: TopologyEvent) -> None:
+        if event.kind in ("dependency_available", "dependency_changed") and event.resolution is not None:
+            resolution = event.resolution
+            proxy = self.factory.proxy_for(resolution.capability, resolution.provider, resolution.alternates)
+            self.tools.update_dependency(event.key, proxy)
+            logger.info("%s: %s -> %s at %s", event.key, resolution.capability, resolution.provider.agent_id,
+                        resolution.provider.endpoint)
+        elif event.kind == "dependency_unavailable":
+            self.tools.update_dependency(event.key, None)
+            logger.info("%s: no provider any more", event.key)
+        else:
+            logger.debug("%s for %s", event.kind, event.key)

@@ -1,0 +1,42 @@
+"""The embedded registry as an agent uses it when no registry URL is set.
+
+The agent looks for a registry on 127.0.0.1 at `registry.embedded_port`: if one answers there (another
+agent started it, or `mesh registry` runs), it joins it; otherwise it starts one in its own process.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx2
+
+__all__ = ["ensure_embedded_registry"]
+
+logger = logging.getLogger("mesh_framework.mesh")
+
+
+async def _answers(http: httpx2.AsyncClient, url: str) -> bool:
+    try:
+        response = await http.get(url + "/health", timeout=0.5)
+    except httpx2.HTTPError:
+        return False
+    return response.status_code == 200
+
+
+async def ensure_embedded_registry(http: httpx2.AsyncClient, port: int) -> tuple[str, Any]:
+    """The registry URL to join, and the registry this process started (None if it joined one)."""
+    from ..registry import start_registry
+
+    url = f"http://127.0.0.1:{port}"
+    if port and await _answers(http, url):
+        logger.info("joining the registry already running at %s", url)
+        return url, None
+    try:
+        registry = await start_registry("127.0.0.1", port)
+    except OSError as exc:
+        logger.warning("cannot start the embedded registry on port %d (%s); will keep trying %s", port,
+                       exc.strerror or exc, url)
+        return url, None
+    logger.info("started the embedded registry at %s", registry.url)
+    return registry.url, registry

@@ -1,0 +1,139 @@
+"""The heartbeat to an MCP Mesh registry: one full POST, then HEAD every interval, POST again on 202/410.
+
+When the registry is unreachable the agent keeps serving with the topology it has and retries with a
+backoff capped at the interval, so it re-registers within one interval of the registry's return. Nothing
+here is on a tool call's path: calls only read the slots the answers fill.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+
+__all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
+
+logger = logging.getLogger("mesh_framework.mesh")
+
+
+class RegistryError(Exception):
+    """The registry could not be reached, or answered something unusable."""
+
+
+class RegistryClient:
+    """The three registry calls an agent makes."""
+
+    def __init__(self, http: httpx2.AsyncClient, url: str, timeout: float) -> None:
+        self.http = http
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+
+    async def register(self, payload: dict[str, Any]) -> dict[str, Any]:
+        response = await self._send("POST", "/heartbeat", json=payload)
+        try:
+            answer = response.json()
+        except ValueError:
+            raise RegistryError(f"registry answered POST /heartbeat with non-JSON (HTTP {response.status_code})")
+        if response.status_code >= 400 or not isinstance(answer, dict) or answer.get("status") == "error":
+            message = answer.get("message") if isinstance(answer, dict) else answer
+            raise RegistryError(f"registry refused the registration (HTTP {response.status_code}): {message}")
+        return answer
+
+    async def check(self, agent_id: str) -> int:
+        return (await self._send("HEAD", f"/heartbeat/{agent_id}")).status_code
+
+    async def unregister(self, agent_id: str) -> None:
+        await self._send("DELETE", f"/agents/{agent_id}")
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
+        try:
+            return await self.http.request(method, self.url + path, timeout=self.timeout, **kwargs)
+        except httpx2.HTTPError as exc:
+            raise RegistryError(f"registry {self.url} unreachable ({type(exc).__name__}: {exc})") from None
+
+
+class Heartbeat:
+    """Keeps the agent registered; hands every registry answer to `on_answer`."""
+
+    def __init__(self, client: RegistryClient, payload: dict[str, Any], *, interval: float,
+                 on_answer: Callable[[dict[str, Any]], None], min_wake_gap: float = 0.2) -> None:
+        self.client = client
+        self.payload = payload
+        self.agent_id = str(payload["agent_id"])
+        self.interval = interval
+        self.on_answer = on_answer
+        self.min_wake_gap = min_wake_gap
+        self.registered = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._needs_post = True
+        self._last_wake = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"heartbeat {self.agent_id}")
+
+    def wake(self) -> None:
+        """Ask for a full heartbeat now (rate-limited): the topology may have changed."""
+        now = time.monotonic()
+        if now - self._last_wake >= self.min_wake_gap:
+            self._last_wake = now
+            self._needs_post = True
+            self._wake.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+        except TimeoutError:
+            pass
+        self._wake.clear()
+
+    async def _run(self) -> None:
+        failures = 0
+        while True:
+            try:
+                if self._needs_post:
+                    self._needs_post = False
+                    answer = await self.client.register(self.payload)
+                    if failures:
+                        logger.info("registry %s is back: agent %s registered again", self.client.url,
+                                    self.agent_id)
+                    failures = 0
+                    self.registered.set()
+                    self.on_answer(answer)
+                else:
+                    status = await self.client.check(self.agent_id)
+                    if status in (202, 410):
+                        self._needs_post = True
+                        continue
+                    if status != 200:
+                        raise RegistryError(f"registry answered HEAD /heartbeat with HTTP {status}")
+                    failures = 0
+            except RegistryError as exc:
+                failures += 1
+                self._needs_post = True
+                delay = min(self.interval, 0.25 * 2 ** min(failures - 1, 8))
+                if failures == 1 or failures % 20 == 0:
+                    logger.warning("heartbeat failed (%s); serving with the last known topology, retrying", exc)
+                await self._sleep(delay)
+                continue
+            except Exception:
+                logger.exception("heartbeat answer could not be applied")
+            await self._sleep(self.interval)
+
+    async def stop(self, *, unregister: bool = True) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+        if unregister:
+            try:
+                await self.client.unregister(self.agent_id)
+            except RegistryError as exc:
+                logger.warning("could not unregister %s: %s", self.agent_id, exc)

@@ -1,0 +1,150 @@
+"""`McpMeshTool` implementations: a remote tool over HTTP, and a tool of this same agent called in process."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ToolExecutionError
+from ..injectables import McpMeshTool
+from ..tools.registry import MeshToolWrapperRegistry
+from .transport import McpTransport, ProviderUnreachable, RemoteError
+
+__all__ = ["DownEndpoints", "InProcessMcpMeshTool", "McpMeshToolProxy", "Provider", "unwrap_result"]
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One agent serving a capability: where to call and which tool."""
+
+    agent_id: str
+    endpoint: str  # http://host:port (the MCP endpoint is endpoint + "/mcp")
+    function_name: str
+
+    @property
+    def url(self) -> str:
+        return self.endpoint.rstrip("/") + "/mcp"
+
+
+def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str) -> Any:
+    """A `CallToolResult` as a Python value, the way MCP Mesh unwraps it.
+
+    `isError` raises ToolExecutionError; `structuredContent` wins (a lone `result` key is the wrapper of
+    a non-object value); otherwise one text block is returned as a string and several blocks as a list.
+    """
+    if result.get("isError"):
+        texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
+        raise ToolExecutionError("; ".join(t for t in texts if t) or "the tool reported an error", tool=tool,
+                                 agent=agent)
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict):
+        return structured["result"] if structured.keys() == {"result"} else structured
+    content = result.get("content") or []
+    if len(content) == 1 and content[0].get("type") == "text":
+        return content[0].get("text", "")
+    return list(content) if content else None
+
+
+class DownEndpoints:
+    """Endpoints this agent saw refuse a connection, remembered for a while (no registry round trip)."""
+
+    def __init__(self, ttl: float) -> None:
+        self.ttl = ttl
+        self._until: dict[str, float] = {}
+
+    def mark(self, endpoint: str) -> None:
+        self._until[endpoint] = time.monotonic() + self.ttl
+
+    def is_down(self, endpoint: str) -> bool:
+        until = self._until.get(endpoint)
+        if until is None:
+            return False
+        if until < time.monotonic():
+            del self._until[endpoint]
+            return False
+        return True
+
+
+class McpMeshToolProxy(McpMeshTool):
+    """Calls a tool of another agent. Alternates (other providers the registry named) are tried once when
+    the chosen provider refuses the connection before the request is sent; a request that may have reached
+    a provider is never repeated, since tools need not be idempotent.
+    """
+
+    def __init__(
+        self,
+        transport: McpTransport,
+        *,
+        capability: str,
+        provider: Provider,
+        alternates: Sequence[Provider] = (),
+        down: DownEndpoints,
+        on_unreachable: Callable[[str], None] = lambda _endpoint: None,
+        timeout: float | None = None,
+    ) -> None:
+        self.transport = transport
+        self.capability = capability
+        self.provider = provider
+        self.alternates = tuple(alternates)
+        self.function_name = provider.function_name
+        self.endpoint = provider.endpoint
+        self.agent_id = provider.agent_id
+        self.timeout = timeout
+        self._down = down
+        self._on_unreachable = on_unreachable
+
+    def _candidates(self) -> list[Provider]:
+        everyone = [self.provider, *self.alternates]
+        up = [p for p in everyone if not self._down.is_down(p.endpoint)]
+        return up or everyone
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        params = {"name": name, "arguments": dict(arguments or {})}
+        candidates = self._candidates()
+        for attempt, provider in enumerate(candidates[:2]):
+            # Another provider's tool may carry another function name for the same capability.
+            tool = provider.function_name if name == self.function_name else name
+            params["name"] = tool
+            try:
+                result = await self.transport.request(provider.url, "tools/call", params, timeout=self.timeout)
+            except ProviderUnreachable as exc:
+                self._down.mark(provider.endpoint)
+                self._on_unreachable(provider.endpoint)
+                if attempt == 0 and len(candidates) > 1:
+                    continue
+                raise ToolExecutionError(f"{exc}; no other provider of '{self.capability}' is known",
+                                         tool=tool, agent=provider.agent_id) from None
+            except RemoteError as exc:
+                raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
+            return unwrap_result(result, tool=tool, agent=provider.agent_id)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        try:
+            result = await self.transport.request(self.provider.url, "tools/list", timeout=self.timeout)
+        except (ProviderUnreachable, RemoteError) as exc:
+            raise ToolExecutionError(str(exc), tool="tools/list", agent=self.agent_id) from None
+        return list(result.get("tools") or [])
+
+
+class InProcessMcpMeshTool(McpMeshTool):
+    """A dependency served by this same agent: called through its wrapper, without HTTP."""
+
+    def __init__(self, *, capability: str, function_name: str, registry: MeshToolWrapperRegistry,
+                 agent_id: str, endpoint: str) -> None:
+        self.capability = capability
+        self.function_name = function_name
+        self.agent_id = agent_id
+        self.endpoint = endpoint
+        self._registry = registry
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        wrapper = self._registry.get(name)
+        if wrapper is None:
+            raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
+        return unwrap_result(await wrapper.call(arguments), tool=name, agent=self.agent_id)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return [wrapper.descriptor for wrapper in self._registry]

@@ -1,0 +1,58 @@
+"""The agent as MCP Mesh's registry sees it: the `POST /heartbeat` payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config.settings import MeshSettings
+from ..tools.registry import MeshToolWrapperRegistry
+from .topology import ToolSlots
+
+__all__ = ["heartbeat_payload", "tool_slots"]
+
+
+def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, port: int) -> dict[str, Any]:
+    """Agent id, name, runtime, endpoint, namespace and every tool with its dependencies as selectors."""
+    agent = settings.agent
+    namespace = agent.namespace
+    entries = []
+    for wrapper in tools:
+        spec = wrapper.spec
+        entry: dict[str, Any] = {
+            "function_name": wrapper.name,
+            "capability": wrapper.capability,
+            "version": spec.version,
+            "tags": list(spec.tags),
+            "description": wrapper.descriptor["description"],
+            "inputSchema": wrapper.descriptor["inputSchema"],
+            "kwargs": {"function_name": wrapper.name, **spec.kwargs},
+        }
+        if "outputSchema" in wrapper.descriptor:
+            entry["outputSchema"] = wrapper.descriptor["outputSchema"]
+        if spec.dependencies:
+            entry["dependencies"] = [
+                {"namespace": namespace, **d.selector.to_wire()} for d in spec.dependencies
+            ]
+        entries.append(entry)
+    return {
+        "agent_id": agent.id,
+        "name": agent.name,
+        "agent_type": "mcp_agent",
+        "runtime": "python",
+        "version": agent.version,
+        "description": agent.description[:256],
+        "http_host": agent.host,
+        "http_port": port,
+        "namespace": namespace,
+        "status": "healthy",
+        "tools": entries,
+    }
+
+
+def tool_slots(tools: MeshToolWrapperRegistry) -> dict[str, ToolSlots]:
+    """For reading answers: each tool's function name -> its wrapper key and dependency capabilities."""
+    return {
+        w.name: ToolSlots(w.key, tuple(d.selector.capability for d in w.spec.dependencies))
+        for w in tools
+        if w.spec.dependencies
+    }

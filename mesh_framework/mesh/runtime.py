@@ -1,0 +1,67 @@
+"""`MeshRuntime`: joins the mesh once the agent serves, and keeps its dependency slots current."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..config.settings import MeshSettings
+from ..tools.registry import MeshToolWrapperRegistry
+from .dispatcher import TopologyDispatcher
+from .heartbeat import Heartbeat, RegistryClient
+from .proxy_factory import McpMeshToolProxyFactory
+from .registration import heartbeat_payload, tool_slots
+from .topology import parse_answer
+
+__all__ = ["MeshRuntime"]
+
+logger = logging.getLogger("mesh_framework.mesh")
+
+
+class MeshRuntime:
+    """Heartbeat, topology and proxies of one agent. Started by the app's lifespan, after binding."""
+
+    def __init__(self, settings: MeshSettings, tools: MeshToolWrapperRegistry,
+                 factory: McpMeshToolProxyFactory) -> None:
+        self.settings = settings
+        self.tools = tools
+        self.factory = factory
+        self.dispatcher = TopologyDispatcher(tools, factory)
+        self.heartbeat: Heartbeat | None = None
+        self.registry_url: str | None = None
+        self._embedded: Any = None
+        self._slots = tool_slots(tools)
+
+    async def start(self, port: int) -> None:
+        settings = self.settings
+        if not settings.registry.enabled:
+            return
+        url = settings.registry.url
+        if url is None:
+            from .embedded import ensure_embedded_registry
+
+            url, self._embedded = await ensure_embedded_registry(self.factory.http, settings.registry.embedded_port)
+        self.registry_url = url
+        self.factory.local_registry = self.tools
+        self.factory.local_endpoint = f"http://{settings.agent.host}:{port}"
+        client = RegistryClient(self.factory.http, url, settings.registry.timeout)
+        payload = heartbeat_payload(settings, self.tools, port)
+        self.heartbeat = heartbeat = Heartbeat(client, payload, interval=settings.registry.heartbeat_interval,
+                                               on_answer=self._on_answer)
+        self.factory.on_unreachable = lambda _endpoint: heartbeat.wake()
+        for wrapper in self.tools:
+            wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
+        heartbeat.start()
+        logger.info("joining the mesh at %s as %s", url, settings.agent.id)
+
+    def _on_answer(self, answer: dict[str, Any]) -> None:
+        self.dispatcher.apply(parse_answer(answer, self._slots))
+
+    async def stop(self) -> None:
+        if self.heartbeat is not None:
+            await self.heartbeat.stop(unregister=True)
+            self.heartbeat = None
+        await self.factory.aclose()
+        if self._embedded is not None:
+            await self._embedded.stop()
+            self._embedded = None

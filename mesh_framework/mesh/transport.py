@@ -1,0 +1,168 @@
+"""The stateless MCP client our proxies speak: 2026-07-28 first, negotiating down once when asked.
+
+Per endpoint it remembers what worked. A 2026-07-28 server that answers -32022 (or a draft server's
+-32004/-32001) tells us what it supports: we take the highest version we speak and retry exactly once. A
+server that answers a 400 without a modern error body predates 2026-07-28: we fall back to the
+handshake-era stateless POST (no initialize, both Accept types). Answers may be JSON or an event stream
+(MCP Mesh agents always answer with a stream).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import httpx2
+from pydantic_core import from_json
+
+from ..protocol.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_PROTOCOL_VERSION,
+    MODERN_VERSIONS,
+    NAME_BEARING_METHODS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
+
+__all__ = ["LEGACY", "McpTransport", "ProviderUnreachable", "RemoteError"]
+
+logger = logging.getLogger("mesh_framework.mesh")
+
+LEGACY = "legacy"
+# Codes that mean "speak another version": the final one, and the draft values seen in pre-release servers.
+NEGOTIATION_CODES = {UNSUPPORTED_PROTOCOL_VERSION, -32004, -32001}
+MODERN_CODES = {-32020, -32021, *NEGOTIATION_CODES}
+ACCEPT = "application/json, text/event-stream"
+
+
+class ProviderUnreachable(Exception):
+    """The connection failed before the request was sent: retrying elsewhere is safe."""
+
+    def __init__(self, endpoint: str, reason: str) -> None:
+        super().__init__(f"{endpoint} is unreachable: {reason}")
+        self.endpoint = endpoint
+
+
+class RemoteError(Exception):
+    """The peer answered with a JSON-RPC error, or with something that is not MCP at all."""
+
+    def __init__(self, message: str, *, code: int | None = None, data: Any = None, status: int = 200) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+        self.status = status
+
+
+class McpTransport:
+    """Sends one JSON-RPC request per call over a shared, pooled `httpx2.AsyncClient`."""
+
+    def __init__(self, http: httpx2.AsyncClient, *, client_name: str, client_version: str,
+                 timeout: float | None = 30.0) -> None:
+        self.http = http
+        self.timeout = timeout
+        self._client_info = {"name": client_name, "version": client_version}
+        self._ids = itertools.count(1)
+        self._eras: dict[str, str] = {}  # url -> the version that worked (or LEGACY)
+
+    def era(self, url: str) -> str:
+        return self._eras.get(url, MODERN_VERSIONS[-1])
+
+    async def request(self, url: str, method: str, params: Mapping[str, Any] | None = None, *,
+                      timeout: float | None = None) -> dict[str, Any]:
+        """The `result` of `method` at `url` (the peer's MCP endpoint). Raises RemoteError or ProviderUnreachable."""
+        timeout = self.timeout if timeout is None else timeout
+        era = self.era(url)
+        for attempt in range(2):
+            status, message = await self._post(url, method, params, era, timeout)
+            error = message.get("error") if isinstance(message, dict) else None
+            if error is None and status < 400:
+                result = message.get("result")
+                if not isinstance(result, dict):
+                    raise RemoteError(f"{url} answered {method} without a result object", status=status)
+                self._eras[url] = era
+                return result
+            code = error.get("code") if isinstance(error, dict) else None
+            if era != LEGACY and attempt == 0:
+                next_era = self._negotiate(status, code, error)
+                if next_era is not None:
+                    logger.info("%s: switching from protocol %s to %s", url, era, next_era)
+                    era = next_era
+                    continue
+            text = error.get("message", "error") if isinstance(error, dict) else f"HTTP {status}"
+            raise RemoteError(str(text), code=code, data=error.get("data") if isinstance(error, dict) else None,
+                              status=status)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    @staticmethod
+    def _negotiate(status: int, code: Any, error: Any) -> str | None:
+        """The era to retry in, or None when this error is not about the protocol version."""
+        if code in NEGOTIATION_CODES:
+            data = error.get("data") if isinstance(error, dict) else None
+            supported = data.get("supported") if isinstance(data, dict) else None
+            offered = [v for v in supported or [] if isinstance(v, str)]
+            modern = sorted(v for v in offered if v in MODERN_VERSIONS)
+            if modern:
+                return modern[-1]
+            return LEGACY
+        if status in (400, 404, 406) and code not in MODERN_CODES:
+            return LEGACY  # a server from before 2026-07-28
+        return None
+
+    async def _post(self, url: str, method: str, params: Mapping[str, Any] | None, era: str,
+                    timeout: float | None) -> tuple[int, Any]:
+        body_params = dict(params or {})
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+        if timeout is not None:
+            headers["X-Mesh-Timeout"] = str(int(timeout) if float(timeout).is_integer() else timeout)
+        if era != LEGACY:
+            body_params["_meta"] = {
+                **(body_params.get("_meta") or {}),
+                META_PROTOCOL_VERSION: era,
+                META_CLIENT_CAPABILITIES: {},
+                META_CLIENT_INFO: self._client_info,
+            }
+            headers["MCP-Protocol-Version"] = era
+            headers["Mcp-Method"] = method
+            name_field = NAME_BEARING_METHODS.get(method)
+            if name_field is not None:
+                headers["Mcp-Name"] = str(body_params.get(name_field, ""))
+        request_id = next(self._ids)
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
+        try:
+            response = await self.http.post(url, json=body, headers=headers,
+                                            timeout=None if timeout is None else timeout + 1.0)
+        except httpx2.ConnectError as exc:
+            raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
+        except httpx2.TimeoutException:
+            raise RemoteError(f"{url} did not answer {method} within {timeout}s") from None
+        except httpx2.TransportError as exc:
+            raise RemoteError(f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})") from None
+        return response.status_code, _decode(response, request_id)
+
+
+def _decode(response: httpx2.Response, request_id: int) -> Any:
+    content_type = response.headers.get("content-type", "")
+    try:
+        if content_type.startswith("text/event-stream"):
+            return _from_event_stream(response.text, request_id)
+        return from_json(response.content) if response.content else {}
+    except ValueError:
+        return {}
+
+
+def _from_event_stream(text: str, request_id: int) -> Any:
+    """The JSON-RPC response with our id among the stream's events (notifications are skipped)."""
+    data_lines: list[str] = []
+    for raw_line in [*text.splitlines(), ""]:
+        line = raw_line.rstrip("\r")
+        if line.startswith("data:"):
+            data_lines.append(line[5:].lstrip(" "))
+        elif not line and data_lines:
+            message = from_json("\n".join(data_lines))
+            data_lines = []
+            if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
+                return message
+    return {}
+

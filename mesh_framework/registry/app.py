@@ -1,0 +1,141 @@
+"""`build_registry_app`: the MCP Mesh registry protocol over HTTP, served from a `RegistryStore`.
+
+- POST `/heartbeat`: 200 `{status, message, agent_id, timestamp, dependencies_resolved, llm_tools,
+  llm_providers}`; an invalid payload gets 400 `{status: "error", message, field}` (MCP Mesh: 200).
+- HEAD `/heartbeat/{agent_id}`: 200 unchanged · 202 *this agent's* answer changed · 410 unknown or
+  unhealthy · 503 registry error.
+- DELETE `/agents/{agent_id}`: 204, also for unknown ids.
+- GET `/agents`: `{agents: [...], count, timestamp}` (`agents` is `[]` when empty; MCP Mesh says null).
+- GET/HEAD `/health`: `{service: "mcp-mesh-registry", status, timestamp, uptime_seconds, version}`.
+
+The app's lifespan runs the health sweep every `check_interval` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from importlib import metadata
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .payload import PayloadError
+from .store import RegistryStore
+from .views import agent_view, health_view, timestamp
+
+__all__ = ["MAX_BODY_BYTES", "build_registry_app", "default_check_interval"]
+
+logger = logging.getLogger("mesh_framework.registry")
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+
+
+def default_check_interval(timeout: float) -> float:
+    """MCP Mesh scans every 10 s; a short timeout needs a shorter scan."""
+    return min(timeout / 2, 10.0)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("mesh-framework")
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
+def _error(status_code: int, message: str, field: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"status": "error", "message": message, "timestamp": timestamp()}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status_code)
+
+
+def build_registry_app(
+    store: RegistryStore, *, check_interval: float | None = None, sweep: bool = True
+) -> Starlette:
+    """The registry's ASGI app over `store`; with `sweep`, its lifespan runs `store.sweep()` periodically."""
+    interval = check_interval if check_interval is not None else default_check_interval(store.timeout)
+    if interval <= 0:
+        raise ValueError(f"Registry check interval must be positive, not {interval!r}")
+    version = _version()
+
+    async def heartbeat(request: Request) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
+            return _error(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            return _error(400, f"validation failed: request body is not valid JSON ({exc})", "")
+        try:
+            result = store.heartbeat(body)
+        except PayloadError as exc:
+            return _error(400, f"validation failed: {exc}", exc.field)
+        except Exception:
+            logger.exception("heartbeat failed")
+            return _error(500, "registry error while processing the heartbeat")
+        message = "Agent registered via heartbeat" if result.created else "Agent updated via heartbeat"
+        return JSONResponse(
+            {
+                "status": "success",
+                "message": message,
+                "agent_id": result.registration.agent_id,
+                "timestamp": timestamp(),
+                **result.answer,
+            }
+        )
+
+    async def heartbeat_head(request: Request) -> Response:
+        try:
+            return Response(status_code=store.head(request.path_params["agent_id"]))
+        except Exception:
+            logger.exception("heartbeat check failed")
+            return Response(status_code=503)
+
+    async def unregister(request: Request) -> Response:
+        store.delete(request.path_params["agent_id"])
+        return Response(status_code=204)
+
+    async def agents(request: Request) -> Response:
+        views = [agent_view(state) for state in store.agents()]
+        return JSONResponse({"agents": views, "count": len(views), "timestamp": timestamp()})
+
+    async def health(request: Request) -> Response:
+        return JSONResponse(health_view(store.uptime, version))
+
+    async def sweeper() -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                store.sweep()
+            except Exception:
+                logger.exception("registry health sweep failed")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(sweeper(), name="registry-sweep") if sweep else None
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    routes = [
+        Route("/heartbeat", heartbeat, methods=["POST"]),
+        Route("/heartbeat/{agent_id}", heartbeat_head, methods=["HEAD"]),
+        Route("/agents/{agent_id}", unregister, methods=["DELETE"]),
+        Route("/agents", agents, methods=["GET"]),
+        Route("/health", health, methods=["GET", "HEAD"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.store = store
+    return app

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Install the real MCP Mesh system (used by the interop tests in tests/interop/) into
+# git-ignored folders under <repo>/.tools/:
+#
+#   .tools/mcpmesh          npm @mcpmesh/cli-linux-x64@3.7.1: bin/mcp-mesh-registry, bin/meshctl
+#   .tools/mcp-mesh-venv    its own venv with PyPI mcp-mesh==3.8.0 (it pins mcp 1.x, which
+#                           clashes with this project's mcp 2.x, hence a separate venv)
+#
+# Idempotent and fast: each folder gets a stamp file recording what was installed; when the
+# stamp matches and the expected entry points exist, neither npm nor pip is run.
+#
+# Usage: scripts/install-mcp-mesh.sh [--force]
+#   --force  (or FORCE=1) reinstall everything.
+#
+# Prints one line per tool: "<name> <version> (<cached|installed>) <path>".
+# Exits non-zero with a message on failure.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd -- "${SCRIPT_DIR}/.." && pwd)"
+TOOLS_DIR="${REPO_ROOT}/.tools"
+
+CLI_PKG="@mcpmesh/cli-linux-x64"
+CLI_VERSION="3.7.1"
+CLI_SPEC="${CLI_PKG}@${CLI_VERSION}"
+PY_PKG="mcp-mesh"
+PY_VERSION="3.8.0"
+PY_SPEC="${PY_PKG}==${PY_VERSION}"
+PYTHON="${PYTHON:-python3}"
+
+STAMP_NAME=".install-stamp"
+FORCE="${FORCE:-0}"
+
+die() {
+    echo "install-mcp-mesh: ERROR: $*" >&2
+    exit 1
+}
+
+for arg in "$@"; do
+    case "${arg}" in
+        --force) FORCE=1 ;;
+        -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument: ${arg} (try --help)" ;;
+    esac
+done
+
+# stamp_ok <dir> <expected stamp text> <entry>...: true when the stamp matches and all entries exist.
+stamp_ok() {
+    local dir="$1" want="$2"
+    shift 2
+    [[ "${FORCE}" != "1" && -f "${dir}/${STAMP_NAME}" ]] || return 1
+    [[ "$(cat "${dir}/${STAMP_NAME}")" == "${want}" ]] || return 1
+    local entry
+    for entry in "$@"; do
+        [[ -e "${dir}/${entry}" ]] || return 1
+    done
+}
+
+# clean_dir <dir>: remove and recreate a folder under .tools/ (refuses anything else).
+clean_dir() {
+    local dir="$1"
+    [[ "${dir}" == "${TOOLS_DIR}/"?* ]] || die "refusing to clean unexpected path ${dir}"
+    rm -rf -- "${dir}"
+}
+
+mkdir -p -- "${TOOLS_DIR}"
+
+# --- npm: registry + meshctl binaries ---------------------------------------------------------
+CLI_DIR="${TOOLS_DIR}/mcpmesh"
+CLI_BIN_REL="node_modules/${CLI_PKG}/bin"
+REGISTRY_BIN="${CLI_DIR}/${CLI_BIN_REL}/mcp-mesh-registry"
+MESHCTL_BIN="${CLI_DIR}/${CLI_BIN_REL}/meshctl"
+
+if stamp_ok "${CLI_DIR}" "${CLI_SPEC}" "${CLI_BIN_REL}/mcp-mesh-registry" "${CLI_BIN_REL}/meshctl"; then
+    cli_state="cached"
+else
+    command -v npm >/dev/null 2>&1 || die "npm not found on PATH; it is needed to install ${CLI_SPEC}"
+    clean_dir "${CLI_DIR}"
+    mkdir -p -- "${CLI_DIR}"
+    log="${TOOLS_DIR}/.npm-mcpmesh.log"
+    if ! npm install --prefix "${CLI_DIR}" --no-audit --no-fund --loglevel=error "${CLI_SPEC}" >"${log}" 2>&1; then
+        cat "${log}" >&2
+        die "npm install ${CLI_SPEC} into ${CLI_DIR} failed (log: ${log})"
+    fi
+    rm -f -- "${log}"
+    for bin in "${REGISTRY_BIN}" "${MESHCTL_BIN}"; do
+        [[ -f "${bin}" ]] || die "${CLI_SPEC} installed but ${bin} is missing"
+    done
+    cli_state="installed"
+fi
+# npm does not always keep the exec bit on files it does not link as "bin": make sure.
+chmod +x -- "${REGISTRY_BIN}" "${MESHCTL_BIN}" || die "cannot chmod +x the binaries in ${CLI_DIR}/${CLI_BIN_REL}"
+if [[ "${cli_state}" == "installed" ]]; then
+    "${MESHCTL_BIN}" --help >/dev/null 2>&1 || die "${MESHCTL_BIN} --help failed (does the binary run here?)"
+    printf '%s\n' "${CLI_SPEC}" >"${CLI_DIR}/${STAMP_NAME}"
+fi
+printf '%-18s %s (%s) %s\n' mcp-mesh-registry "${CLI_VERSION}" "${cli_state}" "${REGISTRY_BIN}"
+printf '%-18s %s (%s) %s\n' meshctl "${CLI_VERSION}" "${cli_state}" "${MESHCTL_BIN}"
+
+# --- PyPI: mcp-mesh in its own venv -------------------------------------------------------------
+VENV_DIR="${TOOLS_DIR}/mcp-mesh-venv"
+VENV_PY="${VENV_DIR}/bin/python"
+PY_STAMP="${PY_SPEC} $("${PYTHON}" -c 'import sys; print("py%d.%d" % sys.version_info[:2])' 2>/dev/null || echo unknown)"
+
+if stamp_ok "${VENV_DIR}" "${PY_STAMP}" bin/python; then
+    py_state="cached"
+else
+    command -v "${PYTHON}" >/dev/null 2>&1 || die "${PYTHON} not found on PATH; it is needed for the mcp-mesh venv"
+    clean_dir "${VENV_DIR}"
+    "${PYTHON}" -m venv "${VENV_DIR}" || die "'${PYTHON} -m venv ${VENV_DIR}' failed"
+    log="${TOOLS_DIR}/.pip-mcp-mesh.log"
+    # The machine-wide pip config (if any, e.g. a PIP_CONSTRAINT / global constraint file) applies
+    # here as well; it only caps unrelated packages, so mcp-mesh's own pins are left to resolve.
+    if ! "${VENV_PY}" -m pip install --quiet --disable-pip-version-check "${PY_SPEC}" >"${log}" 2>&1; then
+        cat "${log}" >&2
+        die "pip install ${PY_SPEC} into ${VENV_DIR} failed (log: ${log})"
+    fi
+    rm -f -- "${log}"
+    "${VENV_PY}" -c 'import mesh' >/dev/null 2>&1 || die "${PY_SPEC} installed but 'import mesh' fails in ${VENV_DIR}"
+    printf '%s\n' "${PY_STAMP}" >"${VENV_DIR}/${STAMP_NAME}"
+    py_state="installed"
+fi
+py_version="$(sed -n 's/^Version: //p' "${VENV_DIR}"/lib/python*/site-packages/mcp_mesh-*.dist-info/METADATA 2>/dev/null | head -n 1)"
+[[ "${py_version}" == "${PY_VERSION}" ]] || die "${VENV_DIR}: expected ${PY_PKG} ${PY_VERSION}, found '${py_version}' (try --force)"
+printf '%-18s %s (%s) %s\n' mcp-mesh "${py_version}" "${py_state}" "${VENV_PY}"
