@@ -1,10 +1,10 @@
 """The `mesh` command: run agents, run a registry, inspect settings, list and call tools of the mesh.
 
-    mesh run APP [APP ...]     one agent, or several (with an embedded registry) in local processes
-    mesh config APP            every resolved setting with its origin
-    mesh registry              the embedded registry, standalone
-    mesh list                  the agents a registry knows
-    mesh call TOOL [JSON]      call a tool of the mesh through the registry
+mesh run APP [APP ...]     one agent, or several (with an embedded registry) in local processes
+mesh config APP            every resolved setting with its origin
+mesh registry              the embedded registry, standalone
+mesh list                  the agents a registry knows
+mesh call TOOL [JSON]      call a tool of the mesh through the registry
 """
 
 from __future__ import annotations
@@ -23,10 +23,18 @@ DEFAULT_REGISTRY_PORT = 8000
 
 
 def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
-    parser.add_argument("apps" if many else "app", nargs="*" if many else "?",
-                        help="module(s) holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)")
-    parser.add_argument("--profile", action="append", default=None, metavar="NAME",
-                        help="activate a profile (repeat, or comma-separate); overrides MESH_PROFILES_ACTIVE")
+    parser.add_argument(
+        "apps" if many else "app",
+        nargs="*" if many else "?",
+        help="module(s) holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="activate a profile (repeat, or comma-separate); overrides MESH_PROFILES_ACTIVE",
+    )
     parser.add_argument("--config", metavar="PATH", help="folder (or file) holding application.yaml")
     parser.add_argument("--port", type=int, help="port to listen on (0 picks a free one)")
     parser.add_argument("--host", help="address to bind")
@@ -36,8 +44,10 @@ def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
 
 
 def _registry_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--registry-url", help="registry URL (default: $MCP_MESH_REGISTRY_URL, else the "
-                        "embedded registry's port on 127.0.0.1)")
+    parser.add_argument(
+        "--registry-url",
+        help="registry URL (default: $MCP_MESH_REGISTRY_URL, else the embedded registry's port on 127.0.0.1)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,15 +55,22 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="start one agent, or several with an embedded registry")
     _app_options(run, many=True)
-    run.add_argument("--registry-port", type=int, default=None,
-                     help=f"port of the registry started for several agents (default {DEFAULT_REGISTRY_PORT})")
-    _app_options(commands.add_parser("config", help="print every resolved setting with its origin"), many=False)
+    run.add_argument(
+        "--registry-port",
+        type=int,
+        default=None,
+        help=f"port of the registry started for several agents (default {DEFAULT_REGISTRY_PORT})",
+    )
+    _app_options(
+        commands.add_parser("config", help="print every resolved setting with its origin"), many=False
+    )
     registry = commands.add_parser("registry", help="run the embedded registry standalone")
     registry.add_argument("--host", default="127.0.0.1")
     registry.add_argument("--port", type=int, default=DEFAULT_REGISTRY_PORT)
     registry.add_argument("--db", default=None, metavar="FILE", help="SQLite file (default: in memory)")
-    registry.add_argument("--timeout", type=float, default=20.0,
-                          help="seconds without heartbeat before an agent is unhealthy")
+    registry.add_argument(
+        "--timeout", type=float, default=20.0, help="seconds without heartbeat before an agent is unhealthy"
+    )
     listing = commands.add_parser("list", help="list the agents the registry knows")
     _registry_option(listing)
     call = commands.add_parser("call", help="call a tool of the mesh")
@@ -108,15 +125,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         apps = args.apps if args.command == "run" else [args.app] if args.app else []
         apps = apps or ([os.environ["MESH_APP"]] if os.environ.get("MESH_APP") else [])
         if not apps:
-            print(f"mesh: name the application module, e.g. `mesh {args.command} starter_app` (or set MESH_APP)",
-                  file=sys.stderr)
+            print(
+                f"mesh: name the application module, e.g. `mesh {args.command} starter_app` (or MESH_APP)",
+                file=sys.stderr,
+            )
             return 2
         if len(apps) > 1:
             return _run_many(apps, args)
         return _run_one(apps[0], args)
     except MeshError as exc:
-        print(f"mesh: cannot {args.command} {' '.join(getattr(args, 'apps', None) or [args.app or ''])}. {exc}",
-              file=sys.stderr)
+        print(
+            f"mesh: cannot {args.command} {' '.join(getattr(args, 'apps', None) or [args.app or ''])}. {exc}",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         return 0
@@ -126,7 +147,9 @@ def _run_one(app_name: str, args: argparse.Namespace) -> int:
     from .app import MeshApplication
     from .logs import configure_logging
 
-    app = MeshApplication.load(app_name, cli=_cli_settings(args), profiles=_profiles(args), config=args.config)
+    app = MeshApplication.load(
+        app_name, cli=_cli_settings(args), profiles=_profiles(args), config=args.config
+    )
     if args.command == "config":
         _print_config(app)
         return 0
@@ -139,8 +162,10 @@ def _run_many(apps: list[str], args: argparse.Namespace) -> int:
     from .launcher import run_agents
 
     if args.port is not None or args.name is not None:
-        print("mesh: --port and --name apply to one agent; several agents each take a free port",
-              file=sys.stderr)
+        print(
+            "mesh: --port and --name apply to one agent; several agents each take a free port",
+            file=sys.stderr,
+        )
         return 2
     forwarded: list[str] = []
     for profile in args.profile or []:
@@ -173,14 +198,19 @@ async def _agents(url: str) -> list[dict[str, Any]]:
         async with httpx2.AsyncClient(trust_env=False) as http:
             response = await http.get(url.rstrip("/") + "/agents", timeout=5)
     except httpx2.HTTPError as exc:
-        raise MeshError(f"the registry at {url} is unreachable ({type(exc).__name__}); start agents with "
-                        "`mesh run`, or pass --registry-url") from None
+        raise MeshError(
+            f"the registry at {url} is unreachable ({type(exc).__name__}); start agents with "
+            "`mesh run`, or pass --registry-url"
+        ) from None
     return list(response.json().get("agents") or [])
 
 
 def _tool_names(agent: dict[str, Any]) -> list[str]:
-    return [t.get("function_name") or t.get("name") or "" for t in agent.get("tools") or agent.get("capabilities")
-            or [] if isinstance(t, dict)]
+    return [
+        t.get("function_name") or t.get("name") or ""
+        for t in agent.get("tools") or agent.get("capabilities") or []
+        if isinstance(t, dict)
+    ]
 
 
 async def _list(url: str) -> int:
@@ -189,8 +219,10 @@ async def _list(url: str) -> int:
         print(f"no agents registered at {url}")
         return 0
     for agent in agents:
-        print(f"{agent.get('name', '?'):<16} {agent.get('id') or agent.get('agent_id', '?'):<28} "
-              f"{agent.get('status', '?'):<10} {agent.get('endpoint', '?'):<28} {', '.join(_tool_names(agent))}")
+        print(
+            f"{agent.get('name', '?'):<16} {agent.get('id') or agent.get('agent_id', '?'):<28} "
+            f"{agent.get('status', '?'):<10} {agent.get('endpoint', '?'):<28} {', '.join(_tool_names(agent))}"
+        )
     return 0
 
 
@@ -218,7 +250,9 @@ async def _call(args: argparse.Namespace) -> int:
     async with httpx2.AsyncClient(trust_env=False) as http:
         transport = McpTransport(http, client_name="mesh-cli", client_version="1")
         try:
-            result = await transport.request(endpoint, "tools/call", {"name": args.tool, "arguments": arguments})
+            result = await transport.request(
+                endpoint, "tools/call", {"name": args.tool, "arguments": arguments}
+            )
             value = unwrap_result(result, tool=args.tool, agent=str(serving[0].get("name")))
         except (ProviderUnreachable, RemoteError, ToolExecutionError) as exc:
             print(f"mesh: call failed: {exc}", file=sys.stderr)

@@ -27,8 +27,13 @@ async def _pump(name: str, stream: asyncio.StreamReader, width: int) -> None:
         sys.stderr.flush()
 
 
-async def run_agents(apps: Sequence[str], extra_args: Sequence[str], *, registry_port: int = 0,
-                     external_registry: str | None = None) -> int:
+async def run_agents(
+    apps: Sequence[str],
+    extra_args: Sequence[str],
+    *,
+    registry_port: int = 0,
+    external_registry: str | None = None,
+) -> int:
     """Start the embedded registry in this process (unless `external_registry` is given) and each app in a
     child process; wait for Ctrl-C or for an agent to exit."""
     from .registry import start_registry
@@ -41,8 +46,17 @@ async def run_agents(apps: Sequence[str], extra_args: Sequence[str], *, registry
     pumps: list[asyncio.Task[None]] = []
     for app in apps:
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "mesh_framework.cli", "run", app, "--port", "0", *extra_args,
-            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            sys.executable,
+            "-m",
+            "mesh_framework.cli",
+            "run",
+            app,
+            "--port",
+            "0",
+            *extra_args,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,  # signals reach children only through us, so the stop order holds
         )
         children.append(child)

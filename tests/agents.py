@@ -1,4 +1,4 @@
-"""Start agents as real processes on loopback ephemeral ports, and stop them by PID."""
+"""Start agents and registries as real processes on loopback ephemeral ports, and stop them by PID."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVING = re.compile(r"serving (http://[\d.]+:(\d+))(/\S*)")
+SERVING = re.compile(r"serving (http://[\d.]+:(\d+))(/\S*)?")
 
 
 @dataclass
@@ -27,20 +27,27 @@ class AgentProcess:
     mcp_url: str
     output: list[str] = field(default_factory=list)
 
+    def text(self) -> str:
+        return "".join(self.output)
+
 
 def agent_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A clean environment; agents stay out of any mesh unless `extra` names a registry."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
     env["PYTHONPATH"] = str(ROOT)
-    env.update(extra or {})
+    extra = dict(extra or {})
+    if "MCP_MESH_REGISTRY_URL" not in extra and "MESH_REGISTRY__EMBEDDED_PORT" not in extra:
+        env["MESH_REGISTRY__ENABLED"] = "false"
+    env.update(extra)
     return env
 
 
 @contextmanager
-def run_agent(
-    app: str, *args: str, env: Mapping[str, str] | None = None, timeout: float = 20.0, cwd: Path = ROOT
+def run_mesh(
+    arguments: Sequence[str], *, env: Mapping[str, str] | None = None, timeout: float = 20.0, cwd: Path = ROOT
 ) -> Iterator[AgentProcess]:
-    """`mesh run APP --port 0 ARGS...`; yields once the agent logs that it is serving."""
-    command = [sys.executable, "-m", "mesh_framework.cli", "run", app, "--port", "0", *args]
+    """Any long-running `mesh` command that logs `serving http://HOST:PORT[/path]` once ready."""
+    command = [sys.executable, "-m", "mesh_framework.cli", *arguments]
     process = subprocess.Popen(
         command, cwd=cwd, env=agent_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -51,10 +58,26 @@ def run_agent(
     try:
         match = _wait_for(process, output, lines, SERVING, timeout)
         yield AgentProcess(
-            process, match.group(1), int(match.group(2)), match.group(1) + match.group(3), output
+            process, match.group(1), int(match.group(2)), match.group(1) + (match.group(3) or ""), output
         )
     finally:
         stop(process)
+
+
+@contextmanager
+def run_agent(
+    app: str, *args: str, env: Mapping[str, str] | None = None, timeout: float = 20.0, cwd: Path = ROOT
+) -> Iterator[AgentProcess]:
+    """`mesh run APP --port 0 ARGS...`; yields once the agent logs that it is serving."""
+    with run_mesh(["run", app, "--port", "0", *args], env=env, timeout=timeout, cwd=cwd) as running:
+        yield running
+
+
+@contextmanager
+def run_registry(port: int = 0, *args: str, timeout: float = 20.0) -> Iterator[AgentProcess]:
+    """`mesh registry --port PORT`; yields once it serves (`base_url` is the registry URL)."""
+    with run_mesh(["registry", "--port", str(port), *args], timeout=timeout) as running:
+        yield running
 
 
 def _drain(process: subprocess.Popen[str], output: list[str], lines: queue.Queue[str | None]) -> None:
@@ -83,12 +106,24 @@ def _wait_for(
         match = pattern.search(line)
         if match:
             return match
-    raise AssertionError(f"agent did not start (exit {process.poll()}):\n{''.join(output)}")
+    raise AssertionError(f"process did not start (exit {process.poll()}):\n{''.join(output)}")
 
 
-def stop(process: subprocess.Popen[str], timeout: float = 10.0) -> int:
+def wait_until(predicate: object, timeout: float = 10.0, interval: float = 0.05) -> object:
+    """Poll `predicate()` until it returns something truthy (bounded); returns that value."""
+    deadline = time.monotonic() + timeout
+    last: object = None
+    while time.monotonic() < deadline:
+        last = predicate()  # type: ignore[operator]
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s (last value: {last!r})")
+
+
+def stop(process: subprocess.Popen[str], timeout: float = 10.0, sig: int = signal.SIGTERM) -> int:
     if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(sig)
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -10,7 +10,7 @@ from mesh_framework import MeshSettings, MeshToolWrapperRegistry
 from mesh_framework.mesh.dispatcher import TopologyDispatcher
 from mesh_framework.mesh.proxy import InProcessMcpMeshTool, McpMeshToolProxy, Provider
 from mesh_framework.mesh.proxy_factory import McpMeshToolProxyFactory
-from mesh_framework.mesh.topology import Resolution, Topology, ToolSlots, diff_topology, parse_answer
+from mesh_framework.mesh.topology import Resolution, ToolSlots, Topology, diff_topology, parse_answer
 from tests.test_wrapper import calc, wrap
 
 INTEROP = Path(__file__).resolve().parents[2] / "shared" / "interop" / "mcp-mesh-3.7"
@@ -18,29 +18,51 @@ SLOTS = {"calc": ToolSlots("tests.calc", ("add", "add"))}
 
 
 def entry(agent: str, port: int, **extra: Any) -> dict[str, Any]:
-    return {"agent_id": agent, "capability": "add", "endpoint": f"http://127.0.0.1:{port}", "function_name": "add",
-            "kwargs": {}, "status": "available", **extra}
+    return {
+        "agent_id": agent,
+        "capability": "add",
+        "endpoint": f"http://127.0.0.1:{port}",
+        "function_name": "add",
+        "kwargs": {},
+        "status": "available",
+        **extra,
+    }
 
 
-UNRESOLVED = {"agent_id": "", "capability": "add", "endpoint": "", "function_name": "", "status": "unresolved"}
+UNRESOLVED = {
+    "agent_id": "",
+    "capability": "add",
+    "endpoint": "",
+    "function_name": "",
+    "status": "unresolved",
+}
 
 
 def test_captured_mcp_mesh_answers_parse() -> None:
     resolved = json.loads((INTEROP / "heartbeat_POST_consumer_response_resolved.json").read_text())
     topology = parse_answer(resolved, {"calc": ToolSlots("app.calc", ("add",))})
-    assert topology.dependencies == {"app.calc:dep_0": Resolution(
-        "add", Provider("adder-6aba7530", "http://127.0.0.1:18081", "add"))}
+    assert topology.dependencies == {
+        "app.calc:dep_0": Resolution("add", Provider("adder-6aba7530", "http://127.0.0.1:18081", "add"))
+    }
     unresolved = json.loads((INTEROP / "heartbeat_POST_consumer_response_unresolved.json").read_text())
-    assert parse_answer(unresolved, {"calc": ToolSlots("app.calc", ("add",))}).dependencies == {"app.calc:dep_0": None}
+    assert parse_answer(unresolved, {"calc": ToolSlots("app.calc", ("add",))}).dependencies == {
+        "app.calc:dep_0": None
+    }
 
 
 def test_diff_events() -> None:
     a = parse_answer({"dependencies_resolved": {"calc": [entry("p1-00000001", 1), UNRESOLVED]}}, SLOTS)
-    b = parse_answer({"dependencies_resolved": {"calc": [entry("p2-00000002", 2), entry("p1-00000001", 1)]}}, SLOTS)
+    b = parse_answer(
+        {"dependencies_resolved": {"calc": [entry("p2-00000002", 2), entry("p1-00000001", 1)]}}, SLOTS
+    )
     c = parse_answer({"dependencies_resolved": {"calc": [UNRESOLVED, entry("p1-00000001", 1)]}}, SLOTS)
-    assert [(e.kind, e.key) for e in diff_topology(Topology(), a)] == [("dependency_available", "tests.calc:dep_0")]
-    assert [(e.kind, e.key) for e in diff_topology(a, b)] == [("dependency_changed", "tests.calc:dep_0"),
-                                                             ("dependency_available", "tests.calc:dep_1")]
+    assert [(e.kind, e.key) for e in diff_topology(Topology(), a)] == [
+        ("dependency_available", "tests.calc:dep_0")
+    ]
+    assert [(e.kind, e.key) for e in diff_topology(a, b)] == [
+        ("dependency_changed", "tests.calc:dep_0"),
+        ("dependency_available", "tests.calc:dep_1"),
+    ]
     assert [(e.kind, e.key) for e in diff_topology(b, c)] == [("dependency_unavailable", "tests.calc:dep_0")]
     assert diff_topology(c, c) == []
 
@@ -59,18 +81,30 @@ def test_dispatcher_fills_slots_caches_and_invalidates_proxies() -> None:
     dispatcher = TopologyDispatcher(registry, factory)
     wrapper = registry.get("calc")
     assert wrapper is not None
-    dispatcher.apply(parse_answer({"dependencies_resolved": {"calc": [entry("p1-00000001", 1),
-                                                                      entry("p1-00000001", 1)]}}, SLOTS))
+    dispatcher.apply(
+        parse_answer(
+            {"dependencies_resolved": {"calc": [entry("p1-00000001", 1), entry("p1-00000001", 1)]}}, SLOTS
+        )
+    )
     first, second = wrapper.slots
     assert isinstance(first, McpMeshToolProxy) and first is second  # cached by (endpoint, function name)
     assert set(factory.cached()) == {("http://127.0.0.1:1", "add")}
     alternates = [{"agent_id": "p2-00000002", "endpoint": "http://127.0.0.1:2", "function_name": "add"}]
-    dispatcher.apply(parse_answer({"dependencies_resolved": {"calc": [entry("p2-00000002", 2),
-                                                                      entry("p1-00000001", 1, alternates=alternates)]}},
-                                  SLOTS))
+    dispatcher.apply(
+        parse_answer(
+            {
+                "dependencies_resolved": {
+                    "calc": [entry("p2-00000002", 2), entry("p1-00000001", 1, alternates=alternates)]
+                }
+            },
+            SLOTS,
+        )
+    )
     assert wrapper.slots[0] is not first and wrapper.slots[1] is first
     assert first.alternates == (Provider("p2-00000002", "http://127.0.0.1:2", "add"),)
-    dispatcher.apply(parse_answer({"dependencies_resolved": {"calc": [entry("p2-00000002", 2), UNRESOLVED]}}, SLOTS))
+    dispatcher.apply(
+        parse_answer({"dependencies_resolved": {"calc": [entry("p2-00000002", 2), UNRESOLVED]}}, SLOTS)
+    )
     assert wrapper.slots[1] is None
     assert set(factory.cached()) == {("http://127.0.0.1:2", "add")}  # the dropped provider's proxy is gone
 

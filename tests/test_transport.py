@@ -1,4 +1,4 @@
-"""The client transport's negotiation paths: modern, -32022 retry, draft codes, legacy fallback, SSE answers."""
+"""The client transport's negotiation: modern, -32022 retry, draft codes, legacy fallback, SSE answers."""
 
 from __future__ import annotations
 
@@ -20,8 +20,15 @@ from mesh_framework.mesh.transport import LEGACY, McpTransport, ProviderUnreacha
 class Peer:
     """A scripted MCP server: records requests, answers per protocol version header."""
 
-    def __init__(self, *, accepts: set[str | None], reject_code: int = -32022, sse: bool = False,
-                 supported: list[str] | None = None, plain_400: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        accepts: set[str | None],
+        reject_code: int = -32022,
+        sse: bool = False,
+        supported: list[str] | None = None,
+        plain_400: bool = False,
+    ) -> None:
         self.accepts = accepts
         self.reject_code = reject_code
         self.sse = sse
@@ -35,18 +42,41 @@ class Peer:
         self.seen.append((version, body))
         if version not in self.accepts:
             if self.plain_400:
-                return JSONResponse({"jsonrpc": "2.0", "id": body["id"],
-                                     "error": {"code": -32600, "message": "Bad Request: Unsupported protocol version"}},
-                                    status_code=400)
-            return JSONResponse({"jsonrpc": "2.0", "id": body["id"], "error": {
-                "code": self.reject_code, "message": "Unsupported protocol version",
-                "data": {"supported": self.supported, "requested": version}}}, status_code=400)
-        message = {"jsonrpc": "2.0", "id": body["id"], "result": {
-            "content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}, "isError": False}}
+                return JSONResponse(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": body["id"],
+                        "error": {"code": -32600, "message": "Bad Request: Unsupported protocol version"},
+                    },
+                    status_code=400,
+                )
+            return JSONResponse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": body["id"],
+                    "error": {
+                        "code": self.reject_code,
+                        "message": "Unsupported protocol version",
+                        "data": {"supported": self.supported, "requested": version},
+                    },
+                },
+                status_code=400,
+            )
+        message = {
+            "jsonrpc": "2.0",
+            "id": body["id"],
+            "result": {
+                "content": [{"type": "text", "text": "5"}],
+                "structuredContent": {"result": 5},
+                "isError": False,
+            },
+        }
         if self.sse:
             notification = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}}
-            text = (f"event: message\r\ndata: {json.dumps(notification)}\r\n\r\n"
-                    f"event: message\r\ndata: {json.dumps(message)}\r\n\r\n")
+            text = (
+                f"event: message\r\ndata: {json.dumps(notification)}\r\n\r\n"
+                f"event: message\r\ndata: {json.dumps(message)}\r\n\r\n"
+            )
             return Response(text, media_type="text/event-stream")
         return JSONResponse(message)
 
@@ -68,7 +98,9 @@ async def test_modern_first_against_our_own_endpoint() -> None:
     asgi = app.build()
     client = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=asgi), base_url="http://127.0.0.1")
     transport = McpTransport(client, client_name="t", client_version="1")
-    result = await transport.request("http://127.0.0.1/mcp", "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+    result = await transport.request(
+        "http://127.0.0.1/mcp", "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}
+    )
     assert result["structuredContent"] == {"result": 3}
     assert result["resultType"] == "complete"  # it really took the 2026-07-28 path
     assert transport.era("http://127.0.0.1/mcp") == "2026-07-28"

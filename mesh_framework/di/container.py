@@ -80,7 +80,9 @@ class MeshContainer(containers.DeclarativeContainer):
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     mcp_endpoint = providers.ThreadSafeSingleton(build_endpoint, settings=settings, registry=tools)
-    mesh_runtime = providers.ThreadSafeSingleton(MeshRuntime, settings=settings, tools=tools, factory=proxy_factory)
+    mesh_runtime = providers.ThreadSafeSingleton(
+        MeshRuntime, settings=settings, tools=tools, factory=proxy_factory
+    )
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app, settings=settings, endpoint=mcp_endpoint, state=agent_state, lifespan=lifespan
     )

@@ -26,8 +26,11 @@ class TopologyDispatcher:
         for event in events:
             self.dispatch(event)
         self.topology = topology
-        in_use = [(r.provider.endpoint, r.provider.function_name)
-                  for r in topology.dependencies.values() if r is not None]
+        in_use = [
+            (r.provider.endpoint, r.provider.function_name)
+            for r in topology.dependencies.values()
+            if r is not None
+        ]
         self.factory.invalidate(in_use)
         return events
 
@@ -36,8 +39,13 @@ class TopologyDispatcher:
             resolution = event.resolution
             proxy = self.factory.proxy_for(resolution.capability, resolution.provider, resolution.alternates)
             self.tools.update_dependency(event.key, proxy)
-            logger.info("%s: %s -> %s at %s", event.key, resolution.capability, resolution.provider.agent_id,
-                        resolution.provider.endpoint)
+            logger.info(
+                "%s: %s -> %s at %s",
+                event.key,
+                resolution.capability,
+                resolution.provider.agent_id,
+                resolution.provider.endpoint,
+            )
         elif event.kind == "dependency_unavailable":
             self.tools.update_dependency(event.key, None)
             logger.info("%s: no provider any more", event.key)

@@ -35,8 +35,12 @@ async def ensure_embedded_registry(http: httpx2.AsyncClient, port: int) -> tuple
     try:
         registry = await start_registry("127.0.0.1", port)
     except OSError as exc:
-        logger.warning("cannot start the embedded registry on port %d (%s); will keep trying %s", port,
-                       exc.strerror or exc, url)
+        logger.warning(
+            "cannot start the embedded registry on port %d (%s); will keep trying %s",
+            port,
+            exc.strerror or exc,
+            url,
+        )
         return url, None
     logger.info("started the embedded registry at %s", registry.url)
     return registry.url, registry

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx2
+import contextlib
 
 __all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
 
@@ -37,7 +38,9 @@ class RegistryClient:
         try:
             answer = response.json()
         except ValueError:
-            raise RegistryError(f"registry answered POST /heartbeat with non-JSON (HTTP {response.status_code})")
+            raise RegistryError(
+                f"registry answered POST /heartbeat with non-JSON (HTTP {response.status_code})"
+            ) from None
         if response.status_code >= 400 or not isinstance(answer, dict) or answer.get("status") == "error":
             message = answer.get("message") if isinstance(answer, dict) else answer
             raise RegistryError(f"registry refused the registration (HTTP {response.status_code}): {message}")
@@ -59,8 +62,15 @@ class RegistryClient:
 class Heartbeat:
     """Keeps the agent registered; hands every registry answer to `on_answer`."""
 
-    def __init__(self, client: RegistryClient, payload: dict[str, Any], *, interval: float,
-                 on_answer: Callable[[dict[str, Any]], None], min_wake_gap: float = 0.2) -> None:
+    def __init__(
+        self,
+        client: RegistryClient,
+        payload: dict[str, Any],
+        *,
+        interval: float,
+        on_answer: Callable[[dict[str, Any]], None],
+        min_wake_gap: float = 0.2,
+    ) -> None:
         self.client = client
         self.payload = payload
         self.agent_id = str(payload["agent_id"])
@@ -85,10 +95,8 @@ class Heartbeat:
             self._wake.set()
 
     async def _sleep(self, seconds: float) -> None:
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout=seconds)
-        except TimeoutError:
-            pass
         self._wake.clear()
 
     async def _run(self) -> None:
@@ -99,8 +107,9 @@ class Heartbeat:
                     self._needs_post = False
                     answer = await self.client.register(self.payload)
                     if failures:
-                        logger.info("registry %s is back: agent %s registered again", self.client.url,
-                                    self.agent_id)
+                        logger.info(
+                            "registry %s is back: agent %s registered again", self.client.url, self.agent_id
+                        )
                     failures = 0
                     self.registered.set()
                     self.on_answer(answer)
@@ -117,7 +126,9 @@ class Heartbeat:
                 self._needs_post = True
                 delay = min(self.interval, 0.25 * 2 ** min(failures - 1, 8))
                 if failures == 1 or failures % 20 == 0:
-                    logger.warning("heartbeat failed (%s); serving with the last known topology, retrying", exc)
+                    logger.warning(
+                        "heartbeat failed (%s); serving with the last known topology, retrying", exc
+                    )
                 await self._sleep(delay)
                 continue
             except Exception:
@@ -127,10 +138,8 @@ class Heartbeat:
     async def stop(self, *, unregister: bool = True) -> None:
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
             self._task = None
         if unregister:
             try:

@@ -36,8 +36,9 @@ def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str) -> Any:
     """
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
-        raise ToolExecutionError("; ".join(t for t in texts if t) or "the tool reported an error", tool=tool,
-                                 agent=agent)
+        raise ToolExecutionError(
+            "; ".join(t for t in texts if t) or "the tool reported an error", tool=tool, agent=agent
+        )
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
         return structured["result"] if structured.keys() == {"result"} else structured
@@ -108,14 +109,19 @@ class McpMeshToolProxy(McpMeshTool):
             tool = provider.function_name if name == self.function_name else name
             params["name"] = tool
             try:
-                result = await self.transport.request(provider.url, "tools/call", params, timeout=self.timeout)
+                result = await self.transport.request(
+                    provider.url, "tools/call", params, timeout=self.timeout
+                )
             except ProviderUnreachable as exc:
                 self._down.mark(provider.endpoint)
                 self._on_unreachable(provider.endpoint)
                 if attempt == 0 and len(candidates) > 1:
                     continue
-                raise ToolExecutionError(f"{exc}; no other provider of '{self.capability}' is known",
-                                         tool=tool, agent=provider.agent_id) from None
+                raise ToolExecutionError(
+                    f"{exc}; no other provider of '{self.capability}' is known",
+                    tool=tool,
+                    agent=provider.agent_id,
+                ) from None
             except RemoteError as exc:
                 raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
             return unwrap_result(result, tool=tool, agent=provider.agent_id)
@@ -132,8 +138,15 @@ class McpMeshToolProxy(McpMeshTool):
 class InProcessMcpMeshTool(McpMeshTool):
     """A dependency served by this same agent: called through its wrapper, without HTTP."""
 
-    def __init__(self, *, capability: str, function_name: str, registry: MeshToolWrapperRegistry,
-                 agent_id: str, endpoint: str) -> None:
+    def __init__(
+        self,
+        *,
+        capability: str,
+        function_name: str,
+        registry: MeshToolWrapperRegistry,
+        agent_id: str,
+        endpoint: str,
+    ) -> None:
         self.capability = capability
         self.function_name = function_name
         self.agent_id = agent_id

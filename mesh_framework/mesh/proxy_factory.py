@@ -58,11 +58,17 @@ class McpMeshToolProxyFactory:
     def transport(self) -> McpTransport:
         if self._transport is None:
             agent = self.settings.agent
-            self._transport = McpTransport(self.http, client_name=agent.name, client_version=agent.version,
-                                           timeout=self.settings.tools.timeout)
+            self._transport = McpTransport(
+                self.http,
+                client_name=agent.name,
+                client_version=agent.version,
+                timeout=self.settings.tools.timeout,
+            )
         return self._transport
 
-    def proxy_for(self, capability: str, provider: Provider, alternates: Sequence[Provider] = ()) -> McpMeshTool:
+    def proxy_for(
+        self, capability: str, provider: Provider, alternates: Sequence[Provider] = ()
+    ) -> McpMeshTool:
         """The proxy calling `provider` (cached); alternates are refreshed on the cached proxy."""
         key = (provider.endpoint, provider.function_name)
         proxy = self._proxies.get(key)
@@ -72,13 +78,23 @@ class McpMeshToolProxyFactory:
         if proxy is not None:
             return proxy
         if self.local_registry is not None and provider.agent_id == self.settings.agent.id:
-            proxy = InProcessMcpMeshTool(capability=capability, function_name=provider.function_name,
-                                         registry=self.local_registry, agent_id=provider.agent_id,
-                                         endpoint=provider.endpoint)
+            proxy = InProcessMcpMeshTool(
+                capability=capability,
+                function_name=provider.function_name,
+                registry=self.local_registry,
+                agent_id=provider.agent_id,
+                endpoint=provider.endpoint,
+            )
         else:
-            proxy = McpMeshToolProxy(self.transport, capability=capability, provider=provider,
-                                     alternates=alternates, down=self.down, on_unreachable=self.on_unreachable,
-                                     timeout=self.settings.tools.timeout)
+            proxy = McpMeshToolProxy(
+                self.transport,
+                capability=capability,
+                provider=provider,
+                alternates=alternates,
+                down=self.down,
+                on_unreachable=self.on_unreachable,
+                timeout=self.settings.tools.timeout,
+            )
         self._proxies[key] = proxy
         return proxy
 

@@ -21,8 +21,9 @@ logger = logging.getLogger("mesh_framework.mesh")
 class MeshRuntime:
     """Heartbeat, topology and proxies of one agent. Started by the app's lifespan, after binding."""
 
-    def __init__(self, settings: MeshSettings, tools: MeshToolWrapperRegistry,
-                 factory: McpMeshToolProxyFactory) -> None:
+    def __init__(
+        self, settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: McpMeshToolProxyFactory
+    ) -> None:
         self.settings = settings
         self.tools = tools
         self.factory = factory
@@ -40,14 +41,17 @@ class MeshRuntime:
         if url is None:
             from .embedded import ensure_embedded_registry
 
-            url, self._embedded = await ensure_embedded_registry(self.factory.http, settings.registry.embedded_port)
+            url, self._embedded = await ensure_embedded_registry(
+                self.factory.http, settings.registry.embedded_port
+            )
         self.registry_url = url
         self.factory.local_registry = self.tools
         self.factory.local_endpoint = f"http://{settings.agent.host}:{port}"
         client = RegistryClient(self.factory.http, url, settings.registry.timeout)
         payload = heartbeat_payload(settings, self.tools, port)
-        self.heartbeat = heartbeat = Heartbeat(client, payload, interval=settings.registry.heartbeat_interval,
-                                               on_answer=self._on_answer)
+        self.heartbeat = heartbeat = Heartbeat(
+            client, payload, interval=settings.registry.heartbeat_interval, on_answer=self._on_answer
+        )
         self.factory.on_unreachable = lambda _endpoint: heartbeat.wake()
         for wrapper in self.tools:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()

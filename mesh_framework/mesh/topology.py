@@ -56,7 +56,11 @@ class ToolSlots:
 
 
 def _provider(entry: Mapping[str, Any]) -> Provider | None:
-    agent_id, endpoint, function_name = entry.get("agent_id"), entry.get("endpoint"), entry.get("function_name")
+    agent_id, endpoint, function_name = (
+        entry.get("agent_id"),
+        entry.get("endpoint"),
+        entry.get("function_name"),
+    )
     if not (isinstance(agent_id, str) and isinstance(endpoint, str) and isinstance(function_name, str)):
         return None
     if not (agent_id and endpoint and function_name):
@@ -78,10 +82,16 @@ def parse_answer(answer: Mapping[str, Any], tools: Mapping[str, ToolSlots]) -> T
             if provider is None:
                 dependencies[key] = None
                 continue
-            alternates = tuple(p for p in (_provider(a) for a in entry.get("alternates") or []
-                                           if isinstance(a, Mapping)) if p is not None)
-            dependencies[key] = Resolution(capability=str(entry.get("capability") or capability),
-                                           provider=provider, alternates=alternates)
+            alternates = tuple(
+                p
+                for p in (_provider(a) for a in entry.get("alternates") or [] if isinstance(a, Mapping))
+                if p is not None
+            )
+            dependencies[key] = Resolution(
+                capability=str(entry.get("capability") or capability),
+                provider=provider,
+                alternates=alternates,
+            )
     llm_tools = answer.get("llm_tools") if isinstance(answer.get("llm_tools"), Mapping) else {}
     llm_providers = answer.get("llm_providers") if isinstance(answer.get("llm_providers"), Mapping) else {}
     return Topology(dependencies, dict(llm_tools or {}), dict(llm_providers or {}))

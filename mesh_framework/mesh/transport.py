@@ -58,8 +58,9 @@ class RemoteError(Exception):
 class McpTransport:
     """Sends one JSON-RPC request per call over a shared, pooled `httpx2.AsyncClient`."""
 
-    def __init__(self, http: httpx2.AsyncClient, *, client_name: str, client_version: str,
-                 timeout: float | None = 30.0) -> None:
+    def __init__(
+        self, http: httpx2.AsyncClient, *, client_name: str, client_version: str, timeout: float | None = 30.0
+    ) -> None:
         self.http = http
         self.timeout = timeout
         self._client_info = {"name": client_name, "version": client_version}
@@ -69,9 +70,10 @@ class McpTransport:
     def era(self, url: str) -> str:
         return self._eras.get(url, MODERN_VERSIONS[-1])
 
-    async def request(self, url: str, method: str, params: Mapping[str, Any] | None = None, *,
-                      timeout: float | None = None) -> dict[str, Any]:
-        """The `result` of `method` at `url` (the peer's MCP endpoint). Raises RemoteError or ProviderUnreachable."""
+    async def request(
+        self, url: str, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """The `result` of `method` at `url` (an MCP endpoint); raises RemoteError or ProviderUnreachable."""
         timeout = self.timeout if timeout is None else timeout
         era = self.era(url)
         for attempt in range(2):
@@ -91,8 +93,12 @@ class McpTransport:
                     era = next_era
                     continue
             text = error.get("message", "error") if isinstance(error, dict) else f"HTTP {status}"
-            raise RemoteError(str(text), code=code, data=error.get("data") if isinstance(error, dict) else None,
-                              status=status)
+            raise RemoteError(
+                str(text),
+                code=code,
+                data=error.get("data") if isinstance(error, dict) else None,
+                status=status,
+            )
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     @staticmethod
@@ -110,8 +116,9 @@ class McpTransport:
             return LEGACY  # a server from before 2026-07-28
         return None
 
-    async def _post(self, url: str, method: str, params: Mapping[str, Any] | None, era: str,
-                    timeout: float | None) -> tuple[int, Any]:
+    async def _post(
+        self, url: str, method: str, params: Mapping[str, Any] | None, era: str, timeout: float | None
+    ) -> tuple[int, Any]:
         body_params = dict(params or {})
         headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
         if timeout is not None:
@@ -131,14 +138,17 @@ class McpTransport:
         request_id = next(self._ids)
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
         try:
-            response = await self.http.post(url, json=body, headers=headers,
-                                            timeout=None if timeout is None else timeout + 1.0)
+            response = await self.http.post(
+                url, json=body, headers=headers, timeout=None if timeout is None else timeout + 1.0
+            )
         except httpx2.ConnectError as exc:
             raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
         except httpx2.TimeoutException:
             raise RemoteError(f"{url} did not answer {method} within {timeout}s") from None
         except httpx2.TransportError as exc:
-            raise RemoteError(f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})") from None
+            raise RemoteError(
+                f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
+            ) from None
         return response.status_code, _decode(response, request_id)
 
 
@@ -165,4 +175,3 @@ def _from_event_stream(text: str, request_id: int) -> Any:
             if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
                 return message
     return {}
-

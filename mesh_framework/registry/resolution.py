@@ -81,20 +81,26 @@ def _llm_tool(tool: ToolRecord) -> dict[str, Any]:
     }
 
 
+def _callable(tools: Iterable[ToolRecord]) -> list[ToolRecord]:
+    """Only tools with an input schema can be offered to an LLM (or serve as an LLM provider)."""
+    return [t for t in tools if t.input_schema is not None]
+
+
 def _llm_tools(spec: LlmFilter, index: ProviderIndex, own: Registration) -> list[dict[str, Any]]:
-    callable_tools = [t for tools in index.values() for t in tools if t.input_schema is not None]
+    def everything() -> list[ToolRecord]:
+        return _callable(t for tools in index.values() for t in tools)
+
     found: list[ToolRecord] = []
     if spec.mode == "*":
-        found = [t for t in callable_tools if t.healthy and t.agent_id != own.agent_id]
-    else:
-        for query in spec.entries:
-            if query.capability == "*":
-                found.extend(_rank_any_capability(query, callable_tools, own.namespace))
-            else:
-                candidates = [t for t in index.get(query.capability, ()) if t.input_schema is not None]
-                found.extend(rank_providers(query, candidates, namespace=own.namespace))
-        if not spec.entries and spec.wildcard:
-            found = [t for t in callable_tools if t.healthy]
+        found = [t for t in everything() if t.healthy and t.agent_id != own.agent_id]
+    elif not spec.entries and spec.wildcard:
+        found = [t for t in everything() if t.healthy]
+    for query in spec.entries if spec.mode != "*" else ():
+        if query.capability == "*":
+            found.extend(_rank_any_capability(query, everything(), own.namespace))
+        else:
+            candidates = _callable(index.get(query.capability, ()))
+            found.extend(rank_providers(query, candidates, namespace=own.namespace))
     unique: dict[str, ToolRecord] = {}
     for tool in found:  # LLM APIs need unique tool names: the first (best) one wins
         unique.setdefault(tool.function_name, tool)
@@ -108,8 +114,7 @@ def _llm_tools(spec: LlmFilter, index: ProviderIndex, own: Registration) -> list
 
 
 def _llm_provider(query: SelectorQuery, index: ProviderIndex, namespace: str) -> dict[str, Any] | None:
-    candidates = [t for t in index.get(query.capability, ()) if t.input_schema is not None]
-    ranked = rank_providers(query, candidates, namespace=namespace)
+    ranked = rank_providers(query, _callable(index.get(query.capability, ())), namespace=namespace)
     if not ranked:
         return None
     best = ranked[0]

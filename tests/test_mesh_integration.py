@@ -1,0 +1,150 @@
+"""Agents calling each other through the embedded registry, as real processes on loopback.
+
+Topology changes: a provider appears, disappears, is replaced, crashes with and without an alternate;
+the registry is down at start-up and comes back. Heartbeats are fast here (0.5 s) to keep the suite quick.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.agents import AgentProcess, run_agent, run_registry, stop, wait_until
+
+FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5"}
+
+
+@pytest.fixture
+def registry() -> Iterator[AgentProcess]:
+    with run_registry(0, "--timeout", "3") as running:
+        yield running
+
+
+def mesh_env(registry_url: str, **extra: str) -> dict[str, str]:
+    return {**FAST, "MCP_MESH_REGISTRY_URL": registry_url, **extra}
+
+
+def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    response = httpx2.post(
+        agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
+    )
+    return response.json()["result"]  # type: ignore[no-any-return]
+
+
+def text(result: dict[str, Any]) -> str:
+    return str(result["content"][0]["text"]) if result.get("content") else ""
+
+
+def agents_at(registry: AgentProcess) -> list[dict[str, Any]]:
+    return list(httpx2.get(registry.base_url + "/agents", timeout=5).json().get("agents") or [])
+
+
+def test_consumer_calls_provider_across_agents(registry: AgentProcess) -> None:
+    env = mesh_env(registry.base_url)
+    with run_agent("starter_app", env=env), run_agent("starter_app.calculator", env=env) as calculator:
+        result = wait_until(
+            lambda: (r := call(calculator, "sum_of_squares", {"a": 3, "b": 4})) and not r["isError"] and r,
+            timeout=10,
+        )
+        assert result["structuredContent"] == {"result": 25}  # type: ignore[index]
+
+
+def test_missing_provider_answers_at_once_then_a_new_provider_is_used(registry: AgentProcess) -> None:
+    env = mesh_env(registry.base_url)
+    with run_agent("starter_app.calculator", env=env) as calculator:
+        wait_until(lambda: any(a.get("name") == "calculator" for a in agents_at(registry)))
+        result = call(calculator, "sum_of_squares", {"a": 1, "b": 1})
+        assert result["isError"] is True
+        assert "dependency 'add' (dependency 0) is not resolved" in text(result)
+        with run_agent("starter_app", env=env):
+            ok = wait_until(
+                lambda: not (r := call(calculator, "sum_of_squares", {"a": 1, "b": 2}))["isError"] and r,
+                timeout=5,
+            )
+            assert ok["structuredContent"] == {"result": 5}  # type: ignore[index]
+        # the provider stopped gracefully (it unregistered): within a heartbeat the slot empties again
+        wait_until(
+            lambda: "is not resolved" in text(call(calculator, "sum_of_squares", {"a": 1, "b": 2})), timeout=5
+        )
+
+
+def test_provider_replaced(registry: AgentProcess) -> None:
+    env = mesh_env(registry.base_url)
+    with run_agent("starter_app.calculator", env=env) as calculator:
+        with run_agent("starter_app", "--name", "adder-one", env=env):
+            wait_until(lambda: not call(calculator, "sum_of_squares", {"a": 1, "b": 1})["isError"], timeout=5)
+        with run_agent("starter_app", "--name", "adder-two", env=env):
+            wait_until(lambda: not call(calculator, "sum_of_squares", {"a": 2, "b": 2})["isError"], timeout=5)
+        assert any("-> adder-two-" in line for line in calculator.output)
+
+
+def test_crash_with_an_alternate_loses_no_call(registry: AgentProcess) -> None:
+    env = mesh_env(registry.base_url)
+    with (
+        run_agent("starter_app", "--name", "adder-a", env=env) as first,
+        run_agent("starter_app", "--name", "adder-b", env=env),
+        run_agent("starter_app.calculator", env=env) as calculator,
+    ):
+        wait_until(lambda: not call(calculator, "sum_of_squares", {"a": 1, "b": 1})["isError"], timeout=5)
+        wait_until(
+            lambda: len([a for a in agents_at(registry) if a.get("name", "").startswith("adder")]) == 2
+        )
+        stop(first.process, sig=signal.SIGKILL)
+        stop(first.process)
+        results = [call(calculator, "sum_of_squares", {"a": i, "b": 1}) for i in range(20)]
+        assert [r["isError"] for r in results] == [False] * 20, [text(r) for r in results if r["isError"]]
+
+
+def test_crash_without_an_alternate_fails_fast_and_clearly(registry: AgentProcess) -> None:
+    env = mesh_env(registry.base_url)
+    with (
+        run_agent("starter_app", env=env) as provider,
+        run_agent("starter_app.calculator", env=env) as calculator,
+    ):
+        wait_until(lambda: not call(calculator, "sum_of_squares", {"a": 1, "b": 1})["isError"], timeout=5)
+        stop(provider.process, sig=signal.SIGKILL)
+        result = call(calculator, "sum_of_squares", {"a": 1, "b": 1})
+        assert result["isError"] is True
+        assert "unreachable" in text(result) or "is not resolved" in text(result)
+
+
+def test_registry_down_at_start_up_then_back() -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = mesh_env(f"http://127.0.0.1:{port}")
+    with run_agent("starter_app", env=env), run_agent("starter_app.calculator", env=env) as calculator:
+        assert call(calculator, "sum_of_squares", {"a": 1, "b": 1})["isError"] is True  # still serving
+        with run_registry(port, "--timeout", "3") as registry:
+            wait_until(lambda: len(agents_at(registry)) == 2, timeout=2 * 0.5 + 2)
+            ok = wait_until(
+                lambda: not (r := call(calculator, "sum_of_squares", {"a": 2, "b": 3}))["isError"] and r,
+                timeout=5,
+            )
+            assert ok["structuredContent"] == {"result": 13}  # type: ignore[index]
+
+
+def test_local_multi_agent_run_stops_cleanly() -> None:
+    from tests.agents import run_mesh
+
+    with run_mesh(
+        ["run", "starter_app", "starter_app.calculator", "--registry-port", "0"],
+        timeout=30,
+        env={"MESH_REGISTRY__EMBEDDED_PORT": "0", **FAST},
+    ) as launcher:
+        wait_until(lambda: sum("joining the mesh" in line for line in launcher.output) == 2, timeout=15)
+        assert any(line.startswith("[starter_app.calculator]") for line in launcher.output)
+        assert stop(launcher.process, sig=signal.SIGINT) == 0
+    assert sum("unregistered" in line or "DELETE" in line for line in launcher.output) >= 2
