@@ -148,3 +148,19 @@ def test_local_multi_agent_run_stops_cleanly() -> None:
         assert any(line.startswith("[starter_app.calculator]") for line in launcher.output)
         assert stop(launcher.process, sig=signal.SIGINT) == 0
     assert sum("unregistered" in line or "DELETE" in line for line in launcher.output) >= 2
+
+
+def test_registry_restart_with_its_database_costs_agents_at_most_one_registration(tmp_path: Any) -> None:
+    database = str(tmp_path / "registry.db")
+    with run_registry(0, "--timeout", "3", "--db", database) as first:
+        port = first.port
+        env = mesh_env(first.base_url)
+        with run_agent("starter_app", env=env) as provider, run_agent("starter_app.calculator", env=env) as calc:
+            wait_until(lambda: not call(calc, "sum_of_squares", {"a": 1, "b": 1})["isError"], timeout=5)
+            stop(first.process)
+            with run_registry(port, "--timeout", "3", "--db", database) as second:
+                wait_until(lambda: len(agents_at(second)) == 2)
+                assert not call(calc, "sum_of_squares", {"a": 2, "b": 2})["isError"]
+                registrations = [line for line in second.output if "registered at" in line]
+                assert len(registrations) <= 2, registrations  # at most one per agent
+            assert provider.process.poll() is None

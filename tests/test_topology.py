@@ -109,10 +109,14 @@ def test_dispatcher_fills_slots_caches_and_invalidates_proxies() -> None:
     assert set(factory.cached()) == {("http://127.0.0.1:2", "add")}  # the dropped provider's proxy is gone
 
 
-def test_a_dependency_served_by_this_agent_is_called_in_process() -> None:
-    registry: MeshToolWrapperRegistry = wrap(calc)
+async def test_a_dependency_served_by_this_agent_is_called_in_process() -> None:
+    from tests.test_wrapper import sync_tool
+
+    registry: MeshToolWrapperRegistry = wrap(calc, sync_tool)
     settings = MeshSettings(agent={"id": "me-00000000"})  # type: ignore[arg-type]
     factory = McpMeshToolProxyFactory(settings)
     factory.local_registry = registry
-    proxy = factory.proxy_for("add", Provider("me-00000000", "http://127.0.0.1:9", "calc"))
+    proxy = factory.proxy_for("sync", Provider("me-00000000", "http://127.0.0.1:9", "sync_tool"))
     assert isinstance(proxy, InProcessMcpMeshTool)
+    assert isinstance(await proxy(n=1), str)  # no server listens on port 9: this went through the wrapper
+    assert factory._http is None  # and no HTTP client was even created
