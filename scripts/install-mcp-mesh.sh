@@ -4,7 +4,9 @@
 #
 #   .tools/mcpmesh          npm @mcpmesh/cli-linux-x64@3.7.1: bin/mcp-mesh-registry, bin/meshctl
 #   .tools/mcp-mesh-venv    its own venv with PyPI mcp-mesh==3.8.0 (it pins mcp 1.x, which
-#                           clashes with this project's mcp 2.x, hence a separate venv)
+#                           clashes with this project's mcp 2.x, hence a separate venv); every
+#                           other package pinned by tests/interop/mcp-mesh-constraints.txt (the
+#                           set verified end to end: newer starlette/sse-starlette may break it)
 #
 # Idempotent and fast: each folder gets a stamp file recording what was installed; when the
 # stamp matches and the expected entry points exist, neither npm nor pip is run.
@@ -27,6 +29,7 @@ PY_PKG="mcp-mesh"
 PY_VERSION="3.8.0"
 PY_SPEC="${PY_PKG}==${PY_VERSION}"
 PYTHON="${PYTHON:-python3}"
+CONSTRAINTS="${REPO_ROOT}/tests/interop/mcp-mesh-constraints.txt"
 
 STAMP_NAME=".install-stamp"
 FORCE="${FORCE:-0}"
@@ -100,7 +103,8 @@ printf '%-18s %s (%s) %s\n' meshctl "${CLI_VERSION}" "${cli_state}" "${MESHCTL_B
 # --- PyPI: mcp-mesh in its own venv -------------------------------------------------------------
 VENV_DIR="${TOOLS_DIR}/mcp-mesh-venv"
 VENV_PY="${VENV_DIR}/bin/python"
-PY_STAMP="${PY_SPEC} $("${PYTHON}" -c 'import sys; print("py%d.%d" % sys.version_info[:2])' 2>/dev/null || echo unknown)"
+[[ -f "${CONSTRAINTS}" ]] || die "constraints file ${CONSTRAINTS} is missing"
+PY_STAMP="${PY_SPEC} $("${PYTHON}" -c 'import sys; print("py%d.%d" % sys.version_info[:2])' 2>/dev/null || echo unknown) $(cksum <"${CONSTRAINTS}" | cut -d' ' -f1)"
 
 if stamp_ok "${VENV_DIR}" "${PY_STAMP}" bin/python; then
     py_state="cached"
@@ -109,9 +113,10 @@ else
     clean_dir "${VENV_DIR}"
     "${PYTHON}" -m venv "${VENV_DIR}" || die "'${PYTHON} -m venv ${VENV_DIR}' failed"
     log="${TOOLS_DIR}/.pip-mcp-mesh.log"
-    # The machine-wide pip config (if any, e.g. a PIP_CONSTRAINT / global constraint file) applies
-    # here as well; it only caps unrelated packages, so mcp-mesh's own pins are left to resolve.
-    if ! "${VENV_PY}" -m pip install --quiet --disable-pip-version-check "${PY_SPEC}" >"${log}" 2>&1; then
+    # Our constraints pin the verified set; a machine-wide pip config (find-links, extra index,
+    # a global constraint file capping unrelated packages) still applies on top.
+    if ! "${VENV_PY}" -m pip install --quiet --disable-pip-version-check -c "${CONSTRAINTS}" "${PY_SPEC}" \
+        >"${log}" 2>&1; then
         cat "${log}" >&2
         die "pip install ${PY_SPEC} into ${VENV_DIR} failed (log: ${log})"
     fi

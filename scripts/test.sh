@@ -5,6 +5,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/bootstrap.sh"
 "$root/scripts/install-node-tools.sh"
+"$root/scripts/install-mcp-mesh.sh"
 echo "== ruff"
 .venv/bin/ruff check mesh_framework starter_app tests benchmarks
 echo "== mypy"

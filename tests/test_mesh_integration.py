@@ -155,7 +155,10 @@ def test_registry_restart_with_its_database_costs_agents_at_most_one_registratio
     with run_registry(0, "--timeout", "3", "--db", database) as first:
         port = first.port
         env = mesh_env(first.base_url)
-        with run_agent("starter_app", env=env) as provider, run_agent("starter_app.calculator", env=env) as calc:
+        with (
+            run_agent("starter_app", env=env) as provider,
+            run_agent("starter_app.calculator", env=env) as calc,
+        ):
             wait_until(lambda: not call(calc, "sum_of_squares", {"a": 1, "b": 1})["isError"], timeout=5)
             stop(first.process)
             with run_registry(port, "--timeout", "3", "--db", database) as second:

@@ -8,13 +8,13 @@ here is on a tool call's path: calls only read the slots the answers fill.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx2
-import contextlib
 
 __all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
 
