@@ -30,6 +30,7 @@ from .di.container import FRAMEWORK_BEANS, REPLACEABLE, MeshContainer
 from .di.scan import ScanResult, find_agent, scan_packages
 from .di.wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
 from .errors import ConfigError, MeshError, WiringError
+from .serving import UvicornServer, bind_socket
 from .specs import AgentSpec
 from .tools.builder import ToolPlan, plan_tool
 from .tools.signature import SignatureError
@@ -236,16 +237,9 @@ class MeshApplication:
         """Bind the listening socket (port 0 picks a free one); `bound_port` tells which."""
         server = self.settings.server
         assert server.host is not None
-        family = socket.AF_INET6 if ":" in server.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Accepted sockets inherit this; asyncio sets TCP_NODELAY only on sockets created with
-        # IPPROTO_TCP, and without it every answer written in two parts waits for a delayed ACK (~40 ms).
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            sock.bind((server.host, server.port))
+            sock = bind_socket(server.host, server.port)
         except OSError as exc:
-            sock.close()
             origin = self.loaded.origin_of("server.port")
             raise ConfigError(
                 [
@@ -253,8 +247,6 @@ class MeshApplication:
                     f"{server.host}:{server.port} ({exc.strerror}); choose another port"
                 ]
             ) from None
-        sock.listen(2048)
-        sock.set_inheritable(True)
         self.bound_port = sock.getsockname()[1]
         return sock
 
@@ -263,13 +255,6 @@ class MeshApplication:
         import signal
 
         import uvicorn
-
-        class Server(uvicorn.Server):
-            # uvicorn re-raises SIGTERM/SIGINT after shutting down, which ends the process with the
-            # signal's status; the agent handles them itself so a graceful stop exits 0.
-            @contextlib.contextmanager
-            def capture_signals(self) -> Iterator[None]:
-                yield
 
         app = self.build()
         sock = self.bind()
@@ -281,7 +266,7 @@ class MeshApplication:
             log_level=self.settings.logging.level.lower(),
             timeout_graceful_shutdown=5,
         )
-        self._server = Server(config)
+        self._server = UvicornServer(config)
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, self.stop)

@@ -12,12 +12,12 @@ import contextlib
 import logging
 import signal
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
 import uvicorn
 
+from ..serving import UvicornServer, bind_socket
 from .app import build_registry_app
 from .store import DEFAULT_TIMEOUT, RegistryStore
 
@@ -29,28 +29,11 @@ START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
 
 
-class _Server(uvicorn.Server):
-    # The host process owns the signals: an embedded registry must not take SIGINT/SIGTERM over.
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
 def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted sockets only when the proto says TCP,
-    # and without it a response written in two parts waits ~40 ms for the client's delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
+        return bind_socket(host, port)
     except OSError as exc:
-        sock.close()
         raise OSError(exc.errno, f"registry cannot listen on {host}:{port} ({exc.strerror})") from None
-    sock.set_inheritable(True)
-    return sock
 
 
 class RegistryServer:
@@ -79,7 +62,7 @@ class RegistryServer:
         self.store = store if store is not None else RegistryStore(database, timeout=timeout)
         self.app = build_registry_app(self.store, check_interval=check_interval)
         self.port: int | None = None
-        self._server: _Server | None = None
+        self._server: UvicornServer | None = None
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -96,7 +79,7 @@ class RegistryServer:
         config = uvicorn.Config(
             self.app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2
         )
-        self._server = _Server(config)
+        self._server = UvicornServer(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="mesh-registry")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + START_TIMEOUT

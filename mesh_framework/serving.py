@@ -1,0 +1,39 @@
+"""What every server of the framework (agents, the embedded registry) does the same way: bind, then serve."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import Iterator
+
+import uvicorn
+
+__all__ = ["UvicornServer", "bind_socket"]
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0 picks a free one). Raises OSError when it cannot bind."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP and TCP_NODELAY matter: asyncio sets TCP_NODELAY on accepted sockets only when the
+    # proto says TCP (they inherit the option on Linux), and without it an answer written in two parts
+    # waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class UvicornServer(uvicorn.Server):
+    """uvicorn without its signal handling: the host process owns SIGINT/SIGTERM (uvicorn would re-raise
+    them after shutting down, ending the process with the signal's status instead of 0)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
