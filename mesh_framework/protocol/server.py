@@ -22,6 +22,7 @@ from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
 from .guard import HostGuard
+from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
 from .request_state import RequestStateSigner, TamperedStateError
 from .versions import (
     HANDSHAKE_VERSIONS,
@@ -91,6 +92,7 @@ class _Request:
         "method",
         "name",
         "origin",
+        "params",
         "version",
     )
 
@@ -99,6 +101,7 @@ class _Request:
         self.content_length = -1
         self.version = self.method = self.name = None
         self.duplicated: bytes | None = None
+        self.params: dict[str, str] = {}
         for key, value in raw_headers:
             if key == b"accept":
                 self.accept = value
@@ -124,6 +127,8 @@ class _Request:
                     if self.name is not None:
                         self.duplicated = key
                     self.name = text
+            elif key.startswith(HEADER_PREFIX):
+                self.params[key[len(HEADER_PREFIX) :].decode("latin-1")] = value.decode("latin-1")
 
 
 class McpEndpoint:
@@ -153,6 +158,9 @@ class McpEndpoint:
         """Render the `tools/list` results; called once, after the registry is complete."""
         tools = [wrapper.descriptor for wrapper in self.registry]
         self._legacy_tools = {"tools": tools}
+        self._header_params = {
+            w.name: params for w in self.registry if (params := header_params(w.descriptor["inputSchema"]))
+        }
         # 2026-07-28 list and discover results carry caching hints (SEP-2549); tools never change here,
         # but the list is private to the agent's configuration, so no shared caching is promised.
         self._modern_tools = self._modern({"tools": tools, **_CACHE_HINTS})
@@ -273,7 +281,9 @@ class McpEndpoint:
                     "_meta names a 2026-07-28 envelope, so send the header too",
                 )
             if method == "tools/call":
-                await self._call_tool(params or {}, request_id, modern, wants_sse, send)
+                await self._call_tool(
+                    params or {}, request_id, send, modern=modern, wants_sse=wants_sse, headers=request.params
+                )
                 return
             result = self._dispatch(method, params or {}, modern)
         except McpError as error:
@@ -386,7 +396,14 @@ class McpEndpoint:
         return {"resultType": "complete", **result, "_meta": stamp}
 
     async def _call_tool(
-        self, params: dict[str, Any], request_id: Any, modern: bool, wants_sse: bool, send: Send
+        self,
+        params: dict[str, Any],
+        request_id: Any,
+        send: Send,
+        *,
+        modern: bool,
+        wants_sse: bool,
+        headers: dict[str, str],
     ) -> None:
         name = params.get("name")
         arguments = params.get("arguments")
@@ -410,6 +427,12 @@ class McpEndpoint:
                     f"{', '.join(missing)}, which the request does not declare",
                     data={"requiredCapabilities": {c: {} for c in missing}},
                 )
+        mirrored = self._header_params.get(name)
+        if modern and mirrored:
+            try:
+                check_param_headers(mirrored, arguments or {}, headers)
+            except ParamHeaderError as exc:
+                raise McpError(HEADER_MISMATCH, str(exc)) from None
         if wrapper.signature.wants_context:
             await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
             return

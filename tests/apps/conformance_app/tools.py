@@ -6,7 +6,9 @@ import asyncio
 import base64
 import io
 import wave
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from mesh_framework import (
     AudioContent,
@@ -255,3 +257,9 @@ def test_input_required_result_capabilities(ctx: ToolContext) -> str | InputRequ
     if "sampling" in ctx.client_capabilities:
         return InputRequired({"capital_question": sample("What is the capital of France?")})
     return "the client can answer nothing"
+
+
+@mesh_tool()
+def test_custom_header(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    """Mirrors `region` in the Mcp-Param-Region header (SEP-2243)."""
+    return f"region {region}"

@@ -1,0 +1,51 @@
+"""`Mcp-Param-*` headers mirroring `x-mcp-header` arguments (SEP-2243)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mesh_framework.protocol.param_headers import ParamHeaderError, check_param_headers, header_params
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "n": {"type": "integer", "x-mcp-header": "N"},
+        "x": {"type": "string"},
+    },
+}
+PARAMS = header_params(SCHEMA)
+
+
+def test_marked_properties_are_found() -> None:
+    assert PARAMS == (("region", "region"), ("n", "n"))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "headers"),
+    [
+        ({"region": "Hello"}, {"region": "=?base64?SGVsbG8=?="}),
+        ({"region": "SGVsbG8="}, {"region": "SGVsbG8="}),  # no wrapper: literal
+        ({"region": "=?base64?SGVsbG8="}, {"region": "=?base64?SGVsbG8="}),  # incomplete wrapper: literal
+        ({"region": "eu", "n": 3}, {"region": " eu\t", "n": "3"}),
+        ({"x": "unmarked"}, {}),
+    ],
+)
+def test_matching_headers_pass(arguments: dict[str, object], headers: dict[str, str]) -> None:
+    check_param_headers(PARAMS, arguments, headers)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "headers", "message"),
+    [
+        ({"region": "Hello"}, {}, "Mcp-Param-region header is missing"),
+        ({"region": "Hello"}, {"region": "=?base64?SGVsbG8?="}, "not valid base64"),
+        ({"region": "Hello"}, {"region": "=?base64?SGVs!!!bG8=?="}, "not valid base64"),
+        ({"region": "eu"}, {"region": "us"}, "does not match argument 'region'"),
+    ],
+)
+def test_missing_or_different_headers_are_refused(
+    arguments: dict[str, object], headers: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ParamHeaderError, match=message):
+        check_param_headers(PARAMS, arguments, headers)
