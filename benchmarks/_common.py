@@ -44,7 +44,9 @@ def call_body(a: int = 1, b: int = 2, *, modern: bool) -> str:
     params: dict[str, Any] = {"name": "add", "arguments": {"a": a, "b": b}}
     if modern:
         params["_meta"] = _META
-    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}, separators=(",", ":"))
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}, separators=(",", ":")
+    )
 
 
 def call_headers(*, modern: bool) -> dict[str, str]:
@@ -68,38 +70,65 @@ def list_headers(*, modern: bool) -> dict[str, str]:
 
 # -- servers ---------------------------------------------------------------------------------------
 
-SERVER_KINDS = ("plain", "mesh", "mesh-nodelay", "sdk")
+SERVER_KINDS = ("plain", "mesh", "sdk")  # server_cpu.py; startup.py adds "mesh-registry"
 SERVER_LABELS = {
     "plain": "plain Starlette JSON route (benchmarks/plain_app.py)",
     "mesh": "mesh_framework agent (benchmarks/bench_agent), `mesh run` as shipped",
-    "mesh-nodelay": "same agent, TCP_NODELAY set on the listening socket (benchmarks/mesh_nodelay.py)",
     "sdk": "mcp SDK low-level Server (benchmarks/sdk_lowlevel_app.py)",
+    "mesh-registry": "mesh_framework agent joining the mesh (starts an embedded registry on a free port)",
 }
 
 
 def server_command(kind: str, port: int) -> list[str]:
     """The argv that serves `kind` on 127.0.0.1:port, one process, one uvicorn worker; cwd is BENCH_DIR."""
-    if kind == "mesh":
-        return [PYTHON, "-m", "mesh_framework.cli", "run", "bench_agent", "--host", HOST, "--port", str(port),
-                "--config", str(AGENT_CONFIG)]
-    if kind == "mesh-nodelay":
-        return [PYTHON, str(BENCH_DIR / "mesh_nodelay.py"), "--host", HOST, "--port", str(port)]
+    if kind in ("mesh", "mesh-registry"):
+        return [
+            PYTHON,
+            "-m",
+            "mesh_framework.cli",
+            "run",
+            "bench_agent",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--config",
+            str(AGENT_CONFIG),
+        ]
     module = {"plain": "plain_app", "sdk": "sdk_lowlevel_app"}[kind]
-    return [PYTHON, "-m", "uvicorn", f"{module}:app", "--app-dir", str(BENCH_DIR), "--host", HOST,
-            "--port", str(port), "--log-level", "warning", "--no-access-log", "--lifespan", "on"]
+    return [
+        PYTHON,
+        "-m",
+        "uvicorn",
+        f"{module}:app",
+        "--app-dir",
+        str(BENCH_DIR),
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        "--lifespan",
+        "on",
+    ]
 
 
 def display_command(argv: Sequence[str]) -> str:
-    """argv with machine paths made relative to the repository, for reports."""
+    """argv as typed in the `benchmarks/` folder (the servers' working directory), no machine paths."""
     out = []
     for index, arg in enumerate(argv):
+        shown = arg
         if index == 0 and arg != PYTHON and os.path.isabs(arg):
-            arg = os.path.basename(arg)
+            shown = os.path.basename(arg)
         elif arg == PYTHON:
-            arg = ".venv/bin/python" if PYTHON == str(VENV_PYTHON) else "python"
+            shown = os.path.relpath(VENV_PYTHON, BENCH_DIR) if str(VENV_PYTHON) == PYTHON else "python"
+        elif arg == str(BENCH_DIR):
+            shown = "."
         elif arg.startswith(str(ROOT) + os.sep):
-            arg = os.path.relpath(arg, ROOT)
-        out.append(arg)
+            shown = os.path.relpath(arg, BENCH_DIR)
+        out.append(shown)
     return shlex.join(out)
 
 
@@ -129,17 +158,33 @@ def server_env(mode: str = "env") -> dict[str, str]:
 class Server:
     """One server subprocess; `stop()` ends it by PID (SIGTERM, then SIGKILL)."""
 
-    def __init__(self, kind: str, port: int | None = None, log_dir: Path | None = None,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        port: int | None = None,
+        log_dir: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.kind = kind
         self.port = port or free_port()
         self.argv = server_command(kind, self.port)
+        env = dict(os.environ if env is None else env)
+        if kind == "mesh-registry":
+            env["MESH_REGISTRY__ENABLED"] = "true"
+            env["MESH_REGISTRY__EMBEDDED_PORT"] = str(free_port())
         log_dir = log_dir or Path(tempfile.gettempdir())
         self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
-            "w+b", prefix=f"bench-{kind}-", suffix=".log", dir=log_dir, delete=False)
+            "w+b", prefix=f"bench-{kind}-", suffix=".log", dir=log_dir, delete=False
+        )
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(self.argv, cwd=BENCH_DIR, stdin=subprocess.DEVNULL, env=env,
-                                     stdout=self._log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            self.argv,
+            cwd=BENCH_DIR,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         self.pid = self.proc.pid
 
     def log_text(self) -> str:
@@ -180,6 +225,7 @@ def servers(kinds: Sequence[str]) -> Iterator[dict[str, Server]]:
 
 # -- HTTP -----------------------------------------------------------------------------------------
 
+
 def post(conn: http.client.HTTPConnection, body: str, headers: dict[str, str]) -> tuple[int, bytes]:
     conn.request("POST", MCP_PATH, body=body.encode(), headers=headers)
     response = conn.getresponse()
@@ -187,7 +233,8 @@ def post(conn: http.client.HTTPConnection, body: str, headers: dict[str, str]) -
 
 
 def wait_until_answers(server: Server, *, timeout: float = 30.0, modern: bool = True) -> float:
-    """Tight loop of `tools/list` POSTs until one is answered 200; returns the perf_counter time of that answer."""
+    """Tight loop of `tools/list` POSTs until one is answered 200; returns the perf_counter time of "
+    "that answer."""
     body, headers = list_body(modern=modern), list_headers(modern=modern)
     deadline = time.perf_counter() + timeout
     while True:
@@ -201,8 +248,9 @@ def wait_until_answers(server: Server, *, timeout: float = 30.0, modern: bool = 
         finally:
             conn.close()
         if time.perf_counter() > deadline:
-            raise TimeoutError(f"{server.kind} server did not answer tools/list within {timeout} s:\n"
-                               f"{server.log_text()}")
+            raise TimeoutError(
+                f"{server.kind} server did not answer tools/list within {timeout} s:\n{server.log_text()}"
+            )
         server.check_alive()
         time.sleep(0.001)
 
@@ -215,7 +263,7 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 def cpu_seconds(pid: int) -> float:
     """utime + stime of a process (all its threads), from /proc/PID/stat."""
     stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
@@ -227,6 +275,7 @@ def rss_mib(pid: int) -> float:
 
 
 # -- reporting -------------------------------------------------------------------------------------
+
 
 def median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
@@ -247,12 +296,18 @@ def machine_info() -> dict[str, Any]:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-    versions = _first_line([PYTHON, "-c",
-                            "import importlib.metadata as m; print(' '.join(p + ' ' + m.version(p) for p in "
-                            "('mcp', 'starlette', 'uvicorn', 'pydantic', 'h11')))"])
+    versions = _first_line(
+        [
+            PYTHON,
+            "-c",
+            "import importlib.metadata as m; print(' '.join(p + ' ' + m.version(p) for p in "
+            "('mcp', 'starlette', 'uvicorn', 'pydantic', 'h11')))",
+        ]
+    )
     node = shutil.which("node")
     return {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "loadavg_at_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "nproc": len(os.sched_getaffinity(0)),
         "cpu_model": model,
         "kernel": platform.release(),
@@ -262,6 +317,12 @@ def machine_info() -> dict[str, Any]:
         "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE", "(unset)"),
         "venv_pyc_files": sum(1 for _ in (ROOT / ".venv").rglob("*.pyc")) if (ROOT / ".venv").is_dir() else 0,
     }
+
+
+def invocation() -> str:
+    """The command line that is running, as typed from the repository root."""
+    script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
+    return shlex.join([".venv/bin/python", script, *sys.argv[1:]])
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -10,7 +10,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-_ANSWER = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "3"}], "isError": False}}
+_ANSWER = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "result": {"content": [{"type": "text", "text": "3"}], "isError": False},
+}
 
 
 async def plain(request: Request) -> JSONResponse:

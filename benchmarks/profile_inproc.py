@@ -1,4 +1,4 @@
-"""Where the time goes, without sockets: in-process ASGI cost per request, cProfile of a path, start-up profile.
+"""Where the time goes: in-process ASGI cost per request, cProfile of one path, start-up profile.
 
   calls    call each ASGI app directly (no uvicorn, no socket, no client) N times per path and report
            µs/request: plain Starlette route, our agent on both paths, the SDK low-level Server on both paths.
@@ -9,7 +9,7 @@
 
 Usage: .venv/bin/python benchmarks/profile_inproc.py calls [-n 5000]
        .venv/bin/python benchmarks/profile_inproc.py profile mesh-2026 [-n 5000] [--top 25]
-       .venv/bin/python benchmarks/profile_inproc.py startup [--top 30]
+       .venv/bin/python benchmarks/profile_inproc.py startup [--top 30] [--mode pyc|env]
 """
 
 from __future__ import annotations
@@ -30,7 +30,16 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from _common import AGENT_CONFIG, PYTHON, RESULTS_DIR, call_body, call_headers, write_json  # noqa: E402
+from _common import (  # noqa: E402
+    AGENT_CONFIG,
+    PYTHON,
+    RESULTS_DIR,
+    call_body,
+    call_headers,
+    invocation,
+    server_env,
+    write_json,
+)
 
 PATHS = ("plain", "mesh-2026", "mesh-legacy", "sdk-2026", "sdk-legacy")
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -39,9 +48,20 @@ App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 def _scope(headers: dict[str, str], body: bytes) -> dict[str, Any]:
     raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
     raw += [(b"host", b"127.0.0.1:8000"), (b"content-length", str(len(body)).encode())]
-    return {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-            "method": "POST", "scheme": "http", "path": "/mcp", "raw_path": b"/mcp", "root_path": "",
-            "query_string": b"", "headers": raw, "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000)}
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "headers": raw,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
 
 
 async def call_once(app: App, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
@@ -77,8 +97,9 @@ async def apps() -> AsyncIterator[dict[str, tuple[App, dict[str, str], bytes]]]:
 
     from mesh_framework import MeshApplication
 
-    mesh = MeshApplication.load("bench_agent", cli={"server.host": "127.0.0.1", "server.port": 0},
-                                config=AGENT_CONFIG).build()
+    mesh = MeshApplication.load(
+        "bench_agent", cli={"server.host": "127.0.0.1", "server.port": 0}, config=AGENT_CONFIG
+    ).build()
     async with contextlib.AsyncExitStack() as stack:
         for app in (mesh, sdk_lowlevel_app.app):
             await stack.enter_async_context(app.router.lifespan_context(app))
@@ -87,7 +108,11 @@ async def apps() -> AsyncIterator[dict[str, tuple[App, dict[str, str], bytes]]]:
             "mesh-2026": (mesh, call_headers(modern=True), call_body(modern=True).encode()),
             "mesh-legacy": (mesh, call_headers(modern=False), call_body(modern=False).encode()),
             "sdk-2026": (sdk_lowlevel_app.app, call_headers(modern=True), call_body(modern=True).encode()),
-            "sdk-legacy": (sdk_lowlevel_app.app, call_headers(modern=False), call_body(modern=False).encode()),
+            "sdk-legacy": (
+                sdk_lowlevel_app.app,
+                call_headers(modern=False),
+                call_body(modern=False).encode(),
+            ),
         }
 
 
@@ -106,17 +131,17 @@ async def run_many(app: App, headers: dict[str, str], body: bytes, n: int) -> fl
 async def cmd_calls(n: int, out: Path | None) -> None:
     results: dict[str, float] = {}
     async with apps() as table:
-        for rounds in range(3):
+        for _round in range(3):
             for key in PATHS:
                 app, headers, body = table[key]
                 value = await run_many(app, headers, body, n)
                 results[key] = min(results.get(key, value), value)
-    print("| path (in process, ASGI app called directly) | CPU µs/request (best of 3) | × plain |")
+    print("| path (in process, ASGI app called directly) | CPU µs/request (best of 3) | x plain |")
     print("|---|---|---|")
     for key in PATHS:
         print(f"| {key} | {results[key]:.1f} | {results[key] / results['plain']:.1f} |")
     if out:
-        write_json(out, {"n": n, "us_per_request": results})
+        write_json(out, {"invocation": invocation(), "n": n, "us_per_request": results})
 
 
 async def cmd_profile(path: str, n: int, top: int) -> None:
@@ -143,29 +168,50 @@ profiler = cProfile.Profile()
 profiler.enable()
 from mesh_framework import MeshApplication
 t1 = time.perf_counter()
-app = MeshApplication.load("bench_agent", cli={"server.host": "127.0.0.1", "server.port": 0}, config=sys.argv[1])
+cli = {"server.host": "127.0.0.1", "server.port": 0}
+app = MeshApplication.load("bench_agent", cli=cli, config=sys.argv[1])
 t2 = time.perf_counter()
 asgi = app.build()
 import uvicorn, uvicorn.protocols.http.h11_impl, uvicorn.lifespan.on
 t3 = time.perf_counter()
 profiler.disable()
 print(f"import mesh_framework {t1 - t0:.3f} s, load {t2 - t1:.3f} s, build {t3 - t2:.3f} s (under cProfile)")
-pstats.Stats(profiler).sort_stats("cumulative").print_stats(int(sys.argv[2]))
+pstats.Stats(profiler).strip_dirs().sort_stats("cumulative").print_stats(int(sys.argv[2]))
 """
 
 
-def cmd_startup(top: int) -> None:
-    plain = subprocess.run([PYTHON, "-c", "import time; t=time.perf_counter(); import mesh_framework; "
-                            "print(f'{time.perf_counter()-t:.3f}')"], cwd=BENCH_DIR, capture_output=True,
-                           text=True, timeout=60, check=True)
-    print(f"import mesh_framework (no profiler): {plain.stdout.strip()} s")
-    done = subprocess.run([PYTHON, "-c", STARTUP_SNIPPET, str(AGENT_CONFIG), str(top)], cwd=BENCH_DIR,
-                          capture_output=True, text=True, timeout=120, check=True)
+def cmd_startup(top: int, mode: str) -> None:
+    env = server_env(mode)
+    timing = (
+        "import time; t=time.perf_counter(); import mesh_framework; print(f'{time.perf_counter()-t:.3f}')"
+    )
+    for _ in range(2):  # the first run fills the bytecode cache in "pyc" mode
+        plain = subprocess.run(
+            [PYTHON, "-c", timing],
+            cwd=BENCH_DIR,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            env=env,
+        )
+    print(f"[{mode}] import mesh_framework (no profiler): {plain.stdout.strip()} s")
+    done = subprocess.run(
+        [PYTHON, "-c", STARTUP_SNIPPET, str(AGENT_CONFIG), str(top)],
+        cwd=BENCH_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
+    )
     print(done.stdout)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     calls = sub.add_parser("calls")
     calls.add_argument("-n", type=int, default=5000)
@@ -176,13 +222,19 @@ def main() -> int:
     prof.add_argument("--top", type=int, default=25)
     start = sub.add_parser("startup")
     start.add_argument("--top", type=int, default=30)
+    start.add_argument(
+        "--mode",
+        choices=("pyc", "env"),
+        default="pyc",
+        help="pyc: with a bytecode cache (default); env: the environment as is",
+    )
     args = parser.parse_args()
     if args.command == "calls":
         asyncio.run(cmd_calls(args.n, args.out))
     elif args.command == "profile":
         asyncio.run(cmd_profile(args.path, args.n, args.top))
     else:
-        cmd_startup(args.top)
+        cmd_startup(args.top, args.mode)
     return 0
 
 

@@ -46,9 +46,16 @@ async def add(a: int, b: int) -> int:
 async def list_tools(
     ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[types.Tool(
-        name="add", description="Add two integers.", input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
-    )])
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name="add",
+                description="Add two integers.",
+                input_schema=INPUT_SCHEMA,
+                output_schema=OUTPUT_SCHEMA,
+            )
+        ]
+    )
 
 
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -66,11 +73,16 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
 
 
 server = Server(
-    "sdk-lowlevel", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool,
+    "sdk-lowlevel",
+    version="1.0.0",
+    on_list_tools=list_tools,
+    on_call_tool=call_tool,
     get_tool_input_schema=lambda name: INPUT_SCHEMA if name == "add" else None,
 )
 session_manager = StreamableHTTPSessionManager(
-    app=server, stateless=True, json_response=True,
+    app=server,
+    stateless=True,
+    json_response=True,
     security_settings=TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],

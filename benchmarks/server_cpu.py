@@ -41,6 +41,7 @@ from _common import (
     call_headers,
     cpu_seconds,
     display_command,
+    invocation,
     machine_info,
     median,
     post,
@@ -49,7 +50,7 @@ from _common import (
     write_json,
 )
 
-TARGETS_MET = {"mesh-2026": 1.5, "mesh-legacy": 2.0, "nodelay-2026": 1.5, "nodelay-legacy": 2.0}
+TARGETS_MET = {"mesh-2026": 1.5, "mesh-legacy": 2.0}
 
 
 @dataclass(frozen=True)
@@ -64,19 +65,32 @@ TARGETS = [
     Target("plain", "(a) plain Starlette JSON route", "plain", False),
     Target("mesh-2026", "(b) mesh_framework tools/call, 2026-07-28", "mesh", True),
     Target("mesh-legacy", "(c) mesh_framework tools/call, legacy", "mesh", False),
-    Target("nodelay-2026", "(b') same as (b), TCP_NODELAY on the listening socket", "mesh-nodelay", True),
-    Target("nodelay-legacy", "(c') same as (c), TCP_NODELAY on the listening socket", "mesh-nodelay", False),
     Target("sdk-2026", "(d) SDK low-level tools/call, 2026-07-28", "sdk", True),
     Target("sdk-legacy", "(d) SDK low-level tools/call, legacy", "sdk", False),
 ]
 
 
-def autocannon_argv(target: Target, port: int, connections: int, duration: float, max_requests: int) -> list[str]:
+def autocannon_argv(
+    target: Target, port: int, connections: int, duration: float, max_requests: int
+) -> list[str]:
     node = shutil.which("node")
     if node is None:
         raise SystemExit("server_cpu: `node` is not on PATH")
-    argv = [node, str(AUTOCANNON), "-c", str(connections), "-d", str(duration), "-M", str(max_requests),
-            "-m", "POST", "--json", "-b", call_body(1, 2, modern=target.modern)]
+    argv = [
+        node,
+        str(AUTOCANNON),
+        "-c",
+        str(connections),
+        "-d",
+        f"{duration:g}",
+        "-M",
+        str(max_requests),
+        "-m",
+        "POST",
+        "--json",
+        "-b",
+        call_body(1, 2, modern=target.modern),
+    ]
     for name, value in call_headers(modern=target.modern).items():
         argv += ["-H", f"{name}={value}"]
     argv.append(f"http://{HOST}:{port}{MCP_PATH}")
@@ -96,8 +110,10 @@ def run_load(server: Server, argv: list[str], duration: float) -> dict[str, Any]
     completed = int(result["2xx"])
     failed = int(result["non2xx"]) + int(result["errors"]) + int(result["timeouts"])
     if completed == 0 or failed:
-        raise RuntimeError(f"{server.kind}: {completed} ok, {failed} failed (non2xx/errors/timeouts): "
-                           f"{result.get('statusCodeStats')}\n{server.log_text()}")
+        raise RuntimeError(
+            f"{server.kind}: {completed} ok, {failed} failed (non2xx/errors/timeouts): "
+            f"{result.get('statusCodeStats')}\n{server.log_text()}"
+        )
     cpu = cpu_after - cpu_before
     return {
         "requests": completed,
@@ -115,7 +131,9 @@ def check_answer(target: Target, server: Server) -> None:
     """One request before the load: the target must answer 200 with the sum (and the envelope on 2026)."""
     conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
     try:
-        status, payload = post(conn, call_body(20, 22, modern=target.modern), call_headers(modern=target.modern))
+        status, payload = post(
+            conn, call_body(20, 22, modern=target.modern), call_headers(modern=target.modern)
+        )
     finally:
         conn.close()
     if status != 200:
@@ -144,39 +162,53 @@ def wait_plain(server: Server, timeout: float = 30.0) -> None:
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, float]]:
     summary = {}
     for key, samples in runs.items():
-        summary[key] = {metric: median([s[metric] for s in samples])
-                        for metric in ("req_per_s", "p50_ms", "p99_ms", "cpu_us_per_req", "cpu_util")}
+        summary[key] = {
+            metric: median([s[metric] for s in samples])
+            for metric in ("req_per_s", "p50_ms", "p99_ms", "cpu_us_per_req", "cpu_util")
+        }
     base = summary["plain"]["cpu_us_per_req"]
-    for key, row in summary.items():
+    for row in summary.values():
         row["cpu_ratio_vs_plain"] = row["cpu_us_per_req"] / base
     return summary
 
 
 def markdown(summary: dict[str, dict[str, float]]) -> str:
-    lines = ["| target | req/s | p50 ms | p99 ms | server CPU util | server CPU µs/req | × plain |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| target | req/s | p50 ms | p99 ms | server CPU util | server CPU µs/req | x plain |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for target in TARGETS:
         row = summary[target.key]
-        lines.append(f"| {target.label} | {row['req_per_s']:.0f} | {row['p50_ms']:.0f} | {row['p99_ms']:.0f} | "
-                     f"{row['cpu_util']:.2f} | {row['cpu_us_per_req']:.0f} | {row['cpu_ratio_vs_plain']:.2f} |")
+        lines.append(
+            f"| {target.label} | {row['req_per_s']:.0f} | {row['p50_ms']:.0f} | {row['p99_ms']:.0f} | "
+            f"{row['cpu_util']:.2f} | {row['cpu_us_per_req']:.0f} | {row['cpu_ratio_vs_plain']:.2f} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("-c", "--connections", type=int, default=16)
     parser.add_argument("-d", "--duration", type=float, default=5.0, help="seconds per measurement")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up load before each measurement")
+    parser.add_argument(
+        "--warmup", type=float, default=2.0, help="seconds of warm-up load before each measurement"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-requests", type=int, default=200_000, help="request cap per autocannon run")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "server_cpu.json")
     args = parser.parse_args()
     if not AUTOCANNON.exists():
-        print("server_cpu: autocannon missing; installing it with scripts/install-node-tools.sh", file=sys.stderr)
+        print(
+            "server_cpu: autocannon missing; installing it with scripts/install-node-tools.sh",
+            file=sys.stderr,
+        )
         subprocess.run([str(ROOT / "scripts" / "install-node-tools.sh")], check=True, timeout=900)
 
     runs: dict[str, list[dict[str, Any]]] = {t.key: [] for t in TARGETS}
     commands: dict[str, str] = {}
+    load_commands: dict[str, str] = {}
     with servers(SERVER_KINDS) as started:
         wait_plain(started["plain"])
         for kind in SERVER_KINDS[1:]:
@@ -184,34 +216,57 @@ def main() -> int:
         for target in TARGETS:
             check_answer(target, started[target.server])
         for kind, server in started.items():
-            commands[kind] = display_command(server.argv).replace(f"--port {server.port}", "--port <free port>")
+            commands[kind] = display_command(server.argv).replace(f"--port {server.port}", "--port <port>")
         for round_no in range(args.repeats):
             for target in TARGETS:
                 server = started[target.server]
                 warm = autocannon_argv(target, server.port, args.connections, args.warmup, args.max_requests)
                 run_load(server, warm, args.warmup)
-                argv = autocannon_argv(target, server.port, args.connections, args.duration, args.max_requests)
+                argv = autocannon_argv(
+                    target, server.port, args.connections, args.duration, args.max_requests
+                )
                 sample = run_load(server, argv, args.duration)
                 runs[target.key].append(sample)
-                commands[target.key] = display_command(argv).replace(str(server.port), "<port>")
-                print(f"round {round_no + 1} {target.key:12s} {sample['req_per_s']:7.0f} req/s  "
-                      f"p50 {sample['p50_ms']:.0f} ms  p99 {sample['p99_ms']:.0f} ms  "
-                      f"{sample['cpu_us_per_req']:6.0f} µs/req  util {sample['cpu_util']:.2f}", file=sys.stderr)
+                load_commands[target.key] = display_command(argv).replace(str(server.port), "<port>")
+                print(
+                    f"round {round_no + 1} {target.key:12s} {sample['req_per_s']:7.0f} req/s  "
+                    f"p50 {sample['p50_ms']:.0f} ms  p99 {sample['p99_ms']:.0f} ms  "
+                    f"{sample['cpu_us_per_req']:6.0f} µs/req  util {sample['cpu_util']:.2f}",
+                    file=sys.stderr,
+                )
             for target in TARGETS:  # still answering correctly after the load
                 check_answer(target, started[target.server])
 
     summary = summarize(runs)
-    verdicts = {key: {"ratio": summary[key]["cpu_ratio_vs_plain"], "target": limit,
-                      "met": summary[key]["cpu_ratio_vs_plain"] <= limit}
-                for key, limit in TARGETS_MET.items()}
+    verdicts = {
+        key: {
+            "ratio": summary[key]["cpu_ratio_vs_plain"],
+            "target": limit,
+            "met": summary[key]["cpu_ratio_vs_plain"] <= limit,
+        }
+        for key, limit in TARGETS_MET.items()
+    }
     data = {
         "machine": machine_info(),
-        "settings": {"connections": args.connections, "duration_s": args.duration, "warmup_s": args.warmup,
-                     "repeats": args.repeats, "max_requests": args.max_requests},
-        "servers": {kind: {"label": SERVER_LABELS[kind], "command": commands[kind]}
-                    for kind in SERVER_KINDS},
-        "targets": [{"key": t.key, "label": t.label, "server": t.server, "modern": t.modern,
-                     "command": commands[t.key]} for t in TARGETS],
+        "invocation": invocation(),
+        "settings": {
+            "connections": args.connections,
+            "duration_s": args.duration,
+            "warmup_s": args.warmup,
+            "repeats": args.repeats,
+            "max_requests": args.max_requests,
+        },
+        "servers": {kind: {"label": SERVER_LABELS[kind], "command": commands[kind]} for kind in SERVER_KINDS},
+        "targets": [
+            {
+                "key": t.key,
+                "label": t.label,
+                "server": t.server,
+                "modern": t.modern,
+                "command": load_commands[t.key],
+            }
+            for t in TARGETS
+        ],
         "runs": runs,
         "summary": summary,
         "verdicts": verdicts,
@@ -220,7 +275,7 @@ def main() -> int:
     print(markdown(summary))
     for key, verdict in verdicts.items():
         state = "MET" if verdict["met"] else "MISSED"
-        print(f"{key}: {verdict['ratio']:.2f} × plain (target ≤ {verdict['target']}) {state}")
+        print(f"{key}: {verdict['ratio']:.2f} x plain (target ≤ {verdict['target']}) {state}")
     return 0
 
 
