@@ -194,3 +194,21 @@ def test_duplicate_tool_names_are_refused() -> None:
             provide=lambda _n: None,
             initial_proxy=lambda _d: None,
         )
+
+
+@mesh_tool(timeout=5)
+async def own_timeout() -> None:
+    raise TimeoutError("the upstream took too long")
+
+
+async def test_a_timeout_error_raised_by_the_tool_is_not_the_tools_own_timeout() -> None:
+    result = await wrap(own_timeout).get("own_timeout").call({})
+    assert result["content"][0]["text"] == "TimeoutError: the upstream took too long"
+
+
+async def test_an_outside_cancellation_is_not_mistaken_for_a_timeout() -> None:
+    task = asyncio.ensure_future(wrap(sleepy, timeout=10).get("sleepy").call({}))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

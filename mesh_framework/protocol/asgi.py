@@ -14,7 +14,7 @@ from starlette.routing import Route
 from ..config.settings import MeshSettings
 from .server import McpEndpoint
 
-__all__ = ["AgentState", "build_asgi_app"]
+__all__ = ["AgentApp", "AgentState", "build_asgi_app"]
 
 Lifespan = Callable[[Any], contextlib.AbstractAsyncContextManager[None]]
 
@@ -31,9 +31,26 @@ class AgentState:
         return {"status": status, "agent": agent.name, "agent_id": agent.id, "version": agent.version}
 
 
+class AgentApp:
+    """The agent's ASGI app: MCP requests go straight to the endpoint (no routing or middleware on the hot
+    path); everything else, lifespan included, to the Starlette app with the health routes."""
+
+    def __init__(self, path: str, endpoint: McpEndpoint, web: Starlette) -> None:
+        self.path = path
+        self.endpoint = endpoint
+        self.web = web
+        self.router = web.router  # its lifespan_context, for in-process clients
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == self.path:
+            await self.endpoint(scope, receive, send)
+        else:
+            await self.web(scope, receive, send)
+
+
 def build_asgi_app(
     settings: MeshSettings, endpoint: McpEndpoint, state: AgentState, lifespan: Lifespan
-) -> Starlette:
+) -> AgentApp:
     async def health(request: Request) -> JSONResponse:
         return JSONResponse(state.describe("healthy"))
 
@@ -46,12 +63,11 @@ def build_asgi_app(
         return JSONResponse(state.describe("alive"))
 
     routes = [
-        Route(settings.server.path, endpoint=endpoint),
         Route("/health", health, methods=["GET", "HEAD"]),
         Route("/ready", ready, methods=["GET", "HEAD"]),
         Route("/livez", livez, methods=["GET", "HEAD"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return AgentApp(settings.server.path, endpoint, Starlette(routes=routes, lifespan=lifespan))
 
 
 @contextlib.asynccontextmanager

@@ -12,6 +12,7 @@ Everything on the call path reads precomputed state; the per-request SDK machine
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -27,6 +28,7 @@ from .request_state import RequestStateSigner, TamperedStateError
 from .versions import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     LATEST_HANDSHAKE_VERSION,
@@ -207,7 +209,17 @@ class McpEndpoint:
         except ValueError as exc:
             await _send_error(send, 400, McpError(PARSE_ERROR, f"Parse error: {exc}"), None)
             return
-        await self._handle(message, request, wants_sse, send)
+        try:
+            await self._handle(message, request, wants_sse, send)
+        except Exception:
+            # A bug of ours, not the client's: log it, answer a generic JSON-RPC error (once a response
+            # has started, the connection is all that can be closed).
+            logger.exception("MCP request failed")
+            request_id = message.get("id") if isinstance(message, dict) else None
+            with contextlib.suppress(Exception):
+                await _send_error(
+                    send, 500, McpError(INTERNAL_ERROR, "Internal error; see the agent's log"), request_id
+                )
 
     @staticmethod
     def _negotiate(accept: bytes) -> bool | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,6 +24,33 @@ __all__ = ["MeshToolWrapper", "error_result"]
 logger = logging.getLogger("mesh_framework.tools")
 
 UnresolvedListener = Callable[["MeshToolWrapper", DependencySpec], None]
+
+
+class _Expired(Exception):
+    """The tool ran past its timeout (distinct from a TimeoutError the tool itself raises)."""
+
+
+async def _within(seconds: float, running: Awaitable[Any]) -> Any:
+    """Await `running`, cancelling it after `seconds`; a timer handle is all it costs on the hot path
+    (`asyncio.timeout` costs several times more per call)."""
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        return await running
+    except asyncio.CancelledError:
+        if expired and task.uncancel() == 0:
+            raise _Expired from None
+        raise
+    finally:
+        handle.cancel()
 
 
 def error_result(message: str) -> dict[str, Any]:
@@ -142,12 +169,12 @@ class MeshToolWrapper:
                     )
                 kwargs[param.name] = self.llm_agent
         try:
-            async with asyncio.timeout(self.timeout):
-                if self.signature.is_async:
-                    value = await self._call_target(**kwargs)
-                else:
-                    value = await asyncio.to_thread(functools.partial(self._call_target, **kwargs))
-        except TimeoutError:
+            if self.signature.is_async:
+                running = self._call_target(**kwargs)
+            else:
+                running = asyncio.to_thread(functools.partial(self._call_target, **kwargs))
+            value = await (running if self.timeout is None else _within(self.timeout, running))
+        except _Expired:
             logger.warning("tool '%s' timed out after %ss", self.name, self.timeout)
             return error_result(f"Tool '{self.name}' timed out after {self.timeout}s")
         except ToolExecutionError as exc:
