@@ -211,7 +211,8 @@ class MeshApplication:
     async def _lifespan(self, app: Any) -> AsyncIterator[None]:
         """Marks the agent ready; when it serves on a socket (not in-process tests), joins the mesh."""
         state = self.container.agent_state()
-        runtime = None
+        runtime: Any = None
+        joining: asyncio.Task[None] | None = None
         if self.bound_port is not None:
             settings = self.settings
             logger.info(
@@ -224,14 +225,27 @@ class MeshApplication:
                 len(self.container.tools()),
             )
             runtime = self.container.mesh_runtime()
-            await runtime.start(self.bound_port)
+            # Joining the mesh must not hold up serving: it runs beside the server, which is already
+            # listening (the socket was bound before the lifespan started).
+            joining = asyncio.get_running_loop().create_task(self._join(runtime, self.bound_port))
         state.ready = True
         try:
             yield
         finally:
             state.ready = False
-            if runtime is not None:
+            if runtime is not None and joining is not None:
+                if not joining.done():
+                    joining.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await joining
                 await runtime.stop()
+
+    @staticmethod
+    async def _join(runtime: Any, port: int) -> None:
+        try:
+            await runtime.start(port)
+        except Exception:
+            logger.exception("could not join the mesh; serving without it")
 
     def bind(self) -> socket.socket:
         """Bind the listening socket (port 0 picks a free one); `bound_port` tells which."""
