@@ -138,7 +138,6 @@ class BeanCatalog:
             )
             for spec in components
         ]
-        self.component_specs = {spec.cls: spec for spec in components}
 
     def can_inject(self, annotation: Any) -> bool:
         """True if `annotation` names a type the container owns (used to spot beans in tool signatures)."""

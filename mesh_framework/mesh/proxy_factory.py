@@ -34,7 +34,6 @@ class McpMeshToolProxyFactory:
         self.down = DownEndpoints(ttl=2 * settings.registry.heartbeat_interval)
         self.on_unreachable: Callable[[str], None] = lambda _endpoint: None
         self.local_registry: MeshToolWrapperRegistry | None = None
-        self.local_endpoint = ""
         self._proxies: dict[ProxyKey, McpMeshTool] = {}
         self._http: httpx2.AsyncClient | None = None
         self._transport: McpTransport | None = None

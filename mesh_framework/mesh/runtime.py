@@ -46,7 +46,6 @@ class MeshRuntime:
             )
         self.registry_url = url
         self.factory.local_registry = self.tools
-        self.factory.local_endpoint = f"http://{settings.agent.host}:{port}"
         client = RegistryClient(self.factory.http, url, settings.registry.timeout)
         payload = heartbeat_payload(settings, self.tools, port)
         self.heartbeat = heartbeat = Heartbeat(

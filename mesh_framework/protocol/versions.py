@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 __all__ = [
-    "DEFAULT_LEGACY_VERSION",
     "HANDSHAKE_VERSIONS",
+    "HEADER_MISMATCH",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
     "LATEST_HANDSHAKE_VERSION",
+    "LATEST_MODERN_VERSION",
+    "META_CLIENT_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_LOG_LEVEL",
+    "META_PROTOCOL_VERSION",
+    "META_SERVER_INFO",
+    "METHOD_NOT_FOUND",
+    "MISSING_CLIENT_CAPABILITY",
     "MODERN_VERSIONS",
+    "NAME_BEARING_METHODS",
+    "PARSE_ERROR",
+    "UNSUPPORTED_PROTOCOL_VERSION",
 ]
 
 HANDSHAKE_VERSIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_HANDSHAKE_VERSION = "2025-11-25"
 LATEST_MODERN_VERSION = "2026-07-28"
-# What a request without MCP-Protocol-Version is taken to speak (the spec's rule for old clients).
-DEFAULT_LEGACY_VERSION = "2025-03-26"
 
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
