@@ -284,13 +284,34 @@ def render(results: Path) -> str:
     return "\n".join(head + (machine_section(machine) if machine else []) + body).rstrip() + "\n"
 
 
+MESH_DOC = ROOT / "docs" / "benchmarks-mesh.md"
+
+
+def mesh_summary(mesh_doc: Path) -> str:
+    """The mesh figures' targets table, taken from docs/benchmarks-mesh.md (written by mesh_report.py)."""
+    if not mesh_doc.exists():
+        return ""
+    text = mesh_doc.read_text()
+    start = text.find("## Targets")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    table = text[start + len("## Targets") : end if end > 0 else None].strip()
+    command = next((line for line in text.splitlines() if line.startswith("Command:")), "")
+    return (
+        "\n## Mesh: agents calling agents, beside MCP Mesh\n\n"
+        f"From `benchmarks/run_mesh.sh`; every figure, with method and machine: "
+        f"[benchmarks-mesh.md](benchmarks-mesh.md). {command}\n\n{table}\n"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--results", type=Path, default=RESULTS_DIR)
     parser.add_argument("--out", type=Path, default=DOC)
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(args.results))
+    args.out.write_text(render(args.results) + mesh_summary(MESH_DOC))
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

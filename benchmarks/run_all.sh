@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run every benchmark and rewrite docs/benchmarks.md from the results (benchmarks/results/*.json).
+# Run every benchmark and rewrite docs/benchmarks.md (and docs/benchmarks-mesh.md) from the results.
 #
 #   benchmarks/run_all.sh            full run (~5 min on 2 cores)
 #   QUICK=1 benchmarks/run_all.sh    smoke run with short loads and few runs (figures not meaningful)
@@ -28,4 +28,8 @@ fi
 "$py" benchmarks/server_cpu.py "${cpu_args[@]}"
 "$py" benchmarks/startup.py "${startup_args[@]}"
 "$py" benchmarks/profile_inproc.py calls "${inproc_args[@]}"
+# The mesh figures beside MCP Mesh (~9 min; SKIP_MESH=1 keeps the last docs/benchmarks-mesh.md).
+if [ "${SKIP_MESH:-0}" != "1" ]; then
+    benchmarks/run_mesh.sh
+fi
 "$py" benchmarks/report.py

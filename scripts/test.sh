@@ -8,6 +8,7 @@ cd "$root"
 "$root/scripts/install-mcp-mesh.sh"
 echo "== ruff"
 .venv/bin/ruff check mesh_framework starter_app tests benchmarks
+.venv/bin/ruff format --check --quiet mesh_framework starter_app tests benchmarks
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"

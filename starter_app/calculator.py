@@ -13,8 +13,13 @@ from pydantic import Field
 from mesh_framework import McpMeshTool, mesh_agent, mesh_tool
 
 
-@mesh_agent(name="calculator", version="0.1.0", description="Arithmetic built on other agents' tools",
-            port=8081, scan=["starter_app.calculator"])
+@mesh_agent(
+    name="calculator",
+    version="0.1.0",
+    description="Arithmetic built on other agents' tools",
+    port=8081,
+    scan=["starter_app.calculator"],
+)
 class CalculatorAgent:
     """Scans only this module: the greeter's components belong to the other agent."""
 
