@@ -69,8 +69,7 @@ async def test_override_a_component() -> None:
 async def test_override_a_framework_bean_to_test_a_cross_agent_tool_in_process() -> None:
     app = MeshApplication.load("starter_app.calculator", environ={})
     fake = FakeAdd()
-    with app.container.proxy_factory.override(FakeProxyFactory(app.settings, fake)):
-        app.container.reset_singletons()
+    with app.override(McpMeshToolProxyFactory, FakeProxyFactory(app.settings, fake)):
         async with mesh_client(app) as client:
             result = await client.call_tool("sum_of_squares", {"a": 3, "b": 4})
     assert result["structuredContent"] == {"result": 25}
