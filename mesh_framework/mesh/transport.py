@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx2
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
 from ..protocol.versions import (
     META_CLIENT_CAPABILITIES,
@@ -139,7 +139,7 @@ class McpTransport:
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
         try:
             response = await self.http.post(
-                url, json=body, headers=headers, timeout=None if timeout is None else timeout + 1.0
+                url, content=to_json(body), headers=headers, timeout=None if timeout is None else timeout + 1.0
             )
         except httpx2.ConnectError as exc:
             raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
