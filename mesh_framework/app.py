@@ -24,16 +24,15 @@ from typing import Any
 from dependency_injector import providers
 from pydantic import BaseModel
 
-from .config.loader import LoadedSettings, find_config_dir, load_settings, validate_section
+from .config.loader import LoadedSettings, find_config_dir, load_settings
 from .config.settings import MeshSettings
-from .di.container import FRAMEWORK_BEANS, REPLACEABLE, MeshContainer
+from .di.assembly import assemble_container, bean_name_for
+from .di.container import FRAMEWORK_BEANS
 from .di.scan import ScanResult, find_agent, scan_packages
-from .di.wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
+from .di.wiring import BeanCatalog, describe_location
 from .errors import ConfigError, MeshError, WiringError
 from .serving import UvicornServer, bind_socket
 from .specs import AgentSpec
-from .tools.builder import ToolPlan, plan_tool
-from .tools.signature import SignatureError
 
 __all__ = ["MeshApplication"]
 
@@ -90,102 +89,8 @@ class MeshApplication:
         exclude = [*agent.exclude, *settings.scan.exclude]
         scan = scan_packages(packages, exclude)
         catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
-        container = cls._assemble(loaded, scan, catalog)
+        container = assemble_container(loaded, scan, catalog)
         return cls(agent, loaded, scan, container, catalog)
-
-    @classmethod
-    def _assemble(cls, loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog) -> Any:
-        problems: list[str] = []
-        container = MeshContainer(
-            settings=providers.Object(loaded.settings),
-            loaded_settings=providers.Object(loaded),
-        )
-        # Typed settings sections, validated now so a bad value stops start-up with its origin.
-        for spec in scan.config_properties:
-            try:
-                section = validate_section(loaded, spec.prefix, spec.model)
-            except ConfigError as exc:
-                problems.extend(exc.problems)
-                continue
-            container.set_provider(catalog.config[spec.model].name, providers.Object(section))
-        # Components: one thread-safe singleton each, constructor wired by type.
-        graph: dict[type, list[Requirement]] = {}
-        reserved = set(MeshContainer.providers)
-        for bean in catalog.components:
-            if bean.name in reserved:
-                problems.append(
-                    f"{describe_location(bean.type)}: component name '{bean.name}' is taken by a "
-                    "framework bean; pass @component(name=...)"
-                )
-                continue
-            requirements, found = catalog.requirements(bean.type)
-            problems.extend(found)
-            graph[bean.type] = requirements
-            container.set_provider(bean.name, providers.ThreadSafeSingleton(bean.type))
-        names = [b.name for b in catalog.components]
-        for duplicate in sorted({n for n in names if names.count(n) > 1}):
-            classes = ", ".join(
-                b.type.__module__ + "." + b.type.__qualname__
-                for b in catalog.components
-                if b.name == duplicate
-            )
-            problems.append(f"two components are named '{duplicate}' ({classes}); pass @component(name=...)")
-        problems.extend(catalog.find_cycles(graph))
-        for component_type, requirements in graph.items():
-            provider = getattr(container, _name_of(catalog, component_type), None)
-            if provider is None:
-                continue
-            provider.add_kwargs(
-                **{r.parameter: getattr(container, r.bean.name) for r in requirements if r.bean}
-            )
-        # A user component of a framework type replaces the framework bean.
-        for name, framework_type in REPLACEABLE.items():
-            replacements = [b for b in catalog.components if is_assignable(b.type, framework_type)]
-            if len(replacements) > 1:
-                replacements = [b for b in replacements if b.primary] or replacements
-            if len(replacements) == 1:
-                getattr(container, name).override(getattr(container, replacements[0].name))
-            elif replacements:
-                listed = ", ".join(b.type.__qualname__ for b in replacements)
-                problems.append(
-                    f"{len(replacements)} components replace the framework's {framework_type.__name__} "
-                    f"({listed}); mark one @component(primary=True)"
-                )
-        # Tools: signatures analyzed once, here.
-        plans: list[ToolPlan] = []
-        for tool in scan.tools:
-            owner = _name_of(catalog, tool.owner) if tool.owner is not None else None
-            try:
-                plans.append(
-                    plan_tool(
-                        tool.key,
-                        tool.spec,
-                        default_timeout=loaded.settings.tools.timeout,
-                        is_method=tool.owner is not None,
-                        can_inject=catalog.can_inject,
-                        bean_for=lambda t: _bean_name(catalog, t),
-                        owner=owner,
-                        attribute=tool.attribute,
-                    )
-                )
-            except SignatureError as exc:
-                problems.append(f"{describe_location(tool.spec.function)}: tool '{tool.key}': {exc}")
-            except WiringError as exc:
-                problems.extend(
-                    f"{describe_location(tool.spec.function)}: tool '{tool.key}': {p}" for p in exc.problems
-                )
-        seen: dict[str, str] = {}
-        for plan in plans:
-            if plan.name in seen:
-                problems.append(
-                    f"{describe_location(plan.spec.function)}: tool name '{plan.name}' is already used by "
-                    f"{seen[plan.name]}; pass @mesh_tool(name=...)"
-                )
-            seen[plan.name] = plan.key
-        if problems:
-            raise WiringError(problems)
-        container.tool_plans.override(providers.Object(plans))
-        return container
 
     # -- building and serving ----------------------------------------------------------------------
 
@@ -300,7 +205,7 @@ class MeshApplication:
     @contextlib.contextmanager
     def override(self, target: type | str, value: Any) -> Iterator[None]:
         """Replace a component or framework bean (by type or provider name) while the block runs."""
-        name = target if isinstance(target, str) else _bean_name(self.catalog, target)
+        name = target if isinstance(target, str) else bean_name_for(self.catalog, target)
         self.container.reset_singletons()
         with getattr(self.container, name).override(value):
             yield
@@ -337,17 +242,3 @@ def _config_dir(agent: AgentSpec, config: str | Path | None, environ: Mapping[st
         candidates += [package_dir / "config", package_dir.parent / "config"]
     candidates.append(Path.cwd() / "config")
     return find_config_dir(candidates)
-
-
-def _name_of(catalog: BeanCatalog, cls: type) -> str:
-    for bean in catalog.components:
-        if bean.type is cls:
-            return bean.name
-    raise KeyError(cls)
-
-
-def _bean_name(catalog: BeanCatalog, annotation: Any) -> str:
-    resolved = catalog.resolve(annotation)
-    if isinstance(resolved, Bean):
-        return resolved.name
-    raise WiringError([resolved])

@@ -139,7 +139,10 @@ class McpTransport:
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
         try:
             response = await self.http.post(
-                url, content=to_json(body), headers=headers, timeout=None if timeout is None else timeout + 1.0
+                url,
+                content=to_json(body),
+                headers=headers,
+                timeout=None if timeout is None else timeout + 1.0,
             )
         except httpx2.ConnectError as exc:
             raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None

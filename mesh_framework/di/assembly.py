@@ -1,0 +1,149 @@
+"""Assembly: scanned specs in, a `MeshContainer` with every provider out; every problem found is reported.
+
+Nothing is instantiated here. Each step adds providers and returns the problems it found, so that one
+`WiringError` can list them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dependency_injector import providers
+
+from ..config.loader import LoadedSettings, validate_section
+from ..errors import ConfigError, WiringError
+from ..tools.builder import ToolPlan, plan_tool
+from ..tools.signature import SignatureError
+from .container import REPLACEABLE, MeshContainer
+from .scan import ScanResult
+from .wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
+
+__all__ = ["assemble_container", "bean_name_for"]
+
+
+def assemble_container(loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog) -> Any:
+    """The container for one agent. Raises WiringError listing every problem found."""
+    container = MeshContainer(
+        settings=providers.Object(loaded.settings),
+        loaded_settings=providers.Object(loaded),
+    )
+    problems = [
+        *_add_config_sections(container, loaded, scan, catalog),
+        *_add_components(container, catalog),
+        *_replace_framework_beans(container, catalog),
+    ]
+    plans, tool_problems = _plan_tools(loaded, scan, catalog)
+    problems += tool_problems
+    if problems:
+        raise WiringError(problems)
+    container.tool_plans.override(providers.Object(plans))
+    return container
+
+
+def bean_name_for(catalog: BeanCatalog, annotation: Any) -> str:
+    """The provider name of the bean injected for `annotation`; WiringError if none fits."""
+    resolved = catalog.resolve(annotation)
+    if isinstance(resolved, Bean):
+        return resolved.name
+    raise WiringError([resolved])
+
+
+def _add_config_sections(
+    container: Any, loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog
+) -> list[str]:
+    """Typed settings sections, validated now so that a bad value stops start-up with its origin."""
+    problems: list[str] = []
+    for spec in scan.config_properties:
+        try:
+            section = validate_section(loaded, spec.prefix, spec.model)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+            continue
+        container.set_provider(catalog.config[spec.model].name, providers.Object(section))
+    return problems
+
+
+def _add_components(container: Any, catalog: BeanCatalog) -> list[str]:
+    """One thread-safe singleton per component, its constructor wired by type."""
+    problems: list[str] = []
+    graph: dict[type, list[Requirement]] = {}
+    reserved = set(MeshContainer.providers)
+    for bean in catalog.components:
+        if bean.name in reserved:
+            problems.append(
+                f"{describe_location(bean.type)}: component name '{bean.name}' is taken by a "
+                "framework bean; pass @component(name=...)"
+            )
+            continue
+        requirements, found = catalog.requirements(bean.type)
+        problems.extend(found)
+        graph[bean.type] = requirements
+        container.set_provider(bean.name, providers.ThreadSafeSingleton(bean.type))
+    names = [b.name for b in catalog.components]
+    for duplicate in sorted({n for n in names if names.count(n) > 1}):
+        classes = ", ".join(
+            f"{b.type.__module__}.{b.type.__qualname__}" for b in catalog.components if b.name == duplicate
+        )
+        problems.append(f"two components are named '{duplicate}' ({classes}); pass @component(name=...)")
+    problems.extend(catalog.find_cycles(graph))
+    for bean in catalog.components:
+        if bean.type in graph:
+            getattr(container, bean.name).add_kwargs(
+                **{r.parameter: getattr(container, r.bean.name) for r in graph[bean.type] if r.bean}
+            )
+    return problems
+
+
+def _replace_framework_beans(container: Any, catalog: BeanCatalog) -> list[str]:
+    """A user component of a framework type replaces the framework's bean (Spring's "on missing bean")."""
+    problems: list[str] = []
+    for name, framework_type in REPLACEABLE.items():
+        replacements = [b for b in catalog.components if is_assignable(b.type, framework_type)]
+        if len(replacements) > 1:
+            replacements = [b for b in replacements if b.primary] or replacements
+        if len(replacements) == 1:
+            getattr(container, name).override(getattr(container, replacements[0].name))
+        elif replacements:
+            listed = ", ".join(b.type.__qualname__ for b in replacements)
+            problems.append(
+                f"{len(replacements)} components replace the framework's {framework_type.__name__} "
+                f"({listed}); mark one @component(primary=True)"
+            )
+    return problems
+
+
+def _plan_tools(
+    loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog
+) -> tuple[list[ToolPlan], list[str]]:
+    """Every tool's signature analyzed once, here; duplicate tool names refused."""
+    owners = {bean.type: bean.name for bean in catalog.components}
+    plans: list[ToolPlan] = []
+    problems: list[str] = []
+    for tool in scan.tools:
+        where = f"{describe_location(tool.spec.function)}: tool '{tool.key}'"
+        try:
+            plans.append(
+                plan_tool(
+                    tool.key,
+                    tool.spec,
+                    default_timeout=loaded.settings.tools.timeout,
+                    is_method=tool.owner is not None,
+                    can_inject=catalog.can_inject,
+                    bean_for=lambda annotation: bean_name_for(catalog, annotation),
+                    owner=owners.get(tool.owner) if tool.owner is not None else None,
+                    attribute=tool.attribute,
+                )
+            )
+        except SignatureError as exc:
+            problems.append(f"{where}: {exc}")
+        except WiringError as exc:
+            problems.extend(f"{where}: {p}" for p in exc.problems)
+    seen: dict[str, str] = {}
+    for plan in plans:
+        if plan.name in seen:
+            problems.append(
+                f"{describe_location(plan.spec.function)}: tool name '{plan.name}' is already used by "
+                f"{seen[plan.name]}; pass @mesh_tool(name=...)"
+            )
+        seen[plan.name] = plan.key
+    return plans, problems
