@@ -13,6 +13,7 @@ import pytest
 
 from mesh_framework.registry import RegistryStore, build_registry_app
 from mesh_framework.registry import store as store_module
+from mesh_framework.registry.resolution import MAX_ALTERNATES
 
 INTEROP = Path(__file__).resolve().parents[2] / "shared" / "interop" / "mcp-mesh-3.7"
 
@@ -263,6 +264,15 @@ async def test_alternates_in_rank_order(client: httpx2.AsyncClient) -> None:
         {"agent_id": "a-0001", "endpoint": "http://127.0.0.1:9001", "function_name": "add"},
         {"agent_id": "a-0003", "endpoint": "http://127.0.0.1:9003", "function_name": "add"},
     ]
+
+
+async def test_alternates_are_capped(client: httpx2.AsyncClient) -> None:
+    for n in range(8):
+        await post(client, agent(f"a-{n:04d}", 9100 + n, tool("add")))
+    body = await post(client, agent("calc-0009", 9009, tool("calc", dependencies=[{"capability": "add"}])))
+    slot = body["dependencies_resolved"]["calc"][0]
+    assert len(slot["alternates"]) == MAX_ALTERNATES
+    assert slot["agent_id"] not in {a["agent_id"] for a in slot["alternates"]}
 
 
 async def test_namespaces_are_separate(client: httpx2.AsyncClient) -> None:

@@ -1,8 +1,9 @@
 """What the registry answers an agent: its dependency slots, LLM tools and LLM providers.
 
 An answer is `{"dependencies_resolved": ..., "llm_tools": ..., "llm_providers": ...}` in MCP Mesh's shapes.
-Each resolved slot (and LLM provider) also carries `alternates`: the other qualifying healthy providers
-in rank order, so a consumer can fail over without waiting for the registry (MCP Mesh clients ignore it).
+Each resolved slot (and LLM provider) also carries `alternates`: the next qualifying healthy providers
+in rank order (at most MAX_ALTERNATES), so a consumer can fail over without waiting for the registry (MCP
+Mesh clients ignore it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from typing import Any
 from ..mesh.selectors import SelectorQuery, rank_providers, score_candidate, version_sort_key
 from .payload import DependencySlot, LlmFilter, Registration, ToolRecord
 
-__all__ = ["Answer", "ProviderIndex", "resolve", "unresolved_slot"]
+__all__ = ["MAX_ALTERNATES", "Answer", "ProviderIndex", "resolve", "unresolved_slot"]
+
+# A consumer retries once, on the first alternate it has not seen refuse; a few spare entries cover
+# providers that died together, without every answer listing the whole fleet.
+MAX_ALTERNATES = 3
 
 Answer = dict[str, Any]
 ProviderIndex = Mapping[str, Sequence[ToolRecord]]
@@ -65,7 +70,7 @@ def _resolve_slot(slot: DependencySlot, index: ProviderIndex, namespace: str) ->
         "function_name": best.function_name,
         "kwargs": best.kwargs,
         "status": "available",
-        "alternates": [_alternate(t) for t in ranked[1:]],
+        "alternates": [_alternate(t) for t in ranked[1 : 1 + MAX_ALTERNATES]],
     }
 
 
@@ -129,7 +134,7 @@ def _llm_provider(query: SelectorQuery, index: ProviderIndex, namespace: str) ->
         "tags": best.tag_list,
         "vendor": vendor if isinstance(vendor, str) else "unknown",
         "version": best.version,
-        "alternates": [_alternate(t) for t in ranked[1:]],
+        "alternates": [_alternate(t) for t in ranked[1 : 1 + MAX_ALTERNATES]],
     }
 
 
