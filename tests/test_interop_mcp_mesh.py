@@ -104,7 +104,7 @@ def test_our_agent_re_registers_after_the_mcp_mesh_registry_restarts(registry: M
     with run_agent("starter_app", env=ours(registry)) as starter:
         wait_for(lambda: "starter" in names(registry), timeout=10)
         registry.restart(downtime=1.0, wipe_db=True)  # it forgets everyone
-        wait_for(lambda: "starter" in names(registry), timeout=2 * 1 + 3)
+        wait_for(lambda: "starter" in names(registry), timeout=20)
         assert starter.process.poll() is None
         assert not call(starter, "add", {"a": 1, "b": 1})["isError"]
         assert text(call(starter, "add", {"a": 1, "b": 2})) == "3"
