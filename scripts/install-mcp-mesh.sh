@@ -18,9 +18,10 @@
 # Exits non-zero with a message on failure.
 set -euo pipefail
 
-SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)"
-REPO_ROOT="$(cd -- "${SCRIPT_DIR}/.." && pwd)"
-TOOLS_DIR="${REPO_ROOT}/.tools"
+INSTALLER=install-mcp-mesh
+# shellcheck source=install-lib.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/install-lib.sh"
+parse_install_args "$@"
 
 CLI_PKG="@mcpmesh/cli-linux-x64"
 CLI_VERSION="3.7.1"
@@ -31,43 +32,6 @@ PY_SPEC="${PY_PKG}==${PY_VERSION}"
 PYTHON="${PYTHON:-python3}"
 CONSTRAINTS="${REPO_ROOT}/tests/interop/mcp-mesh-constraints.txt"
 
-STAMP_NAME=".install-stamp"
-FORCE="${FORCE:-0}"
-
-die() {
-    echo "install-mcp-mesh: ERROR: $*" >&2
-    exit 1
-}
-
-for arg in "$@"; do
-    case "${arg}" in
-        --force) FORCE=1 ;;
-        -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "unknown argument: ${arg} (try --help)" ;;
-    esac
-done
-
-# stamp_ok <dir> <expected stamp text> <entry>...: true when the stamp matches and all entries exist.
-stamp_ok() {
-    local dir="$1" want="$2"
-    shift 2
-    [[ "${FORCE}" != "1" && -f "${dir}/${STAMP_NAME}" ]] || return 1
-    [[ "$(cat "${dir}/${STAMP_NAME}")" == "${want}" ]] || return 1
-    local entry
-    for entry in "$@"; do
-        [[ -e "${dir}/${entry}" ]] || return 1
-    done
-}
-
-# clean_dir <dir>: remove and recreate a folder under .tools/ (refuses anything else).
-clean_dir() {
-    local dir="$1"
-    [[ "${dir}" == "${TOOLS_DIR}/"?* ]] || die "refusing to clean unexpected path ${dir}"
-    rm -rf -- "${dir}"
-}
-
-mkdir -p -- "${TOOLS_DIR}"
-
 # --- npm: registry + meshctl binaries ---------------------------------------------------------
 CLI_DIR="${TOOLS_DIR}/mcpmesh"
 CLI_BIN_REL="node_modules/${CLI_PKG}/bin"
@@ -77,15 +41,7 @@ MESHCTL_BIN="${CLI_DIR}/${CLI_BIN_REL}/meshctl"
 if stamp_ok "${CLI_DIR}" "${CLI_SPEC}" "${CLI_BIN_REL}/mcp-mesh-registry" "${CLI_BIN_REL}/meshctl"; then
     cli_state="cached"
 else
-    command -v npm >/dev/null 2>&1 || die "npm not found on PATH; it is needed to install ${CLI_SPEC}"
-    clean_dir "${CLI_DIR}"
-    mkdir -p -- "${CLI_DIR}"
-    log="${TOOLS_DIR}/.npm-mcpmesh.log"
-    if ! npm install --prefix "${CLI_DIR}" --no-audit --no-fund --loglevel=error "${CLI_SPEC}" >"${log}" 2>&1; then
-        cat "${log}" >&2
-        die "npm install ${CLI_SPEC} into ${CLI_DIR} failed (log: ${log})"
-    fi
-    rm -f -- "${log}"
+    npm_install "${CLI_DIR}" "${CLI_SPEC}"
     for bin in "${REGISTRY_BIN}" "${MESHCTL_BIN}"; do
         [[ -f "${bin}" ]] || die "${CLI_SPEC} installed but ${bin} is missing"
     done
