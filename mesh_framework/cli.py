@@ -19,8 +19,6 @@ from typing import Any
 
 __all__ = ["main"]
 
-DEFAULT_REGISTRY_PORT = 8000
-
 
 def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
     parser.add_argument(
@@ -59,17 +57,20 @@ def _parser() -> argparse.ArgumentParser:
         "--registry-port",
         type=int,
         default=None,
-        help=f"port of the registry started for several agents (default {DEFAULT_REGISTRY_PORT})",
+        help="port of the registry started for several agents (default: registry.embedded_port, 8000)",
     )
     _app_options(
         commands.add_parser("config", help="print every resolved setting with its origin"), many=False
     )
     registry = commands.add_parser("registry", help="run the embedded registry standalone")
     registry.add_argument("--host", default="127.0.0.1")
-    registry.add_argument("--port", type=int, default=DEFAULT_REGISTRY_PORT)
+    registry.add_argument("--port", type=int, default=None, help="default: registry.embedded_port (8000)")
     registry.add_argument("--db", default=None, metavar="FILE", help="SQLite file (default: in memory)")
     registry.add_argument(
-        "--timeout", type=float, default=20.0, help="seconds without heartbeat before an agent is unhealthy"
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds without heartbeat before an agent is unhealthy (20)",
     )
     listing = commands.add_parser("list", help="list the agents the registry knows")
     _registry_option(listing)
@@ -97,13 +98,18 @@ def _profiles(args: argparse.Namespace) -> list[str] | None:
     return [p.strip() for value in args.profile for p in value.split(",") if p.strip()]
 
 
+def _registry_settings() -> Any:
+    """The registry settings as the environment sets them (MCP_MESH_REGISTRY_URL, MESH_REGISTRY__...)."""
+    from .config.loader import load_settings
+
+    return load_settings().settings.registry
+
+
 def _registry_url(explicit: str | None) -> str:
-    if explicit:
-        return explicit
-    if os.environ.get("MCP_MESH_REGISTRY_URL"):
-        return os.environ["MCP_MESH_REGISTRY_URL"]
-    port = os.environ.get("MESH_REGISTRY__EMBEDDED_PORT") or DEFAULT_REGISTRY_PORT
-    return f"http://127.0.0.1:{port}"
+    from .mesh.embedded import embedded_registry_url
+
+    registry = _registry_settings()
+    return explicit or registry.url or embedded_registry_url(registry.embedded_port)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -176,16 +182,16 @@ def _run_many(apps: list[str], args: argparse.Namespace) -> int:
         forwarded += ["--log-level", args.log_level]
     if args.registry_url:
         forwarded += ["--registry-url", args.registry_url]
-    port = args.registry_port
-    if port is None:
-        port = int(os.environ.get("MESH_REGISTRY__EMBEDDED_PORT") or DEFAULT_REGISTRY_PORT)
+    port = args.registry_port if args.registry_port is not None else _registry_settings().embedded_port
     return asyncio.run(run_agents(apps, forwarded, registry_port=port, external_registry=args.registry_url))
 
 
 def _serve_registry(args: argparse.Namespace) -> int:
-    from .registry import serve_registry
+    from .registry import DEFAULT_TIMEOUT, serve_registry
 
-    asyncio.run(serve_registry(args.host, args.port, database=args.db, timeout=args.timeout))
+    port = args.port if args.port is not None else _registry_settings().embedded_port
+    timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+    asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout))
     return 0
 
 

@@ -11,9 +11,13 @@ from typing import Any
 
 import httpx2
 
-__all__ = ["ensure_embedded_registry"]
+__all__ = ["embedded_registry_url", "ensure_embedded_registry"]
 
 logger = logging.getLogger("mesh_framework.mesh")
+
+
+def embedded_registry_url(port: int) -> str:
+    return f"http://127.0.0.1:{port}"
 
 
 async def _answers(http: httpx2.AsyncClient, url: str) -> bool:
@@ -28,7 +32,7 @@ async def ensure_embedded_registry(http: httpx2.AsyncClient, port: int) -> tuple
     """The registry URL to join, and the registry this process started (None if it joined one)."""
     from ..registry import start_registry
 
-    url = f"http://127.0.0.1:{port}"
+    url = embedded_registry_url(port)
     if port and await _answers(http, url):
         logger.info("joining the registry already running at %s", url)
         return url, None

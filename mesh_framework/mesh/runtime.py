@@ -29,7 +29,6 @@ class MeshRuntime:
         self.factory = factory
         self.dispatcher = TopologyDispatcher(tools, factory)
         self.heartbeat: Heartbeat | None = None
-        self.registry_url: str | None = None
         self._embedded: Any = None
         self._slots = tool_slots(tools)
 
@@ -44,7 +43,6 @@ class MeshRuntime:
             url, self._embedded = await ensure_embedded_registry(
                 self.factory.http, settings.registry.embedded_port
             )
-        self.registry_url = url
         self.factory.local_registry = self.tools
         client = RegistryClient(self.factory.http, url, settings.registry.timeout)
         payload = heartbeat_payload(settings, self.tools, port)

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..tools.registry import dependency_key
 from .proxy import Provider
 
 __all__ = ["Resolution", "Topology", "TopologyEvent", "diff_topology", "parse_answer"]
@@ -76,7 +77,7 @@ def parse_answer(answer: Mapping[str, Any], tools: Mapping[str, ToolSlots]) -> T
         entries = resolved.get(function_name) if isinstance(resolved, Mapping) else None
         entries = entries if isinstance(entries, Sequence) else []
         for index, capability in enumerate(slots.capabilities):
-            key = f"{slots.key}:dep_{index}"
+            key = dependency_key(slots.key, index)
             entry = entries[index] if index < len(entries) and isinstance(entries[index], Mapping) else {}
             provider = _provider(entry) if entry.get("status", "available") == "available" else None
             if provider is None:

@@ -18,6 +18,7 @@ import httpx2
 from pydantic_core import from_json, to_json
 
 from ..protocol.versions import (
+    LATEST_MODERN_VERSION,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
@@ -68,7 +69,7 @@ class McpTransport:
         self._eras: dict[str, str] = {}  # url -> the version that worked (or LEGACY)
 
     def era(self, url: str) -> str:
-        return self._eras.get(url, MODERN_VERSIONS[-1])
+        return self._eras.get(url, LATEST_MODERN_VERSION)
 
     async def request(
         self, url: str, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None

@@ -231,20 +231,19 @@ class McpEndpoint:
         return None
 
     async def _read_body(self, receive: Receive) -> bytes | None:
-        message = await receive()
-        body: bytes = message.get("body", b"")
-        if not message.get("more_body", False):
-            return body if len(body) <= self.max_body_bytes else None
-        chunks = [body]
-        size = len(body)
-        while message.get("more_body", False):
+        """The whole body, or None as soon as it exceeds the limit."""
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
             message = await receive()
-            chunk = message.get("body", b"")
+            chunk: bytes = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
                 return None
             chunks.append(chunk)
-        return b"".join(chunks)
+            more = message.get("more_body", False)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     async def _too_large(self, send: Send) -> None:
         error = McpError(
@@ -503,34 +502,24 @@ def _sse_frame(message: dict[str, Any]) -> bytes:
     return b"event: message\ndata: " + to_json(message) + b"\n\n"
 
 
-async def _send_plain(
-    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
-) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _send_json(send: Send, status: int, message: dict[str, Any], *, sse: bool) -> None:
-    if sse:
-        body = _sse_frame(message)
-        headers = _SSE_HEADERS
-    else:
-        body = to_json(message)
-        headers = _JSON_HEADERS
+async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
     # A length lets the server write head and body at once (no chunked framing).
     headers = [*headers, (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _send_plain(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    await _send_body(send, status, body, [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])])
+
+
+async def _send_json(send: Send, status: int, message: dict[str, Any], *, sse: bool) -> None:
+    if sse:
+        await _send_body(send, status, _sse_frame(message), _SSE_HEADERS)
+    else:
+        await _send_body(send, status, to_json(message), _JSON_HEADERS)
 
 
 async def _send_result(send: Send, request_id: Any, result: dict[str, Any], *, sse: bool) -> None:

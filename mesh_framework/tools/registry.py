@@ -7,7 +7,12 @@ from collections.abc import Iterator
 from ..injectables import McpMeshTool
 from .wrapper import MeshToolWrapper
 
-__all__ = ["MeshToolWrapperRegistry"]
+__all__ = ["MeshToolWrapperRegistry", "dependency_key"]
+
+
+def dependency_key(key: str, index: int) -> str:
+    """The composite key of dependency slot `index` of the tool `key` (`module.qualname`)."""
+    return f"{key}:dep_{index}"
 
 
 class MeshToolWrapperRegistry:

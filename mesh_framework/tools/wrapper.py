@@ -129,9 +129,6 @@ class MeshToolWrapper:
     def capability(self) -> str:
         return self.spec.capability or self.name
 
-    def dependency_key(self, index: int) -> str:
-        return f"{self.key}:dep_{index}"
-
     def update_dependency(self, index: int, proxy: McpMeshTool | None) -> None:
         """Swap the proxy in dependency slot `index` (None marks it unresolved)."""
         if not 0 <= index < len(self.slots):
