@@ -96,7 +96,8 @@ class MeshApplication:
 
     def build(self) -> Any:
         """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""
-        self.container.lifespan.override(providers.Object(self._lifespan))
+        if not self.container.lifespan.overridden:  # build() may run again (tests); override once
+            self.container.lifespan.override(providers.Object(self._lifespan))
         failures = []
         for bean in self.catalog.components:
             try:

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 __all__ = [
     "ConfigError",
+    "display_path",
     "MeshError",
     "ToolExecutionError",
     "WiringError",
 ]
+
+
+def display_path(path: str | Path) -> str:
+    """A path as problem reports show it: relative to the working directory when it lies below it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 class MeshError(Exception):

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic_settings import PydanticBaseSettingsSource
 
-from ..errors import ConfigError
+from ..errors import ConfigError, display_path
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
 from .settings import MeshSettings
 from .sources import (
@@ -61,8 +61,12 @@ class LoadedSettings:
         return rows
 
 
+def _is_secret(key: str) -> bool:
+    return any(word in key.lower() for word in SECRET_WORDS)
+
+
 def _printable(key: str, value: Any) -> str:
-    if value is not None and (isinstance(value, SecretStr) or any(w in key.lower() for w in SECRET_WORDS)):
+    if value is not None and (isinstance(value, SecretStr) or _is_secret(key)):
         return MASK
     if value is None:
         return "null"
@@ -86,13 +90,6 @@ def _yaml_file(directory: Path, stem: str) -> Path | None:
         if path.is_file():
             return path
     return None
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def _split_profiles(value: Any) -> list[str]:
@@ -135,7 +132,7 @@ def load_settings(
     files: list[Path] = []
     base = _yaml_file(config_dir, "application") if config_dir is not None else None
     if base is not None:
-        yaml_sources.append(YamlFileSource(MeshSettings, base, _display(base)))
+        yaml_sources.append(YamlFileSource(MeshSettings, base, display_path(base)))
         files.append(base)
     # Active profiles: command line, else environment, else `profiles:` in application.yaml.
     if profiles:
@@ -154,13 +151,13 @@ def load_settings(
     for profile in active:
         path = _yaml_file(config_dir, f"application-{profile}") if config_dir is not None else None
         if path is None:
-            where = _display(config_dir) if config_dir is not None else "no config directory"
+            where = display_path(config_dir) if config_dir is not None else "no config directory"
             problems.append(
                 f"profiles = {profile!r} (from {profiles_origin}): application-{profile}.yaml not "
                 f"found in {where}; create it or remove the profile"
             )
             continue
-        yaml_sources.insert(0, YamlFileSource(MeshSettings, path, _display(path)))  # later profiles win
+        yaml_sources.insert(0, YamlFileSource(MeshSettings, path, display_path(path)))  # later profiles win
         files.append(path)
     if problems:
         raise ConfigError(problems)
@@ -211,7 +208,7 @@ def describe_errors(exc: ValidationError, origins: Mapping[str, str], prefix: st
             )
             continue
         value = error.get("input")
-        shown = MASK if any(w in key.lower() for w in SECRET_WORDS) else repr(value)
+        shown = MASK if _is_secret(key) else repr(value)
         problems.append(f"{key} = {shown} (from {origin}): {error['msg']}")
     return problems
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
+from ..errors import display_path
 from ..specs import ComponentSpec, ConfigPropertiesSpec
 
 __all__ = ["Bean", "BeanCatalog", "Qualifier", "bean_name", "describe_location"]
@@ -72,16 +73,7 @@ def describe_location(function: Any, parameter: str | None = None) -> str:
                         line = start + arg.lineno - 1
         except SyntaxError:
             pass
-    return f"{_relative(path)}:{line}"
-
-
-def _relative(path: str) -> str:
-    from pathlib import Path
-
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return path
+    return f"{display_path(path)}:{line}"
 
 
 def _protocol_members(protocol: type) -> set[str]:
