@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 __all__ = [
+    "CatalogError",
     "ConfigError",
     "display_path",
     "MeshError",
@@ -33,6 +36,15 @@ class ConfigError(MeshError):
         super().__init__("Invalid configuration:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
+class CatalogError(ConfigError):
+    """An MCP server catalog (definitions, files, names) is invalid; each problem names the server or file."""
+
+    def __init__(self, problems: str | list[str]) -> None:
+        super().__init__([problems] if isinstance(problems, str) else problems)
+        if len(self.problems) == 1:
+            self.args = (self.problems[0],)
+
+
 class WiringError(MeshError):
     """The container could not be assembled; `problems` lists every wiring problem found."""
 
@@ -45,11 +57,25 @@ class WiringError(MeshError):
 
 
 class ToolExecutionError(MeshError):
-    """A remote tool answered with `isError: true` (or could not be reached)."""
+    """A remote tool answered with `isError: true` (or could not be reached).
 
-    def __init__(self, message: str, *, tool: str = "", agent: str = "") -> None:
+    `definition` is the tool callback's definition when the call went through one; `result` is the MCP
+    `CallToolResult` (wire dict) the server answered, when it answered one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool: str = "",
+        agent: str = "",
+        definition: Any = None,
+        result: Mapping[str, Any] | None = None,
+    ) -> None:
         self.message = message
         self.tool = tool
         self.agent = agent
+        self.definition = definition
+        self.result = result
         where = f"{tool}@{agent}" if agent else tool
         super().__init__(f"{where}: {message}" if where else message)

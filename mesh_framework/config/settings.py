@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 __all__ = [
     "AgentSettings",
+    "McpSettings",
     "MeshSettings",
     "RegistrySettings",
     "ScanSettings",
@@ -99,6 +100,42 @@ class ToolSettings(BaseModel):
     timeout: Annotated[float, Field(gt=0)] | None = 30.0
 
 
+class McpSettings(BaseModel):
+    """MCP servers beyond the mesh: the catalog, connection behaviour and the gateway."""
+
+    model_config = _Section
+
+    servers: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Catalog entries by name, the fields of mcp-servers.json (type, command, args, env, "
+        "cwd, url, headers)",
+    )
+    catalog: list[str] = Field(
+        default_factory=list,
+        description="Catalog files or folders of *.json ({'mcpServers': ...} or VS Code's {'servers': ...})",
+    )
+    default_servers: list[str] = Field(
+        default_factory=list, description="Servers a coding agent or LLM gets unless a request names others"
+    )
+    gateway: list[str] = Field(
+        default_factory=list, description="Catalog servers whose tools this agent re-serves into the mesh"
+    )
+    fail_fast: bool = Field(False, description="Fail start-up when a configured server cannot be reached")
+    connect_timeout: Annotated[float, Field(gt=0)] = Field(
+        10.0, description="Seconds to start/connect a server and list its tools"
+    )
+    call_timeout: Annotated[float, Field(gt=0)] | None = Field(
+        None, description="Seconds one tool call may take (default: tools.timeout)"
+    )
+
+    @field_validator("catalog", "default_servers", "gateway", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+
 class LoggingSettings(BaseModel):
     model_config = _Section
 
@@ -125,6 +162,7 @@ class MeshSettings(BaseSettings):
     scan: ScanSettings = Field(default_factory=ScanSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @classmethod
     def settings_customise_sources(

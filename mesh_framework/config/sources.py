@@ -48,6 +48,20 @@ def normalize_key(key: str) -> str:
     return "".join(out)
 
 
+# Below these dotted prefixes keys are names the user chose (server names, env variables, HTTP headers) and
+# are kept as written rather than normalized.
+_VERBATIM_PARENTS = ("mcp.servers",)
+_VERBATIM_FIELDS = ("env", "headers")
+
+
+def keeps_keys_verbatim(parent: str) -> bool:
+    """True when the keys directly below the dotted key `parent` are user names, not setting names."""
+    if parent in _VERBATIM_PARENTS:
+        return True
+    head, _, last = parent.rpartition(".")
+    return last in _VERBATIM_FIELDS and head.rpartition(".")[0] in _VERBATIM_PARENTS
+
+
 def dotted_to_nested(flat: Mapping[str, Any]) -> dict[str, Any]:
     nested: dict[str, Any] = {}
     for dotted, value in flat.items():
@@ -162,8 +176,11 @@ def load_yaml_with_lines(path: Path, display: str) -> tuple[dict[str, Any], dict
     def walk(node: yaml.Node, prefix: str) -> Any:
         if isinstance(node, yaml.MappingNode):
             result: dict[str, Any] = {}
+            parent = prefix[:-1]
             for key_node, value_node in node.value:
-                key = normalize_key(str(constructor.construct_object(key_node, deep=True)))
+                key = str(constructor.construct_object(key_node, deep=True))
+                if not keeps_keys_verbatim(parent):
+                    key = normalize_key(key)
                 dotted = f"{prefix}{key}"
                 result[key] = walk(value_node, dotted + ".")
                 if not isinstance(value_node, yaml.MappingNode) or not value_node.value:

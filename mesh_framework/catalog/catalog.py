@@ -1,0 +1,107 @@
+"""`McpServerCatalog`: named MCP server definitions, described once and resolved by name.
+
+Usage::
+
+    catalog = McpServerCatalog.from_json("config/mcp-servers.json")
+    servers = catalog.resolve(["filesystem", "weather"])   # every missing name listed in one error
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from ..errors import CatalogError
+from .definitions import McpServerDefinition
+
+__all__ = ["McpServerCatalog"]
+
+
+class McpServerCatalog:
+    """An immutable mapping of server name to `McpServerDefinition`, in the order the servers were added."""
+
+    __slots__ = ("_servers",)
+
+    def __init__(self, servers: Mapping[str, McpServerDefinition] | None = None) -> None:
+        checked: dict[str, McpServerDefinition] = {}
+        for name, definition in (servers or {}).items():
+            if not isinstance(name, str) or not name.strip():
+                raise CatalogError(f"MCP server names must be non-empty strings, not {name!r}")
+            if not isinstance(definition, McpServerDefinition):
+                raise CatalogError(
+                    f"MCP server '{name}': expected a StdioDefinition, SseDefinition or HttpDefinition, "
+                    f"not {type(definition).__name__}"
+                )
+            checked[name] = definition
+        self._servers: Mapping[str, McpServerDefinition] = MappingProxyType(checked)
+
+    @classmethod
+    def of(cls, servers: Mapping[str, McpServerDefinition]) -> McpServerCatalog:
+        return cls(servers)
+
+    @classmethod
+    def builder(cls) -> CatalogBuilder:
+        return CatalogBuilder()
+
+    @classmethod
+    def from_json(cls, path: str | Path, environ: Mapping[str, str] | None = None) -> McpServerCatalog:
+        """Load a catalog file, or every `*.json` file of a folder (merged; a name in two files is an
+        error naming both). `${VAR}` and `${VAR:-default}` are resolved from `environ` (default: the
+        process environment)."""
+        from .loading import load_catalog
+
+        return cls(load_catalog([Path(path)], environ))
+
+    def get_all(self) -> Mapping[str, McpServerDefinition]:
+        return self._servers
+
+    def get(self, name: str) -> McpServerDefinition | None:
+        return self._servers.get(name)
+
+    def contains(self, name: str) -> bool:
+        return name in self._servers
+
+    def resolve(self, names: Iterable[str]) -> dict[str, McpServerDefinition]:
+        """The definitions named, in the order asked; every unknown name is listed in one CatalogError."""
+        wanted = list(dict.fromkeys(names))
+        missing = [n for n in wanted if n not in self._servers]
+        if missing:
+            known = ", ".join(self._servers) or "none"
+            raise CatalogError(
+                f"unknown MCP server(s): {', '.join(missing)} (the catalog has: {known}); add them to "
+                "mcp.servers in application.yaml or to a catalog file"
+            )
+        return {n: self._servers[n] for n in wanted}
+
+    def merged(self, other: McpServerCatalog) -> McpServerCatalog:
+        """This catalog with `other`'s servers added; `other` wins where both name a server."""
+        return McpServerCatalog({**self._servers, **other._servers})
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._servers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._servers)
+
+    def __len__(self) -> int:
+        return len(self._servers)
+
+    def __repr__(self) -> str:
+        return f"McpServerCatalog({', '.join(self._servers)})"
+
+
+class CatalogBuilder:
+    """`McpServerCatalog.builder().add("fs", StdioDefinition("npx", [...])).build()`."""
+
+    def __init__(self) -> None:
+        self._servers: dict[str, McpServerDefinition] = {}
+
+    def add(self, name: str, definition: McpServerDefinition) -> CatalogBuilder:
+        if name in self._servers:
+            raise CatalogError(f"MCP server '{name}' is added twice to the catalog builder")
+        self._servers[name] = definition
+        return self
+
+    def build(self) -> McpServerCatalog:
+        return McpServerCatalog(self._servers)
