@@ -6,7 +6,7 @@ Definitions are immutable and validated when made; a bad one is a `CatalogError`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
@@ -46,7 +46,7 @@ def _check_url(server: str, url: Any) -> str:
     return url
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class McpServerDefinition:
     """Base of the three kinds. `name` is the catalog name the definition was registered under."""
 
@@ -57,20 +57,34 @@ class McpServerDefinition:
         """True for servers started as a local process (a vendor API cannot start them)."""
         return self.type == "stdio"
 
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_dict() == self.to_dict()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.type, repr(sorted(self.to_dict().items()))))
+
+    def __repr__(self) -> str:
+        # env values and headers often hold secrets: their names are shown, never their values.
+        shown = {
+            key: sorted(value) if key in ("env", "headers") else value for key, value in self.to_dict().items()
+        }
+        shown.pop("type")
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
     def to_dict(self) -> dict[str, Any]:
         """The definition in the catalog file format (`{"type": ..., ...}`), empty fields left out."""
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class StdioDefinition(McpServerDefinition):
     """A server started as a local process speaking MCP on stdin/stdout."""
 
     type: ClassVar[ServerType] = "stdio"
     command: str
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default=_EMPTY)
-    cwd: str | None = None
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str | None
 
     def __init__(
         self,
@@ -103,10 +117,10 @@ class StdioDefinition(McpServerDefinition):
         return data
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class _UrlDefinition(McpServerDefinition):
     url: str
-    headers: Mapping[str, str] = field(default=_EMPTY)
+    headers: Mapping[str, str]
 
     def __init__(self, url: str, headers: Mapping[str, str] | None = None, *, name: str = "(unnamed)") -> None:
         object.__setattr__(self, "url", _check_url(name, url))
@@ -119,14 +133,14 @@ class _UrlDefinition(McpServerDefinition):
         return data
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
 class SseDefinition(_UrlDefinition):
     """A server reached over the (handshake-era) HTTP+SSE transport."""
 
     type: ClassVar[ServerType] = "sse"
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False, init=False)
 class HttpDefinition(_UrlDefinition):
     """A server reached over streamable HTTP (stateful or stateless)."""
 
