@@ -42,6 +42,21 @@ class McpMeshTool(ABC):
     async def list_tools(self) -> list[dict[str, Any]]:
         """List the provider agent's tools."""
 
+    async def call_result(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The tool's `CallToolResult` as a wire dict (`isError` included, not raised).
+
+        Proxies answer with what the provider sent; this default (for stand-ins that implement only
+        `call_tool`) wraps the value the way a tool's result is served.
+        """
+        from pydantic_core import to_json
+
+        value = await self.call_tool(name, arguments)
+        text = value if isinstance(value, str) else to_json(value, fallback=str).decode()
+        content = [{"type": "text", "text": text}]
+        return {"content": content, "structuredContent": {"result": value}, "isError": False}
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.capability} -> {self.function_name} at {self.endpoint}>"
 

@@ -43,14 +43,16 @@ clean_dir() {
     rm -rf -- "${dir}"
 }
 
-# npm_install <dir> <spec>: a clean npm install of <spec> into <dir>, its log shown only on failure.
+# npm_install <dir> <spec>...: a clean npm install of the specs into <dir>, its log shown only on failure.
 npm_install() {
-    local dir="$1" spec="$2"
+    local dir="$1"
+    shift
+    local spec="$*"
     command -v npm >/dev/null 2>&1 || die "npm not found on PATH; it is needed to install ${spec}"
     clean_dir "${dir}"
     mkdir -p -- "${dir}"
     local log="${TOOLS_DIR}/.npm-$(basename -- "${dir}").log"
-    if ! npm install --prefix "${dir}" --no-audit --no-fund --loglevel=error "${spec}" >"${log}" 2>&1; then
+    if ! npm install --prefix "${dir}" --no-audit --no-fund --loglevel=error "$@" >"${log}" 2>&1; then
         cat "${log}" >&2
         die "npm install ${spec} into ${dir} failed (log: ${log})"
     fi

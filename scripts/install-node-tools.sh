@@ -6,6 +6,8 @@
 #   .tools/conformance        @modelcontextprotocol/conformance@0.1.16 (released suite, 2025-11-25)
 #   .tools/conformance-alpha  @modelcontextprotocol/conformance@0.2.0-alpha.12 (2026-07-28 scenarios)
 #   .tools/autocannon         autocannon@8 (HTTP load generator)
+#   .tools/mcp-servers        @modelcontextprotocol/server-everything and server-filesystem (MCP servers
+#                             people run: stdio, SSE and streamable HTTP; used by the tool-callback tests)
 #
 # Idempotent and fast: each folder gets a stamp file recording the package spec that was
 # installed; when the stamp matches and the expected entry point exists, npm is not run.
@@ -26,6 +28,8 @@ CONFORMANCE_SPEC="@modelcontextprotocol/conformance@0.1.16"
 # Newest 0.2.0 pre-release that installs and runs (checked 0.2.0-alpha.12; earlier: .7 .9 .10 .11).
 CONFORMANCE_ALPHA_SPEC="@modelcontextprotocol/conformance@0.2.0-alpha.12"
 AUTOCANNON_SPEC="autocannon@8"
+EVERYTHING_SPEC="@modelcontextprotocol/server-everything@2026.8.31"
+FILESYSTEM_SPEC="@modelcontextprotocol/server-filesystem@2026.8.31"
 
 # Read "version" from a package.json without needing any node.
 pkg_version() {  # <package.json path>
@@ -82,3 +86,20 @@ ac_state="${INSTALLED_STATE}"
 ac_version="$(pkg_version "${TOOLS_DIR}/autocannon/node_modules/autocannon/package.json")"
 [[ "${ac_version}" == 8.* ]] || die "autocannon: expected 8.x, found '${ac_version}'"
 printf '%-18s %s (%s) %s\n' autocannon "${ac_version}" "${ac_state}" "${TOOLS_DIR}/autocannon/${AC_ENTRY}"
+
+# --- MCP servers people run ------------------------------------------------------------------------
+SERVERS_DIR="${TOOLS_DIR}/mcp-servers"
+SERVERS_STAMP="${EVERYTHING_SPEC} ${FILESYSTEM_SPEC}"
+EVERYTHING_ENTRY="node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+FILESYSTEM_ENTRY="node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+if stamp_ok "${SERVERS_DIR}" "${SERVERS_STAMP}" "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}"; then
+    servers_state="cached"
+else
+    npm_install "${SERVERS_DIR}" "${EVERYTHING_SPEC}" "${FILESYSTEM_SPEC}"
+    for entry in "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}"; do
+        [[ -e "${SERVERS_DIR}/${entry}" ]] || die "MCP servers installed but ${SERVERS_DIR}/${entry} is missing"
+    done
+    printf '%s\n' "${SERVERS_STAMP}" >"${SERVERS_DIR}/${STAMP_NAME}"
+    servers_state="installed"
+fi
+printf '%-18s %s (%s) %s\n' mcp-servers "${EVERYTHING_SPEC##*@}" "${servers_state}" "${SERVERS_DIR}"

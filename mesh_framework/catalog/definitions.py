@@ -33,7 +33,9 @@ def _frozen_strings(server: str, what: str, values: Mapping[str, Any] | None) ->
         raise CatalogError(f"MCP server '{server}': {what} must be an object of strings, not {values!r}")
     bad = [k for k, v in values.items() if not isinstance(k, str) or not isinstance(v, str)]
     if bad:
-        raise CatalogError(f"MCP server '{server}': {what} values must be strings (see {', '.join(map(str, bad))})")
+        raise CatalogError(
+            f"MCP server '{server}': {what} values must be strings (see {', '.join(map(str, bad))})"
+        )
     return MappingProxyType(dict(values))
 
 
@@ -58,7 +60,7 @@ class McpServerDefinition:
         return self.type == "stdio"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_dict() == self.to_dict()  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.to_dict() == self.to_dict()
 
     def __hash__(self) -> int:
         return hash((self.type, repr(sorted(self.to_dict().items()))))
@@ -66,7 +68,8 @@ class McpServerDefinition:
     def __repr__(self) -> str:
         # env values and headers often hold secrets: their names are shown, never their values.
         shown = {
-            key: sorted(value) if key in ("env", "headers") else value for key, value in self.to_dict().items()
+            key: sorted(value) if key in ("env", "headers") else value
+            for key, value in self.to_dict().items()
         }
         shown.pop("type")
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
@@ -96,7 +99,9 @@ class StdioDefinition(McpServerDefinition):
         name: str = "(unnamed)",
     ) -> None:
         if not isinstance(command, str) or not command.strip():
-            raise CatalogError(f"MCP server '{name}': 'command' is missing or empty; name the program to start")
+            raise CatalogError(
+                f"MCP server '{name}': 'command' is missing or empty; name the program to start"
+            )
         if isinstance(args, str) or not all(isinstance(a, str) for a in args):
             raise CatalogError(f"MCP server '{name}': 'args' must be a list of strings, not {args!r}")
         if cwd is not None and not isinstance(cwd, str):
@@ -122,7 +127,9 @@ class _UrlDefinition(McpServerDefinition):
     url: str
     headers: Mapping[str, str]
 
-    def __init__(self, url: str, headers: Mapping[str, str] | None = None, *, name: str = "(unnamed)") -> None:
+    def __init__(
+        self, url: str, headers: Mapping[str, str] | None = None, *, name: str = "(unnamed)"
+    ) -> None:
         object.__setattr__(self, "url", _check_url(name, url))
         object.__setattr__(self, "headers", _frozen_strings(name, "'headers'", headers))
 

@@ -102,16 +102,23 @@ class McpMeshToolProxy(McpMeshTool):
         return up or everyone
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
-        params = {"name": name, "arguments": dict(arguments or {})}
+        tool = self.provider.function_name if name == self.function_name else name
+        result = await self.call_result(name, arguments)
+        return unwrap_result(result, tool=tool, agent=self.agent_id)
+
+    async def call_result(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        if meta:
+            params["_meta"] = dict(meta)
         candidates = self._candidates()
         for attempt, provider in enumerate(candidates[:2]):
             # Another provider's tool may carry another function name for the same capability.
             tool = provider.function_name if name == self.function_name else name
             params["name"] = tool
             try:
-                result = await self.transport.request(
-                    provider.url, "tools/call", params, timeout=self.timeout
-                )
+                return await self.transport.request(provider.url, "tools/call", params, timeout=self.timeout)
             except ProviderUnreachable as exc:
                 self._down.mark(provider.endpoint)
                 self._on_unreachable(provider.endpoint)
@@ -124,7 +131,6 @@ class McpMeshToolProxy(McpMeshTool):
                 ) from None
             except RemoteError as exc:
                 raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
-            return unwrap_result(result, tool=tool, agent=provider.agent_id)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -154,10 +160,15 @@ class InProcessMcpMeshTool(McpMeshTool):
         self._registry = registry
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        return unwrap_result(await self.call_result(name, arguments), tool=name, agent=self.agent_id)
+
+    async def call_result(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         wrapper = self._registry.get(name)
         if wrapper is None:
             raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
-        return unwrap_result(await wrapper.call(arguments), tool=name, agent=self.agent_id)
+        return await wrapper.call(arguments)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         return [wrapper.descriptor for wrapper in self._registry]

@@ -32,6 +32,7 @@ class ToolContext:
         "_encode_state",
         "_sink",
         "client_capabilities",
+        "entries",
         "input_responses",
         "log_threshold",
         "modern",
@@ -54,8 +55,12 @@ class ToolContext:
         input_responses: Mapping[str, Any] | None = None,
         request_state: Any = None,
         encode_state: Callable[[str, Any], str] | None = None,
+        entries: Mapping[str, Any] | None = None,
     ) -> None:
         self.tool_name = tool_name
+        # Free-form values the caller attaches (Spring AI's ToolContext map); JSON-safe ones travel to
+        # other MCP servers as `_meta` through tool callbacks.
+        self.entries: dict[str, Any] = dict(entries or {})
         self.modern = modern
         self.client_capabilities = client_capabilities or {}
         # The client's answers to a previous InputRequired, by the keys the tool chose, and its state.
@@ -67,6 +72,11 @@ class ToolContext:
         self._sink = sink
         # Index into LOG_LEVELS of the lowest level sent; past the end means "send none".
         self.log_threshold = LOG_LEVELS.index(log_level) if log_level in LOG_LEVELS else len(LOG_LEVELS)
+
+    @classmethod
+    def of(cls, entries: Mapping[str, Any], tool_name: str = "") -> ToolContext:
+        """A context carrying only `entries`, for calling tool callbacks from code."""
+        return cls(tool_name, entries=entries)
 
     def encode_state(self, state: Any) -> str:
         """Sign `state` for the client to hand back as `requestState` (see `InputRequired`)."""
