@@ -1,6 +1,15 @@
 """mesh_framework: a Spring-Boot-style dependency-injection framework for MCP mesh agents."""
 
 from .app import MeshApplication
+from .callbacks import (
+    FunctionToolCallback,
+    McpToolCallbackProvider,
+    ToolCallback,
+    ToolCallbackProvider,
+    ToolDefinition,
+    ToolsChanged,
+)
+from .catalog import HttpDefinition, McpServerCatalog, SseDefinition, StdioDefinition
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings
 from .content import (
@@ -13,7 +22,8 @@ from .content import (
 )
 from .decorators import component, config_properties, mesh_agent, mesh_tool
 from .di.wiring import Qualifier
-from .errors import ConfigError, MeshError, ToolExecutionError, WiringError
+from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
+from .events import ApplicationEventPublisher, event_listener
 from .injectables import McpMeshTool, MeshLlmAgent
 from .input_required import InputRequired, elicit, list_roots, sample
 from .mesh.proxy_factory import McpMeshToolProxyFactory
@@ -25,14 +35,20 @@ from .tools.wrapper import MeshToolWrapper
 __version__ = "0.1.0"
 
 __all__ = [
+    "ApplicationEventPublisher",
     "AudioContent",
+    "CatalogError",
     "ConfigError",
     "EmbeddedResource",
+    "FunctionToolCallback",
+    "HttpDefinition",
     "ImageContent",
     "InputRequired",
     "LoadedSettings",
     "McpMeshTool",
     "McpMeshToolProxyFactory",
+    "McpServerCatalog",
+    "McpToolCallbackProvider",
     "MeshApplication",
     "MeshError",
     "MeshLlmAgent",
@@ -42,15 +58,22 @@ __all__ = [
     "Qualifier",
     "ResourceLink",
     "Selector",
+    "SseDefinition",
+    "StdioDefinition",
     "TextContent",
+    "ToolCallback",
+    "ToolCallbackProvider",
     "ToolContext",
+    "ToolDefinition",
     "ToolExecutionError",
     "ToolResult",
+    "ToolsChanged",
     "WiringError",
     "__version__",
     "component",
     "config_properties",
     "elicit",
+    "event_listener",
     "list_roots",
     "mesh_agent",
     "mesh_tool",

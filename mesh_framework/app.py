@@ -57,6 +57,7 @@ class MeshApplication:
         self.catalog = catalog
         self.bound_port: int | None = None
         self._server: Any = None
+        self._prepared = False
 
     @property
     def settings(self) -> MeshSettings:
@@ -85,11 +86,12 @@ class MeshApplication:
             code=agent.params, cli=cli, profiles=profiles, config_dir=config_dir, environ=environ
         )
         settings = loaded.settings
+        servers = _server_catalog(loaded, config_dir, environ)
         packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
         exclude = [*agent.exclude, *settings.scan.exclude]
         scan = scan_packages(packages, exclude)
         catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
-        container = assemble_container(loaded, scan, catalog)
+        container = assemble_container(loaded, scan, catalog, servers)
         return cls(agent, loaded, scan, container, catalog)
 
     # -- building and serving ----------------------------------------------------------------------
@@ -111,12 +113,59 @@ class MeshApplication:
                 )
         if failures:
             raise WiringError(failures)
-        return self.container.asgi_app()
+        self._register_listeners()
+        asgi = self.container.asgi_app()
+        gateway = self.container.gateway()
+        if gateway is not None:
+            endpoint, runtime = self.container.mcp_endpoint(), self.container.mesh_runtime()
+            gateway.on_change = lambda: (endpoint.refresh_tools(), runtime.tools_changed())
+        return asgi
+
+    def _register_listeners(self) -> None:
+        """Subscribe every `@event_listener` method of the components (once per build)."""
+        publisher = self.container.event_publisher()
+        problems = []
+        for bean in self.catalog.components:
+            try:
+                publisher.register(getattr(self.container, bean.name)())
+            except TypeError as exc:
+                problems.append(f"{describe_location(bean.type)}: {exc}")
+        if problems:
+            raise WiringError(problems)
+
+    async def prepare(self) -> None:
+        """What must happen before serving, once: with `mcp.fail_fast`, reach every catalog server (all
+        failures listed in one ConfigError); discover the gateway's servers and serve their tools."""
+        if self._prepared:
+            return
+        fail_fast = self.settings.mcp.fail_fast
+        callbacks = self.container.mcp_tool_callbacks()
+        if fail_fast and callbacks.connections:
+            await callbacks.start(fail_fast=True)
+        gateway = self.container.gateway()
+        if gateway is not None:
+            await gateway.start()
+            if fail_fast and gateway.provider.errors:
+                await gateway.aclose()
+                raise ConfigError(
+                    [f"mcp.gateway: MCP server '{n}': {r}" for n, r in gateway.provider.errors.items()]
+                )
+        self._prepared = True
+
+    async def _release(self) -> None:
+        """Stop catalog server processes and close their sessions."""
+        self._prepared = False
+        gateway = self.container.gateway()
+        if gateway is not None:
+            await gateway.aclose()
+        await self.container.mcp_tool_callbacks().aclose()
+        await self.container.event_publisher().drain()
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Any) -> AsyncIterator[None]:
         """Marks the agent ready; when it serves on a socket (not in-process tests), joins the mesh."""
         state = self.container.agent_state()
+        await self.prepare()
         runtime: Any = None
         joining: asyncio.Task[None] | None = None
         if self.bound_port is not None:
@@ -145,6 +194,7 @@ class MeshApplication:
                 with contextlib.suppress(asyncio.CancelledError):
                     await joining
                 await runtime.stop()
+            await self._release()
 
     @staticmethod
     async def _join(runtime: Any, port: int) -> None:
@@ -177,7 +227,12 @@ class MeshApplication:
         import uvicorn
 
         app = self.build()
-        sock = self.bind()
+        try:
+            await self.prepare()
+            sock = self.bind()
+        except BaseException:
+            await self._release()
+            raise
         config = uvicorn.Config(
             app,
             log_config=None,
@@ -215,6 +270,26 @@ class MeshApplication:
     def section(self, model: type[BaseModel]) -> BaseModel:
         """The validated `@config_properties` section of type `model`."""
         return self.container.providers[self.catalog.config[model].name]()  # type: ignore[no-any-return]
+
+
+def _server_catalog(loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str]) -> Any:
+    """The MCP server catalog of `mcp.servers` and `mcp.catalog`; every server named elsewhere in the
+    settings (`mcp.gateway`, `mcp.default_servers`) must be in it."""
+    from .catalog.loading import catalog_from_settings
+
+    catalog = catalog_from_settings(loaded, config_dir, environ)
+    problems = []
+    for key in ("gateway", "default_servers"):
+        missing = [name for name in getattr(loaded.settings.mcp, key) if not catalog.contains(name)]
+        if missing:
+            known = ", ".join(catalog) or "none"
+            problems.append(
+                f"mcp.{key} = {missing!r} (from {loaded.origin_of('mcp.' + key)}): no such MCP server in "
+                f"the catalog (it has: {known}); add it to mcp.servers or a catalog file"
+            )
+    if problems:
+        raise ConfigError(problems)
+    return catalog
 
 
 def _package_of(module: str) -> str:

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs the starter app: both of its agents and an embedded registry, then shows one cross-agent call
-# (calculator.sum_of_squares calls the starter agent's `add` through the mesh). Ctrl-C stops everything.
+# (calculator.sum_of_squares calls the starter agent's `add` through the mesh) and one tool using an MCP
+# server of the catalog (`jot` keeps notes with config/mcp-servers.json's `notes`). Ctrl-C stops everything.
 # Extra arguments go to `mesh run` (e.g. --profile dev).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/bootstrap.sh"
 cd "$root"
+# As in an activated venv: catalog servers started as `python ...` run with the project's interpreter.
+export PATH="$root/.venv/bin:$PATH"
 mesh="$root/.venv/bin/mesh"
 "$mesh" run starter_app starter_app.calculator "$@" &
 agents=$!
@@ -13,6 +16,8 @@ trap 'kill -TERM "$agents" 2>/dev/null || true; wait "$agents" 2>/dev/null || tr
 for _ in $(seq 1 60); do
   if answer=$("$mesh" call sum_of_squares '{"a": 3, "b": 4}' 2>/dev/null); then
     echo "cross-agent call: calculator.sum_of_squares(a=3, b=4) -> starter.add(9, 16) = $answer"
+    notes=$("$mesh" call jot '{"text": "try the catalog"}' 2>&1) || true
+    echo "catalog server through a tool: starter.jot(text=\"try the catalog\") -> notes = $notes"
     echo "try it yourself: .venv/bin/mesh list; .venv/bin/mesh call sum_of_squares '{\"a\": 5, \"b\": 12}'"
     break
   fi

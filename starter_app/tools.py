@@ -1,4 +1,4 @@
-"""Tools: plain functions (sync and async) and the methods of a component."""
+"""Tools: plain functions (sync and async), the methods of a component, and one using a catalog server."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from mesh_framework import component, mesh_tool
+from mesh_framework import ToolCallbackProvider, component, mesh_tool
 
 from .greeting import GreetingService
 
@@ -40,6 +40,15 @@ async def add(
 ) -> int:
     """Add two integers (an async tool: it runs on the event loop)."""
     return a + b
+
+
+@mesh_tool(capability="jot", tags=["notes"])
+async def jot(
+    text: Annotated[str, Field(description="What to remember")], tools: ToolCallbackProvider
+) -> list[str]:
+    """Keep a note with the `notes` MCP server of the catalog, and return every note so far."""
+    await (await tools.find("add_note")).call({"text": text})
+    return list(await (await tools.find("list_notes")).call())
 
 
 @mesh_tool(capability="slow_echo", timeout=2.0)

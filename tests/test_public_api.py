@@ -17,6 +17,9 @@ PUBLIC = {
     "MeshToolWrapper", "MeshToolWrapperRegistry", "Qualifier", "ResourceLink", "Selector", "TextContent",
     "ToolContext", "ToolExecutionError", "ToolResult", "WiringError", "__version__", "component",
     "config_properties", "elicit", "list_roots", "mesh_agent", "mesh_tool", "sample",
+    "ApplicationEventPublisher", "CatalogError", "FunctionToolCallback", "HttpDefinition", "McpServerCatalog",
+    "McpToolCallbackProvider", "SseDefinition", "StdioDefinition", "ToolCallback", "ToolCallbackProvider",
+    "ToolDefinition", "ToolsChanged", "event_listener",
 }  # fmt: skip
 
 

@@ -12,15 +12,18 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import os
+import threading
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
@@ -79,6 +82,39 @@ class _HeaderAuth(httpx2.Auth):
         yield request
 
 
+class _StderrLog:
+    """A stdio server's stderr: read by a thread, logged at DEBUG, the last lines kept for error messages.
+
+    A real file descriptor is needed (the child process inherits it), whatever `sys.stderr` is here.
+    """
+
+    def __init__(self, server: str) -> None:
+        read_fd, write_fd = os.pipe()
+        self.file: TextIO = os.fdopen(write_fd, "w")
+        self.lines: deque[str] = deque(maxlen=20)
+        self._server = server
+        self._reader = threading.Thread(
+            target=self._read, args=(read_fd,), daemon=True, name=f"stderr {server}"
+        )
+        self._reader.start()
+
+    def _read(self, fd: int) -> None:
+        with os.fdopen(fd, "r", errors="replace") as stream:
+            for line in stream:
+                text = line.rstrip()
+                if text:
+                    self.lines.append(text)
+                    logger.debug("MCP server '%s' stderr: %s", self._server, text)
+
+    def last(self) -> str:
+        self._reader.join(timeout=0.2)  # a crashed server's last words arrive just after its exit
+        return self.lines[-1] if self.lines else ""
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
         leaves = [e for e in _leaves(exc)]
@@ -116,8 +152,10 @@ class McpConnection:
         call_timeout: float | None = 30.0,
         headers: HeaderSource | None = None,
         on_tools_changed: ToolsChangedHook | None = None,
+        mode: str = "auto",
     ) -> None:
         self.name = name
+        self.mode = mode  # "auto": 2026-07-28 when the server speaks it, else the handshake; "legacy"
         self.definition = definition
         self.client_info = dict(client_info or {"name": "mesh-framework", "version": "0.1.0"})
         self.connect_timeout = connect_timeout
@@ -131,6 +169,7 @@ class McpConnection:
         self._owner: asyncio.Task[None] | None = None
         self._connecting: asyncio.Future[Client] | None = None
         self._closing: asyncio.Event | None = None
+        self._stderr: _StderrLog | None = None
 
     @property
     def connected(self) -> bool:
@@ -172,6 +211,9 @@ class McpConnection:
             raise
         except Exception as exc:  # the owner reports every start failure through the future
             self.last_error = _describe(exc)
+            said = self._stderr.last() if self._stderr is not None else ""
+            if said:
+                self.last_error += f"; its last words on stderr: {said!r}"
             raise McpConnectionError(self.name, self.last_error) from None
 
     async def _own(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
@@ -184,6 +226,7 @@ class McpConnection:
                     read_timeout_seconds=self.call_timeout,
                     message_handler=self._on_message,
                     cache=None,
+                    mode=self.mode,
                 )
                 await stack.enter_async_context(client)
                 self.info = self._info(client)
@@ -202,28 +245,32 @@ class McpConnection:
                         group.start_soon(self._listen, client)
                     await closing.wait()
                     group.cancel_scope.cancel()
-        except BaseException as exc:
+        except BaseException as exc:  # reported to whoever waits, never lost
+            if isinstance(exc, asyncio.CancelledError):
+                ready.cancel()  # closed, or timed out: whoever waited already knows
+                raise
             if not ready.done():
                 ready.set_exception(
                     exc if isinstance(exc, Exception) else McpConnectionError(self.name, _describe(exc))
                 )
-            elif not isinstance(exc, asyncio.CancelledError):
+            else:
                 self.last_error = _describe(exc)
                 logger.warning("MCP server '%s' disconnected: %s", self.name, self.last_error)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
         finally:
             self._client = None
 
     async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         definition = self.definition
         if isinstance(definition, StdioDefinition):
-            return StdioServerParameters(
+            parameters = StdioServerParameters(
                 command=definition.command,
                 args=list(definition.args),
                 env=dict(definition.env) or None,
                 cwd=definition.cwd,
             )
+            self._stderr = _StderrLog(self.name)
+            stack.callback(self._stderr.close)
+            return stdio_client(parameters, errlog=self._stderr.file)
         assert isinstance(definition, (SseDefinition, HttpDefinition))
         static = dict(definition.headers)
         auth: httpx2.Auth | None = None

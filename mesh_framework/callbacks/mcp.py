@@ -12,6 +12,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from ..catalog.catalog import McpServerCatalog
 from ..errors import ConfigError, ToolExecutionError
@@ -219,6 +220,13 @@ class McpToolCallbackProvider(ToolCallbackProvider):
         except MCPError as exc:
             raise McpConnectionError(
                 connection.name, f"tools/list failed: {exc.message} (code {exc.code})"
+            ) from None
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise McpConnectionError(
+                connection.name,
+                f"its tools/list answer breaks the MCP schema ({where}: {first['msg']}); fix the server",
             ) from None
         tools: list[ToolDefinition] = []
         for tool in listed:

@@ -127,6 +127,9 @@ class McpSettings(BaseModel):
     call_timeout: Annotated[float, Field(gt=0)] | None = Field(
         None, description="Seconds one tool call may take (default: tools.timeout)"
     )
+    retry_interval: Annotated[float, Field(gt=0)] = Field(
+        5.0, description="Seconds between attempts to reach a gateway server that is down"
+    )
 
     @field_validator("catalog", "default_servers", "gateway", mode="before")
     @classmethod

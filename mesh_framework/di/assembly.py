@@ -10,6 +10,7 @@ from typing import Any
 
 from dependency_injector import providers
 
+from ..catalog.catalog import McpServerCatalog
 from ..config.loader import LoadedSettings, validate_section
 from ..errors import ConfigError, WiringError
 from ..tools.builder import ToolPlan, plan_tool
@@ -21,11 +22,14 @@ from .wiring import Bean, BeanCatalog, Requirement, describe_location, is_assign
 __all__ = ["assemble_container", "bean_name_for"]
 
 
-def assemble_container(loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog) -> Any:
+def assemble_container(
+    loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog, servers: McpServerCatalog
+) -> Any:
     """The container for one agent. Raises WiringError listing every problem found."""
     container = MeshContainer(
         settings=providers.Object(loaded.settings),
         loaded_settings=providers.Object(loaded),
+        mcp_catalog=providers.Object(servers),
     )
     problems = [
         *_add_config_sections(container, loaded, scan, catalog),

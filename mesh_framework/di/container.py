@@ -11,8 +11,12 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
+from ..callbacks.mcp import McpToolCallbackProvider
+from ..catalog.catalog import McpServerCatalog
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
+from ..events import ApplicationEventPublisher
+from ..gateway import McpGateway
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
@@ -50,6 +54,36 @@ def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) ->
     )
 
 
+def build_tool_callbacks(
+    settings: MeshSettings,
+    catalog: McpServerCatalog,
+    publisher: ApplicationEventPublisher,
+    names: list[str] | None = None,
+) -> McpToolCallbackProvider:
+    """Callbacks over the catalog's servers (`names`, default all), connected lazily."""
+    mcp = settings.mcp
+    return McpToolCallbackProvider.from_catalog(
+        catalog,
+        names,
+        client_info={"name": settings.agent.name, "version": settings.agent.version},
+        connect_timeout=mcp.connect_timeout,
+        call_timeout=mcp.call_timeout if mcp.call_timeout is not None else settings.tools.timeout,
+        publisher=publisher,
+    )
+
+
+def build_gateway(
+    settings: MeshSettings,
+    catalog: McpServerCatalog,
+    tools: MeshToolWrapperRegistry,
+    publisher: ApplicationEventPublisher,
+) -> McpGateway | None:
+    if not settings.mcp.gateway:
+        return None
+    provider = build_tool_callbacks(settings, catalog, publisher, settings.mcp.gateway)
+    return McpGateway(provider, tools, publisher=publisher, retry_interval=settings.mcp.retry_interval)
+
+
 def build_tools(
     plans: list[ToolPlan],
     registry: MeshToolWrapperRegistry,
@@ -67,7 +101,10 @@ class MeshContainer(containers.DeclarativeContainer):
     loaded_settings = providers.Dependency(instance_of=LoadedSettings)
     settings = providers.Dependency(instance_of=MeshSettings)
     tool_plans = providers.Dependency(instance_of=list)
+    mcp_catalog = providers.Dependency(instance_of=McpServerCatalog)
     lifespan = providers.Object(no_lifespan)
+
+    event_publisher = providers.ThreadSafeSingleton(ApplicationEventPublisher)
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
@@ -81,7 +118,13 @@ class MeshContainer(containers.DeclarativeContainer):
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     mcp_endpoint = providers.ThreadSafeSingleton(build_endpoint, settings=settings, registry=tools)
     mesh_runtime = providers.ThreadSafeSingleton(
-        MeshRuntime, settings=settings, tools=tools, factory=proxy_factory
+        MeshRuntime, settings=settings, tools=tools, factory=proxy_factory, publisher=event_publisher
+    )
+    mcp_tool_callbacks = providers.ThreadSafeSingleton(
+        build_tool_callbacks, settings=settings, catalog=mcp_catalog, publisher=event_publisher
+    )
+    gateway = providers.ThreadSafeSingleton(
+        build_gateway, settings=settings, catalog=mcp_catalog, tools=tools, publisher=event_publisher
     )
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app, settings=settings, endpoint=mcp_endpoint, state=agent_state, lifespan=lifespan
@@ -97,6 +140,9 @@ FRAMEWORK_BEANS: dict[str, type] = {
     "proxy_factory": McpMeshToolProxyFactory,
     "mcp_endpoint": McpEndpoint,
     "agent_state": AgentState,
+    "event_publisher": ApplicationEventPublisher,
+    "mcp_catalog": McpServerCatalog,
+    "mcp_tool_callbacks": McpToolCallbackProvider,
 }
 # Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").
 REPLACEABLE: dict[str, type] = {

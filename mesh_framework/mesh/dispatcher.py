@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from ..events import ApplicationEventPublisher
 from ..tools.registry import MeshToolWrapperRegistry
 from .proxy_factory import McpMeshToolProxyFactory
 from .topology import Topology, TopologyEvent, diff_topology
@@ -16,15 +17,23 @@ logger = logging.getLogger("mesh_framework.mesh")
 class TopologyDispatcher:
     """Holds the current topology; `apply(new)` diffs, swaps the changed slots and drops unused proxies."""
 
-    def __init__(self, tools: MeshToolWrapperRegistry, factory: McpMeshToolProxyFactory) -> None:
+    def __init__(
+        self,
+        tools: MeshToolWrapperRegistry,
+        factory: McpMeshToolProxyFactory,
+        publisher: ApplicationEventPublisher | None = None,
+    ) -> None:
         self.tools = tools
         self.factory = factory
+        self.publisher = publisher
         self.topology = Topology()
 
     def apply(self, topology: Topology) -> list[TopologyEvent]:
         events = diff_topology(self.topology, topology)
         for event in events:
             self.dispatch(event)
+            if self.publisher is not None:
+                self.publisher.publish_soon(event)  # listeners (tool callback providers, users) hear it
         self.topology = topology
         in_use = [
             (r.provider.endpoint, r.provider.function_name)

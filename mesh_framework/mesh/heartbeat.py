@@ -86,6 +86,12 @@ class Heartbeat:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"heartbeat {self.agent_id}")
 
+    def update_payload(self, payload: dict[str, Any]) -> None:
+        """Register again with a new payload (the agent's tools changed), at once."""
+        self.payload = payload
+        self._needs_post = True
+        self._wake.set()
+
     def wake(self) -> None:
         """Ask for a full heartbeat now (rate-limited): the topology may have changed."""
         now = time.monotonic()

@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from ..config.settings import MeshSettings
+from ..events import ApplicationEventPublisher
 from ..tools.registry import MeshToolWrapperRegistry
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
@@ -22,13 +23,18 @@ class MeshRuntime:
     """Heartbeat, topology and proxies of one agent. Started by the app's lifespan, after binding."""
 
     def __init__(
-        self, settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: McpMeshToolProxyFactory
+        self,
+        settings: MeshSettings,
+        tools: MeshToolWrapperRegistry,
+        factory: McpMeshToolProxyFactory,
+        publisher: ApplicationEventPublisher | None = None,
     ) -> None:
         self.settings = settings
         self.tools = tools
         self.factory = factory
-        self.dispatcher = TopologyDispatcher(tools, factory)
+        self.dispatcher = TopologyDispatcher(tools, factory, publisher)
         self.heartbeat: Heartbeat | None = None
+        self.port: int | None = None
         self._embedded: Any = None
         self._slots = tool_slots(tools)
 
@@ -44,6 +50,7 @@ class MeshRuntime:
                 self.factory.http, settings.registry.embedded_port
             )
         self.factory.local_registry = self.tools
+        self.port = port
         client = RegistryClient(self.factory.http, url, settings.registry.timeout)
         payload = heartbeat_payload(settings, self.tools, port)
         self.heartbeat = heartbeat = Heartbeat(
@@ -54,6 +61,12 @@ class MeshRuntime:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
         heartbeat.start()
         logger.info("joining the mesh at %s as %s", url, settings.agent.id)
+
+    def tools_changed(self) -> None:
+        """The agent's tools changed (gateway servers came or went): tell the registry at once."""
+        self._slots = tool_slots(self.tools)
+        if self.heartbeat is not None and self.port is not None:
+            self.heartbeat.update_payload(heartbeat_payload(self.settings, self.tools, self.port))
 
     def _on_answer(self, answer: dict[str, Any]) -> None:
         self.dispatcher.apply(parse_answer(answer, self._slots))

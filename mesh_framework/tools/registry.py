@@ -29,6 +29,12 @@ class MeshToolWrapperRegistry:
         self._by_name[wrapper.name] = wrapper
         self._by_key[wrapper.key] = wrapper
 
+    def remove(self, name: str) -> MeshToolWrapper:
+        """Stop serving the tool `name` (gateway tools come and go with their servers)."""
+        wrapper = self._by_name.pop(name)
+        self._by_key.pop(wrapper.key, None)
+        return wrapper
+
     def get(self, name: str) -> MeshToolWrapper | None:
         """The wrapper serving the MCP tool `name`, or None."""
         return self._by_name.get(name)
