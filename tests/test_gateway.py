@@ -55,6 +55,9 @@ async def test_gateway_follows_the_servers_tool_list() -> None:
             assert "sprouted" in names(await client.list_tools())
             answer = await client.call_tool("sprouted", {"text": "hi"})
             assert answer["content"][0]["text"] == "sprouted: hi"
+            # A component listening for ToolsChanged heard it.
+            watch = app.container.tool_watch()
+            assert any("sprouted" in [t.name for t in e.tools] for e in watch.changes)
 
 
 async def test_a_gateway_server_down_at_start_joins_when_it_comes_up() -> None:
@@ -70,6 +73,21 @@ async def test_a_gateway_server_down_at_start_joins_when_it_comes_up() -> None:
                 await asyncio.sleep(0.05)
             assert "ping" in names(await client.list_tools())
             assert (await client.call_tool("ping", {}))["content"][0]["text"] == "pong"
+
+
+async def test_callback_providers_are_beans_injected_by_type() -> None:
+    from mesh_framework import McpToolCallbackProvider
+
+    app = load()
+    async with mesh_client(app):
+        watch = app.container.tool_watch()
+        assert (
+            isinstance(watch.tools, McpToolCallbackProvider)
+            and watch.tools is app.container.mcp_tool_callbacks()
+        )
+        assert [c.name for c in watch.tools.connections] == ["odd", "stateful"]
+        assert [c.definition.name for c in await watch.local.get_tool_callbacks()] == ["fails"]
+        assert await (await watch.local.find("fails")).call() == "the local one"
 
 
 async def test_local_tools_can_use_catalog_callbacks() -> None:

@@ -13,7 +13,7 @@ from mesh_framework.testing import mesh_client
 
 
 async def test_jot_keeps_notes_in_the_catalog_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The catalog starts `python -m starter_app.servers.notes`: the venv's python, as an activated venv has it.
+    # The catalog starts `python -m starter_app.servers.notes`: the venv python, as if it were activated.
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     app = MeshApplication.load("starter_app", environ={})
     assert app.container.mcp_catalog().contains("notes")
