@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 from typing import Any
@@ -63,10 +64,13 @@ async def test_gateway_follows_the_servers_tool_list() -> None:
 async def test_a_gateway_server_down_at_start_joins_when_it_comes_up() -> None:
     port = free_port()
     app = load(STATEFUL_URL=f"http://127.0.0.1:{port}/mcp", MESH_MCP__GATEWAY='["odd", "stateful"]')
-    async with mesh_client(app) as client:
-        listed = names(await client.list_tools())
-        assert "good" in listed and "ping" not in listed
-        with serve([sys.executable, "-m", "tests.servers.stateful_http", str(port)], port):
+    with contextlib.ExitStack() as servers:  # the server stops after the agent closed its session
+        async with mesh_client(app) as client:
+            listed = names(await client.list_tools())
+            assert "good" in listed and "ping" not in listed
+            servers.enter_context(
+                serve([sys.executable, "-m", "tests.servers.stateful_http", str(port)], port)
+            )
             for _ in range(200):
                 if "ping" in names(await client.list_tools()):
                     break

@@ -204,7 +204,7 @@ class McpConnection:
         try:
             return await asyncio.wait_for(asyncio.shield(connecting), self.connect_timeout)
         except TimeoutError:
-            await self._stop_owner()
+            await self._stop_owner(grace=0)
             self.last_error = f"did not start and initialize within {self.connect_timeout}s"
             raise McpConnectionError(self.name, self.last_error) from None
         except McpConnectionError:
@@ -334,13 +334,14 @@ class McpConnection:
             return
         await self._stop_owner()
 
-    async def _stop_owner(self) -> None:
+    async def _stop_owner(self, grace: float = 5.0) -> None:
+        """Ask the owner task to close the client (a stdio server gets `grace` seconds to exit)."""
         owner, self._owner = self._owner, None
         if self._closing is not None:
             self._closing.set()
         if owner is not None and not owner.done():
             try:
-                await asyncio.wait_for(asyncio.shield(owner), 5)
+                await asyncio.wait_for(asyncio.shield(owner), grace)
             except (TimeoutError, Exception):
                 owner.cancel()
                 with contextlib.suppress(BaseException):
