@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mesh_framework import McpMeshTool, MeshToolWrapperRegistry, ToolExecutionError, mesh_tool
+from mesh_framework import McpMeshTool, MeshToolWrapperRegistry, ToolContext, ToolExecutionError, mesh_tool
 from mesh_framework.decorators import TOOL_ATTR
 from mesh_framework.tools.builder import build_wrappers, plan_tool
 
@@ -212,3 +212,27 @@ async def test_an_outside_cancellation_is_not_mistaken_for_a_timeout() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_mcp_mesh_control_keys_in_arguments_are_stripped_before_validation() -> None:
+    """mcp-mesh proxies put `_mesh_headers` and trace ids inside `arguments`; they are not tool arguments."""
+
+    @mesh_tool()
+    async def plus(a: int, b: int, ctx: ToolContext) -> int:
+        assert ctx.entries["_mesh_headers"] == {"x-request-id": "r1"} and ctx.entries["_trace_id"] == "t1"
+        return a + b
+
+    wrapper = wrap(plus).get("plus")
+    assert wrapper is not None
+    arguments = {
+        "a": 1,
+        "b": 2,
+        "_mesh_headers": {"x-request-id": "r1"},
+        "_trace_id": "t1",
+        "_parent_span": "s",
+    }
+    result = await wrapper.call(arguments, ToolContext("plus"))
+    assert result["isError"] is False and result["structuredContent"] == {"result": 3}
+    assert "_trace_id" in arguments  # the caller's dict is left alone
+    bad = await wrapper.call({"a": 1, "b": 2, "_other": 1}, ToolContext("plus"))
+    assert bad["isError"] and "_other: unexpected argument" in bad["content"][0]["text"]

@@ -25,6 +25,10 @@ logger = logging.getLogger("mesh_framework.tools")
 
 UnresolvedListener = Callable[["MeshToolWrapper", DependencySpec], None]
 
+# Keys MCP Mesh's proxies put inside a tool call's arguments (propagated headers, trace context); its
+# servers strip them before validating, and so do we. They are kept on the call's ToolContext entries.
+MESH_ARGUMENT_KEYS = frozenset({"_mesh_headers", "_trace_id", "_parent_span"})
+
 
 class _Expired(Exception):
     """The tool ran past its timeout (distinct from a TimeoutError the tool itself raises)."""
@@ -68,6 +72,13 @@ def _format_validation_error(tool: str, exc: ValidationError) -> str:
         else:
             problems.append(f"{field}: {error['msg']} (got {error['input']!r})")
     return f"Invalid arguments for tool '{tool}': " + "; ".join(problems)
+
+
+def _split_mesh_keys(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    kept, carried = {}, {}
+    for key, value in arguments.items():
+        (carried if key in MESH_ARGUMENT_KEYS else kept)[key] = value
+    return kept, carried
 
 
 class MeshToolWrapper:
@@ -144,6 +155,10 @@ class MeshToolWrapper:
         self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
     ) -> dict[str, Any]:
         """Run the tool; always returns a `CallToolResult` as a wire dict, never raises for tool failures."""
+        if arguments and not MESH_ARGUMENT_KEYS.isdisjoint(arguments):
+            arguments, carried = _split_mesh_keys(arguments)
+            if context is not None:
+                context.entries.update(carried)
         try:
             kwargs = self._validate(arguments or {}).__dict__.copy()
         except ValidationError as exc:
