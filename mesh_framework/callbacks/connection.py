@@ -161,7 +161,7 @@ class McpConnection:
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
         self.headers = headers
-        self.on_tools_changed = on_tools_changed
+        self._tools_listeners: list[ToolsChangedHook] = [on_tools_changed] if on_tools_changed else []
         self.info: McpConnectionInfo | None = None
         self.last_error: str | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -170,6 +170,10 @@ class McpConnection:
         self._connecting: asyncio.Future[Client] | None = None
         self._closing: asyncio.Event | None = None
         self._stderr: _StderrLog | None = None
+
+    def add_tools_listener(self, listener: ToolsChangedHook) -> None:
+        """Call `listener(connection)` whenever the server announces a changed tool list."""
+        self._tools_listeners.append(listener)
 
     @property
     def connected(self) -> bool:
@@ -324,8 +328,8 @@ class McpConnection:
 
     def _tools_changed(self) -> None:
         logger.info("MCP server '%s' changed its tool list", self.name)
-        if self.on_tools_changed is not None:
-            self.on_tools_changed(self)
+        for listener in list(self._tools_listeners):
+            listener(self)
 
     async def close(self) -> None:
         """Stop the server process or close the HTTP session. The next use connects again."""

@@ -142,7 +142,7 @@ class McpToolCallbackProvider(ToolCallbackProvider):
         self._discovering: dict[str, asyncio.Future[list[ToolDefinition]]] = {}
         self._callbacks: list[ToolCallback] | None = None
         for connection in self.connections:
-            connection.on_tools_changed = self._on_server_change
+            connection.add_tools_listener(self._on_server_change)
 
     @classmethod
     def from_catalog(

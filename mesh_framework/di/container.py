@@ -74,13 +74,14 @@ def build_tool_callbacks(
 
 def build_gateway(
     settings: MeshSettings,
-    catalog: McpServerCatalog,
+    callbacks: McpToolCallbackProvider,
     tools: MeshToolWrapperRegistry,
     publisher: ApplicationEventPublisher,
 ) -> McpGateway | None:
+    """The gateway over `mcp.gateway`'s servers, sharing the catalog provider's connections."""
     if not settings.mcp.gateway:
         return None
-    provider = build_tool_callbacks(settings, catalog, publisher, settings.mcp.gateway)
+    provider = McpToolCallbackProvider([callbacks.connection(name) for name in settings.mcp.gateway])
     return McpGateway(provider, tools, publisher=publisher, retry_interval=settings.mcp.retry_interval)
 
 
@@ -124,7 +125,7 @@ class MeshContainer(containers.DeclarativeContainer):
         build_tool_callbacks, settings=settings, catalog=mcp_catalog, publisher=event_publisher
     )
     gateway = providers.ThreadSafeSingleton(
-        build_gateway, settings=settings, catalog=mcp_catalog, tools=tools, publisher=event_publisher
+        build_gateway, settings=settings, callbacks=mcp_tool_callbacks, tools=tools, publisher=event_publisher
     )
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app, settings=settings, endpoint=mcp_endpoint, state=agent_state, lifespan=lifespan
