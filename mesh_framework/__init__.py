@@ -20,12 +20,15 @@ from .content import (
     TextContent,
     ToolResult,
 )
-from .decorators import component, config_properties, mesh_agent, mesh_tool
+from .decorators import component, config_properties, mesh_agent, mesh_llm, mesh_tool
 from .di.wiring import Qualifier
 from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
 from .events import ApplicationEventPublisher, event_listener
 from .injectables import McpMeshTool, MeshLlmAgent
 from .input_required import InputRequired, elicit, list_roots, sample
+from .llm.agent import LlmText, usage_of
+from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
+from .llm.types import LlmUsage
 from .mesh.proxy_factory import McpMeshToolProxyFactory
 from .specs import Selector
 from .tools.context import ToolContext
@@ -44,6 +47,12 @@ __all__ = [
     "HttpDefinition",
     "ImageContent",
     "InputRequired",
+    "LlmError",
+    "LlmModel",
+    "LlmOutputError",
+    "LlmProviderError",
+    "LlmText",
+    "LlmUsage",
     "LoadedSettings",
     "McpMeshTool",
     "McpMeshToolProxyFactory",
@@ -76,6 +85,8 @@ __all__ = [
     "event_listener",
     "list_roots",
     "mesh_agent",
+    "mesh_llm",
     "mesh_tool",
     "sample",
+    "usage_of",
 ]

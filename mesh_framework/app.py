@@ -115,6 +115,10 @@ class MeshApplication:
             raise WiringError(failures)
         self._register_listeners()
         asgi = self.container.asgi_app()
+        try:
+            self.container.llm_agents()
+        except MeshError as exc:
+            raise WiringError([str(exc)]) from None
         gateway = self.container.gateway()
         if gateway is not None:
             endpoint, runtime = self.container.mcp_endpoint(), self.container.mesh_runtime()
@@ -158,6 +162,8 @@ class MeshApplication:
         gateway = self.container.gateway()
         if gateway is not None:
             await gateway.aclose()
+        for agent in self.container.llm_agents().values():
+            await agent.aclose()
         await self.container.mcp_tool_callbacks().aclose()
         await self.container.event_publisher().drain()
 

@@ -10,14 +10,24 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from .specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, DependencySpec, Selector, ToolSpec
+from .specs import (
+    AgentSpec,
+    ComponentSpec,
+    ConfigPropertiesSpec,
+    DependencySpec,
+    LlmSpec,
+    Selector,
+    ToolSpec,
+)
 
-__all__ = ["component", "config_properties", "mesh_agent", "mesh_tool"]
+__all__ = ["component", "config_properties", "mesh_agent", "mesh_llm", "mesh_tool"]
 
 AGENT_ATTR = "__mesh_agent__"
 COMPONENT_ATTR = "__mesh_component__"
 TOOL_ATTR = "__mesh_tool__"
 CONFIG_ATTR = "__mesh_config_properties__"
+LLM_ATTR = "__mesh_llm__"
+FILTER_MODES = ("all", "best_match", "*")
 
 C = TypeVar("C", bound=type)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -141,6 +151,62 @@ def mesh_tool(
         return function
 
     return mark
+
+
+def mesh_llm(
+    provider: str | Selector | Mapping[str, Any] | None = None,
+    *,
+    filter: str | Selector | Mapping[str, Any] | Sequence[str | Selector | Mapping[str, Any]] | None = None,
+    filter_mode: str | None = None,
+    system_prompt: str | None = None,
+    max_iterations: int | None = None,
+    response_model: Any = None,
+    parallel_tool_calls: bool | None = None,
+    tools: Sequence[Any] = (),
+    **model_params: Any,
+) -> Callable[[F], F]:
+    """Give a `@mesh_tool` an LLM: its `MeshLlmAgent` parameter is injected by type.
+
+    `provider` is `"vendor/model"` (`"openai/gpt-4o-mini"`, `"anthropic/claude-sonnet-4-5"`) for a direct
+    call, or a selector of a mesh provider agent (`{"capability": "llm", "tags": ["+claude"]}`). `filter`
+    selects the mesh tools the LLM may call (`"*"` for all); `filter_mode` is `all`, `best_match` or `*`.
+    `system_prompt` is text, or `file://path` (a Jinja2 template rendered with the call's context).
+    `tools` adds tool callbacks or catalog server names. Other keywords (`temperature`, `max_tokens`, ...)
+    go to the model. Every one of them can be set in `application.yaml` (`llm.<tool>`, `llm.defaults`).
+    """
+    if filter_mode is not None and filter_mode not in FILTER_MODES:
+        raise ValueError(f"filter_mode {filter_mode!r} is not one of {', '.join(FILTER_MODES)}")
+    if max_iterations is not None and max_iterations <= 0:
+        raise ValueError(f"max_iterations must be positive, got {max_iterations!r}")
+    chosen = provider if provider is None or isinstance(provider, (str, Selector)) else Selector.of(provider)
+    spec = LlmSpec(
+        provider=chosen,
+        filter=_llm_filter(filter),
+        filter_mode=filter_mode,
+        system_prompt=system_prompt,
+        max_iterations=max_iterations,
+        response_model=response_model,
+        parallel_tool_calls=parallel_tool_calls,
+        tools=tuple(tools),
+        model_params=dict(model_params),
+    )
+
+    def mark(function: F) -> F:
+        if not callable(function):
+            raise TypeError(f"@mesh_llm applies to functions and methods, not {function!r}")
+        setattr(function, LLM_ATTR, spec)
+        return function
+
+    return mark
+
+
+def _llm_filter(value: Any) -> tuple[Selector | str, ...] | None:
+    if value is None:
+        return None
+    if value == "*":
+        return ("*",)
+    items = [value] if isinstance(value, (str, Selector, Mapping)) else list(value)
+    return tuple("*" if item == "*" else Selector.of(item) for item in items)
 
 
 def config_properties(prefix: str) -> Callable[[C], C]:

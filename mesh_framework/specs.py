@@ -14,6 +14,7 @@ __all__ = [
     "ComponentSpec",
     "ConfigPropertiesSpec",
     "DependencySpec",
+    "LlmSpec",
     "Selector",
     "ToolSpec",
 ]
@@ -97,6 +98,25 @@ class ToolSpec:
     input_schema: Mapping[str, Any] | None = None
     client_capabilities: tuple[str, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LlmSpec:
+    """What `@mesh_llm` recorded: the code layer of an LLM tool's settings (None: not set in code).
+
+    `provider` is a `"vendor/model"` string or a Selector of a mesh provider agent; `filter` the selectors
+    of the mesh tools the LLM gets (`("*",)` for all); `tools` extra tool callbacks or catalog server names.
+    """
+
+    provider: str | Selector | None = None
+    filter: tuple[Selector | str, ...] | None = None
+    filter_mode: str | None = None
+    system_prompt: str | None = None
+    max_iterations: int | None = None
+    response_model: Any = None
+    parallel_tool_calls: bool | None = None
+    tools: tuple[Any, ...] = ()
+    model_params: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ PUBLIC = {
     "ApplicationEventPublisher", "CatalogError", "FunctionToolCallback", "HttpDefinition", "McpServerCatalog",
     "McpToolCallbackProvider", "SseDefinition", "StdioDefinition", "ToolCallback", "ToolCallbackProvider",
     "ToolDefinition", "ToolsChanged", "event_listener",
+    "LlmError", "LlmModel", "LlmOutputError", "LlmProviderError", "LlmText", "LlmUsage", "mesh_llm",
+    "usage_of",
 }  # fmt: skip
 
 

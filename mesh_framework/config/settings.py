@@ -6,13 +6,16 @@ Values come from layers (highest first): command line, environment, `application
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 __all__ = [
     "AgentSettings",
+    "LlmSettings",
+    "LlmToolSettings",
+    "LlmVendorSettings",
     "McpSettings",
     "MeshSettings",
     "RegistrySettings",
@@ -139,6 +142,54 @@ class McpSettings(BaseModel):
         return value
 
 
+class LlmVendorSettings(BaseModel):
+    """How to reach one LLM vendor's API (`llm.vendors.openai`, `llm.vendors.anthropic`)."""
+
+    model_config = _Section
+
+    base_url: str | None = Field(None, description="API base URL (an OpenAI-compatible server: vLLM, Ollama)")
+    api_key: SecretStr | None = Field(None, description="API key; default the vendor SDK's own env variable")
+    timeout: Annotated[float, Field(gt=0)] = 60.0
+    max_retries: Annotated[int, Field(ge=0)] = 2
+
+
+class LlmToolSettings(BaseModel):
+    """How one `@mesh_llm` tool runs (`llm.<tool name>`), or every one by default (`llm.defaults`)."""
+
+    model_config = _Section
+
+    provider: str | dict[str, Any] | None = Field(
+        None, description="'vendor/model' for a direct call, or a selector of a mesh provider agent"
+    )
+    model: str | None = Field(None, description="Model override (MESH_LLM_MODEL)")
+    filter: Any = Field(None, description="Which mesh tools the LLM gets: selector(s) or '*'")
+    filter_mode: Literal["all", "best_match", "*"] | None = None
+    system_prompt: str | None = Field(None, description="Inline text, or file://path (a Jinja2 template)")
+    max_iterations: Annotated[int, Field(gt=0)] | None = Field(None, description="MESH_LLM_MAX_ITERATIONS")
+    parallel_tool_calls: bool | None = None
+    temperature: float | None = None
+    max_tokens: Annotated[int, Field(gt=0)] | None = None
+    model_params: dict[str, Any] = Field(default_factory=dict, description="Other parameters for the model")
+    tools: list[str] | None = Field(None, description="Catalog servers whose tools the LLM also gets")
+
+
+class LlmSettings(BaseModel):
+    """LLM tools: `llm.defaults`, `llm.<tool name>` sections and vendor APIs (`llm.vendors.openai`)."""
+
+    model_config = ConfigDict(extra="allow", validate_default=True)
+
+    defaults: LlmToolSettings = Field(default_factory=LlmToolSettings)
+    vendors: dict[str, LlmVendorSettings] = Field(default_factory=dict)
+
+    def for_tool(self, name: str) -> LlmToolSettings | None:
+        """The validated `llm.<name>` section, or None."""
+        raw = (self.model_extra or {}).get(name)
+        return LlmToolSettings.model_validate(raw) if raw is not None else None
+
+    def vendor(self, name: str) -> LlmVendorSettings:
+        return self.vendors.get(name) or LlmVendorSettings()
+
+
 class LoggingSettings(BaseModel):
     model_config = _Section
 
@@ -166,6 +217,7 @@ class MeshSettings(BaseSettings):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
 
     @classmethod
     def settings_customise_sources(

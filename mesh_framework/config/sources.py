@@ -31,11 +31,13 @@ MCP_MESH_ENV_NAMES: dict[str, str] = {
     "MCP_MESH_AGENT_NAME": "agent.name",
     "MCP_MESH_AGENT_ID": "agent.id",
     "MCP_MESH_HEALTH_INTERVAL": "registry.heartbeat_interval",
+    "MESH_LLM_MODEL": "llm.defaults.model",
+    "MESH_LLM_MAX_ITERATIONS": "llm.defaults.max_iterations",
 }
 ENV_PREFIX = "MESH_"
 ENV_PROFILES = "MESH_PROFILES_ACTIVE"
 # Variables of the MESH_ prefix that select how to load rather than what to load.
-ENV_CONTROL = {ENV_PROFILES, "MESH_CONFIG"}
+ENV_CONTROL = {ENV_PROFILES, "MESH_CONFIG", "MESH_LLM_MODEL", "MESH_LLM_MAX_ITERATIONS"}
 
 
 def normalize_key(key: str) -> str:
@@ -50,7 +52,7 @@ def normalize_key(key: str) -> str:
 
 # Below these dotted prefixes keys are names the user chose (server names, env variables, HTTP headers) and
 # are kept as written rather than normalized.
-_VERBATIM_PARENTS = ("mcp.servers",)
+_VERBATIM_PARENTS = ("mcp.servers", "llm")
 _VERBATIM_FIELDS = ("env", "headers")
 
 

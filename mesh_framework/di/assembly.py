@@ -12,7 +12,9 @@ from dependency_injector import providers
 
 from ..catalog.catalog import McpServerCatalog
 from ..config.loader import LoadedSettings, validate_section
+from ..decorators import LLM_ATTR
 from ..errors import ConfigError, WiringError
+from ..llm.config import LlmToolConfig, resolve_llm_config
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer
@@ -38,9 +40,12 @@ def assemble_container(
     ]
     plans, tool_problems = _plan_tools(loaded, scan, catalog)
     problems += tool_problems
+    llm_configs, llm_problems = _plan_llm_tools(loaded, plans, servers)
+    problems += llm_problems
     if problems:
         raise WiringError(problems)
     container.tool_plans.override(providers.Object(plans))
+    container.llm_configs.override(providers.Object(llm_configs))
     return container
 
 
@@ -114,6 +119,43 @@ def _replace_framework_beans(container: Any, catalog: BeanCatalog) -> list[str]:
                 f"({listed}); mark one @component(primary=True)"
             )
     return problems
+
+
+def _plan_llm_tools(
+    loaded: LoadedSettings, plans: list[ToolPlan], servers: McpServerCatalog
+) -> tuple[dict[str, LlmToolConfig], list[str]]:
+    """Every `@mesh_llm` tool's settings resolved now, so a bad provider or prompt stops start-up."""
+    configs: dict[str, LlmToolConfig] = {}
+    problems: list[str] = []
+    for plan in plans:
+        function = plan.spec.function
+        marked = getattr(function, LLM_ATTR, None) is not None
+        wants = any(p.kind == "llm" for p in plan.signature.injected)
+        where = f"{describe_location(function)}: tool '{plan.name}'"
+        if wants and not marked:
+            problems.append(
+                f"{where} takes a MeshLlmAgent but has no @mesh_llm(...); add it to choose a provider"
+            )
+            continue
+        if marked and not wants:
+            problems.append(f"{where} has @mesh_llm but no parameter typed MeshLlmAgent to receive it")
+            continue
+        if not marked:
+            continue
+        try:
+            config = resolve_llm_config(plan.name, function, loaded, return_type=plan.signature.return_type)
+        except ConfigError as exc:
+            problems.extend(f"{where}: {p}" for p in exc.problems)
+            continue
+        missing = [s for s in config.catalog_servers if not servers.contains(s)]
+        if missing:
+            problems.append(
+                f"{where}: tools={missing!r} (from {config.origins.get('tools', 'code')}) name no MCP server "
+                f"of the catalog (it has: {', '.join(servers) or 'none'})"
+            )
+            continue
+        configs[plan.name] = config
+    return configs, problems
 
 
 def _plan_tools(

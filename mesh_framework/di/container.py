@@ -17,6 +17,8 @@ from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
 from ..gateway import McpGateway
+from ..llm.model import LlmModel
+from ..llm.wiring import build_llm_agents
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
@@ -102,10 +104,14 @@ class MeshContainer(containers.DeclarativeContainer):
     loaded_settings = providers.Dependency(instance_of=LoadedSettings)
     settings = providers.Dependency(instance_of=MeshSettings)
     tool_plans = providers.Dependency(instance_of=list)
+    llm_configs = providers.Dependency(instance_of=dict)
     mcp_catalog = providers.Dependency(instance_of=McpServerCatalog)
     lifespan = providers.Object(no_lifespan)
 
     event_publisher = providers.ThreadSafeSingleton(ApplicationEventPublisher)
+    # The model of every LLM tool, when set (tests: `app.override(LlmModel, ScriptedLlm([...]))`, or a
+    # mapping of tool name to model); None: each tool's configured provider.
+    llm_model: Any = providers.Object(None)
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
@@ -123,6 +129,16 @@ class MeshContainer(containers.DeclarativeContainer):
     )
     mcp_tool_callbacks = providers.ThreadSafeSingleton(
         build_tool_callbacks, settings=settings, catalog=mcp_catalog, publisher=event_publisher
+    )
+    llm_agents = providers.ThreadSafeSingleton(
+        build_llm_agents,
+        configs=llm_configs,
+        tools=tools,
+        settings=settings,
+        factory=proxy_factory,
+        publisher=event_publisher,
+        catalog_callbacks=mcp_tool_callbacks,
+        model_override=llm_model,
     )
     gateway = providers.ThreadSafeSingleton(
         build_gateway, settings=settings, callbacks=mcp_tool_callbacks, tools=tools, publisher=event_publisher
@@ -144,6 +160,7 @@ FRAMEWORK_BEANS: dict[str, type] = {
     "event_publisher": ApplicationEventPublisher,
     "mcp_catalog": McpServerCatalog,
     "mcp_tool_callbacks": McpToolCallbackProvider,
+    "llm_model": LlmModel,
 }
 # Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").
 REPLACEABLE: dict[str, type] = {

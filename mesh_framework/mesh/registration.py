@@ -29,6 +29,9 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
         }
         if "outputSchema" in wrapper.descriptor:
             entry["outputSchema"] = wrapper.descriptor["outputSchema"]
+        llm_config = getattr(wrapper.llm_agent, "config", None)
+        if llm_config is not None:
+            entry.update(llm_config.heartbeat_fields(namespace))
         if spec.dependencies:
             entry["dependencies"] = [
                 {"namespace": namespace, **d.selector.to_wire()} for d in spec.dependencies

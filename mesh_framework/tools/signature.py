@@ -45,6 +45,7 @@ class ToolSignature:
     wraps_result: bool
     is_async: bool
     wants_context: bool
+    return_type: Any = None
 
 
 class SignatureError(Exception):
@@ -178,4 +179,5 @@ def analyze_signature(
         wraps_result=wraps,
         is_async=inspect.iscoroutinefunction(function),
         wants_context=any(i.kind == "context" for i in injected),
+        return_type=hints.get("return"),
     )

@@ -75,7 +75,8 @@ def _format_validation_error(tool: str, exc: ValidationError) -> str:
 
 
 def _split_mesh_keys(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    kept, carried = {}, {}
+    kept: dict[str, Any] = {}
+    carried: dict[str, Any] = {}
     for key, value in arguments.items():
         (carried if key in MESH_ARGUMENT_KEYS else kept)[key] = value
     return kept, carried

@@ -1,0 +1,151 @@
+"""`LlmAgent`: the `MeshLlmAgent` an `@mesh_llm` tool receives — a model plus the tools it may call."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..callbacks.connection_info import McpConnectionInfo
+from ..callbacks.definition import ToolCallback
+from ..callbacks.naming import ToolNameGenerator, assign_names
+from ..callbacks.provider import ToolCallbackProvider
+from ..injectables import MeshLlmAgent
+from ..tools.context import ToolContext
+from .config import LlmToolConfig
+from .loop import ToolLoop
+from .model import LlmModel
+from .types import LlmUsage, Message
+
+__all__ = ["LlmAgent", "LlmText", "usage_of"]
+
+USAGE_ATTR = "__mesh_llm_usage__"
+
+
+class LlmText(str):
+    """A text answer; `usage` says what it cost (model, tokens, iterations, latency)."""
+
+    usage: LlmUsage
+
+    def __new__(cls, text: str, usage: LlmUsage) -> LlmText:
+        value = super().__new__(cls, text)
+        value.usage = usage
+        return value
+
+
+def usage_of(result: Any) -> LlmUsage | None:
+    """The usage of an LLM answer (text or a structured value), or None."""
+    return (
+        getattr(result, "usage", None) if isinstance(result, LlmText) else getattr(result, USAGE_ATTR, None)
+    )
+
+
+def _with_usage(value: Any, usage: LlmUsage) -> Any:
+    if isinstance(value, str):
+        return LlmText(value, usage)
+    # A pydantic model keeps it out of its fields; builtins (lists, ints) cannot carry it, but
+    # `agent.last_usage` still can.
+    with contextlib.suppress(AttributeError, TypeError):
+        object.__setattr__(value, USAGE_ATTR, usage)
+    return value
+
+
+class LlmAgent(MeshLlmAgent):
+    """Runs the tool loop for one `@mesh_llm` tool.
+
+    Usage (inside the tool)::
+
+        answer = await llm("What is 2 + 3?")                       # text, or the tool's return type
+        report = await llm([{"role": "user", "content": "..."}], context={"user": "ada"}, temperature=0)
+    """
+
+    def __init__(
+        self,
+        config: LlmToolConfig,
+        model: LlmModel,
+        providers: Sequence[ToolCallbackProvider] = (),
+        callbacks: Sequence[ToolCallback] = (),
+    ) -> None:
+        self.config = config
+        self.model = model
+        self.providers = list(providers)
+        self.callbacks = list(callbacks)
+        self.last_usage: LlmUsage | None = None
+        self._names = ToolNameGenerator()
+
+    async def tools(self) -> list[ToolCallback]:
+        """The tools the model is offered now (the mesh's current `llm_tools`, catalog and local ones)."""
+        found: list[ToolCallback] = []
+        for provider in self.providers:
+            found.extend(await provider.get_tool_callbacks())
+        found.extend(self.callbacks)
+        infos = [McpConnectionInfo(server_name=c.definition.connection or "local") for c in found]
+        named = assign_names(
+            self._names, [(info, c.definition) for info, c in zip(infos, found, strict=True)]
+        )
+        return [
+            c if d.name == c.definition.name else _Renamed(c, d.name)
+            for c, d in zip(found, named, strict=True)
+        ]
+
+    async def __call__(self, message: str | list[dict[str, Any]], **options: Any) -> Any:
+        """Run the tool loop for `message` (text, or a list of chat messages).
+
+        Options: `context` (a dict: rendered into the system prompt template, and sent as `_meta` with
+        tool calls), `system_prompt` (replaces the configured one), `response_model` (the type of the
+        answer), and model parameters (`temperature`, `max_tokens`, ...).
+        """
+        context: Mapping[str, Any] = options.pop("context", None) or {}
+        system_prompt: str | None = options.pop("system_prompt", None)
+        output = options.pop("response_model", None) or self.config.response_model
+        messages = self._messages(message, context, system_prompt)
+        loop = ToolLoop(
+            self.model,
+            await self.tools(),
+            max_iterations=self.config.max_iterations,
+            params={**self.config.model_params, **options},
+            parallel_tool_calls=self.config.parallel_tool_calls,
+            context=ToolContext.of(context, tool_name=self.config.tool),
+            label=f"LLM tool '{self.config.tool}'",
+        )
+        try:
+            value = await loop.run(messages, output)
+        finally:
+            self.last_usage = loop.usage
+        return _with_usage(value, loop.usage)
+
+    def _messages(
+        self, message: str | list[dict[str, Any]], context: Mapping[str, Any], system_prompt: str | None
+    ) -> list[Message]:
+        messages: list[Message] = []
+        if system_prompt is not None:
+            messages.append({"role": "system", "content": system_prompt})
+        elif self.config.system_prompt is not None:
+            messages.append({"role": "system", "content": self.config.system_prompt.render(context)})
+        if isinstance(message, str):
+            messages.append({"role": "user", "content": message})
+        else:
+            messages.extend(dict(m) for m in message)
+        return messages
+
+    async def aclose(self) -> None:
+        for provider in self.providers:
+            await provider.aclose()
+        await self.model.aclose()
+
+    def __repr__(self) -> str:
+        return f"<LlmAgent {self.config.tool} -> {self.model.name}>"
+
+
+class _Renamed(ToolCallback):
+    """A callback offered under another name (two sources named a tool alike)."""
+
+    def __init__(self, inner: ToolCallback, name: str) -> None:
+        self.inner = inner
+        self.definition = inner.definition.renamed(name)
+        self.loop = inner.loop
+
+    async def call_result(
+        self, arguments: Mapping[str, Any] | None = None, context: ToolContext | None = None
+    ) -> dict[str, Any]:
+        return await self.inner.call_result(arguments, context)

@@ -1,0 +1,55 @@
+"""`LlmModel`: one call to a model, whatever serves it (a vendor API, a mesh provider agent, a script)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import MeshError
+from .types import LlmTurn, Message
+
+__all__ = ["LlmError", "LlmModel", "LlmOutputError", "LlmProviderError"]
+
+
+class LlmError(MeshError):
+    """An LLM run failed; the message says what, where and what to do."""
+
+
+class LlmProviderError(LlmError):
+    """The model (vendor API or provider agent) could not be reached or refused the request."""
+
+
+class LlmOutputError(LlmError):
+    """The model's answer did not validate against the expected output type, even after a repair turn."""
+
+    def __init__(self, message: str, *, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class LlmModel(ABC):
+    """Answers one turn of a conversation.
+
+    `tools` are in OpenAI's function format (`tool_spec`); `params` are model parameters (`temperature`,
+    `max_tokens`, ...); `response_schema`, when given, is the JSON schema the final answer must follow (the
+    vendor's structured-output mode where it has one); `parallel_tool_calls` lets the model ask for several
+    tools in one turn.
+    """
+
+    name: str = ""
+
+    @abstractmethod
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> LlmTurn:
+        """The model's next turn. Raises LlmProviderError when no answer could be had."""
+
+    async def aclose(self) -> None:  # noqa: B027 - stateless models have nothing to release
+        """Release clients."""

@@ -1,0 +1,121 @@
+"""Builds the `LlmAgent` of every `@mesh_llm` tool and puts it in the tool's wrapper.
+
+A `"vendor/model"` provider gets the vendor's adapter; a selector gets a `MeshProviderModel` whose
+provider follows the topology (`llm_provider_available` / `_unavailable` events). The tools offered are
+the registry's `llm_tools` for the tool (when it has a filter), the catalog servers it names, and its
+local callbacks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..callbacks.definition import ToolCallback
+from ..callbacks.local import FunctionToolCallback
+from ..callbacks.mcp import McpToolCallbackProvider
+from ..callbacks.mesh import MeshToolCallbackProvider
+from ..callbacks.provider import ToolCallbackProvider
+from ..config.settings import MeshSettings
+from ..events import ApplicationEventPublisher
+from ..mesh.proxy import Provider
+from ..mesh.proxy_factory import McpMeshToolProxyFactory
+from ..mesh.topology import TopologyEvent
+from ..specs import Selector
+from ..tools.registry import MeshToolWrapperRegistry
+from .agent import LlmAgent
+from .config import LlmToolConfig
+from .mesh_provider import MeshProviderModel
+from .model import LlmModel
+
+__all__ = ["build_llm_agents", "direct_model"]
+
+logger = logging.getLogger("mesh_framework.llm")
+
+
+def direct_model(config: LlmToolConfig, settings: MeshSettings) -> LlmModel:
+    """The vendor adapter for a `"vendor/model"` provider (a model override replaces the model)."""
+    from .vendors import create_model
+
+    assert isinstance(config.provider, str)
+    spec = config.provider
+    vendor = spec.split("/", 1)[0]
+    if config.model:
+        spec = config.model if "/" in config.model else f"{vendor}/{config.model}"
+    return create_model(spec, settings.llm.vendor(spec.split("/", 1)[0]))
+
+
+class _ProviderFollower:
+    """Points a `MeshProviderModel` at the provider the registry names for its tool."""
+
+    def __init__(self, model: MeshProviderModel, factory: McpMeshToolProxyFactory) -> None:
+        self.model = model
+        self.factory = factory
+
+    def on_event(self, event: TopologyEvent) -> None:
+        if event.key != self.model.tool or not event.kind.startswith("llm_provider"):
+            return
+        data = event.data if isinstance(event.data, Mapping) else None
+        if event.kind == "llm_provider_unavailable" or not data or not data.get("endpoint"):
+            self.model.proxy = None
+            logger.info("LLM tool '%s': no provider any more", self.model.tool)
+            return
+        provider = _provider(data)
+        alternates = [p for p in (_provider(a) for a in data.get("alternates") or []) if p is not None]
+        if provider is None:
+            return
+        self.model.proxy = self.factory.proxy_for(str(data.get("capability") or "llm"), provider, alternates)
+        logger.info("LLM tool '%s': provider %s at %s", self.model.tool, provider.agent_id, provider.endpoint)
+
+
+def _provider(data: Any) -> Provider | None:
+    if not isinstance(data, Mapping):
+        return None
+    name, endpoint = data.get("name") or data.get("function_name"), data.get("endpoint")
+    if not (isinstance(name, str) and isinstance(endpoint, str) and name and endpoint):
+        return None
+    return Provider(agent_id=str(data.get("agent_id") or endpoint), endpoint=endpoint, function_name=name)
+
+
+def _callbacks(items: Iterable[Any]) -> list[ToolCallback]:
+    return [item if isinstance(item, ToolCallback) else FunctionToolCallback.of(item) for item in items]
+
+
+def build_llm_agents(
+    configs: Mapping[str, LlmToolConfig],
+    tools: MeshToolWrapperRegistry,
+    *,
+    settings: MeshSettings,
+    factory: McpMeshToolProxyFactory,
+    publisher: ApplicationEventPublisher,
+    catalog_callbacks: McpToolCallbackProvider,
+    model_override: LlmModel | Mapping[str, LlmModel] | None = None,
+) -> dict[str, LlmAgent]:
+    """One agent per LLM tool (by tool name), each set into its wrapper's `llm_agent`. `model_override`
+    replaces the configured model (of every tool, or of the tools a mapping names)."""
+    agents: dict[str, LlmAgent] = {}
+    for name, config in configs.items():
+        model: LlmModel
+        override = model_override.get(name) if isinstance(model_override, Mapping) else model_override
+        if override is not None:
+            model = override
+        elif isinstance(config.provider, Selector):
+            model = MeshProviderModel(
+                config.provider, tool=name, caller=settings.agent.id or "", model=config.model
+            )
+            publisher.subscribe(TopologyEvent, _ProviderFollower(model, factory).on_event)
+        else:
+            model = direct_model(config, settings)
+        providers: list[ToolCallbackProvider] = []
+        if config.filter:
+            providers.append(MeshToolCallbackProvider(name, factory=factory, publisher=publisher))
+        if config.catalog_servers:
+            connections = [catalog_callbacks.connection(server) for server in config.catalog_servers]
+            providers.append(McpToolCallbackProvider(connections, publisher=publisher))
+        agent = LlmAgent(config, model, providers, _callbacks(config.callbacks))
+        wrapper = tools.get(name)
+        if wrapper is not None:
+            wrapper.llm_agent = agent
+        agents[name] = agent
+    return agents
