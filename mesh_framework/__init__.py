@@ -28,6 +28,7 @@ from .injectables import McpMeshTool, MeshLlmAgent
 from .input_required import InputRequired, elicit, list_roots, sample
 from .llm.agent import LlmText, usage_of
 from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
+from .llm.provider import MeshLlmRequest, mesh_llm_provider
 from .llm.types import LlmUsage
 from .mesh.proxy_factory import McpMeshToolProxyFactory
 from .specs import Selector
@@ -61,6 +62,7 @@ __all__ = [
     "MeshApplication",
     "MeshError",
     "MeshLlmAgent",
+    "MeshLlmRequest",
     "MeshSettings",
     "MeshToolWrapper",
     "MeshToolWrapperRegistry",
@@ -86,6 +88,7 @@ __all__ = [
     "list_roots",
     "mesh_agent",
     "mesh_llm",
+    "mesh_llm_provider",
     "mesh_tool",
     "sample",
     "usage_of",

@@ -164,6 +164,7 @@ class MeshApplication:
             await gateway.aclose()
         for agent in self.container.llm_agents().values():
             await agent.aclose()
+        await self.container.llm_provider_service().aclose()
         await self.container.mcp_tool_callbacks().aclose()
         await self.container.event_publisher().drain()
 

@@ -21,7 +21,7 @@ PUBLIC = {
     "McpToolCallbackProvider", "SseDefinition", "StdioDefinition", "ToolCallback", "ToolCallbackProvider",
     "ToolDefinition", "ToolsChanged", "event_listener",
     "LlmError", "LlmModel", "LlmOutputError", "LlmProviderError", "LlmText", "LlmUsage", "mesh_llm",
-    "usage_of",
+    "usage_of", "mesh_llm_provider", "MeshLlmRequest",
 }  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
 from ..gateway import McpGateway
 from ..llm.model import LlmModel
+from ..llm.provider import LlmProviderService
 from ..llm.wiring import build_llm_agents
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
@@ -140,6 +141,9 @@ class MeshContainer(containers.DeclarativeContainer):
         catalog_callbacks=mcp_tool_callbacks,
         model_override=llm_model,
     )
+    llm_provider_service = providers.ThreadSafeSingleton(
+        LlmProviderService, settings=settings, factory=proxy_factory, override=llm_model
+    )
     gateway = providers.ThreadSafeSingleton(
         build_gateway, settings=settings, callbacks=mcp_tool_callbacks, tools=tools, publisher=event_publisher
     )
@@ -161,6 +165,7 @@ FRAMEWORK_BEANS: dict[str, type] = {
     "mcp_catalog": McpServerCatalog,
     "mcp_tool_callbacks": McpToolCallbackProvider,
     "llm_model": LlmModel,
+    "llm_provider_service": LlmProviderService,
 }
 # Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").
 REPLACEABLE: dict[str, type] = {

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..callbacks.definition import ToolCallback
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
-from .model import LlmError, LlmModel, LlmOutputError
+from .model import LlmIterationLimit, LlmModel, LlmOutputError
 from .types import LlmToolCall, LlmUsage, Message, tool_spec
 
 __all__ = ["ToolLoop", "result_text"]
@@ -101,7 +101,7 @@ class ToolLoop:
                         ) from None
                     repaired = True
                     messages.append({"role": "user", "content": _repair_request(output, exc)})
-            raise LlmError(
+            raise LlmIterationLimit(
                 f"{self.label}: no final answer within max_iterations={self.max_iterations} "
                 f"(the transcript has {len(messages)} messages); raise max_iterations or simplify the task"
             )

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import MeshError
 from .types import LlmTurn, Message
 
-__all__ = ["LlmError", "LlmModel", "LlmOutputError", "LlmProviderError"]
+__all__ = ["LlmError", "LlmIterationLimit", "LlmModel", "LlmOutputError", "LlmProviderError"]
 
 
 class LlmError(MeshError):
@@ -18,6 +18,10 @@ class LlmError(MeshError):
 
 class LlmProviderError(LlmError):
     """The model (vendor API or provider agent) could not be reached or refused the request."""
+
+
+class LlmIterationLimit(LlmError):
+    """The tool loop reached `max_iterations` without a final answer."""
 
 
 class LlmOutputError(LlmError):
