@@ -1,0 +1,77 @@
+"""What the vendor adapters share: argument parsing, API keys, and one-line provider errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import SecretStr
+
+from ..model import LlmProviderError
+
+__all__ = ["api_key_of", "parse_arguments", "provider_error", "status_text", "without_none"]
+
+_PLACEHOLDER_KEY = "unused"
+_MAX_DETAIL = 300
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | None:
+    """A tool call's JSON arguments as a dict; None when they are not a JSON object. Empty means none."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def api_key_of(key: str | SecretStr | None, base_url: str | None, env: tuple[str, ...]) -> str | None:
+    """The key to give the SDK: the configured one, else None (the SDK reads `env`), else a placeholder
+    when a `base_url` is set and no env variable holds a key (local OpenAI-compatible servers need none)."""
+    if isinstance(key, SecretStr):
+        key = key.get_secret_value()
+    if key:
+        return key
+    if base_url and not any(os.environ.get(name) for name in env):
+        return _PLACEHOLDER_KEY
+    return None
+
+
+def status_text(status: int, body: object, max_retries: int) -> str:
+    """`HTTP 429 (after 2 retries): <the API's message>`; the SDKs retry 408, 409, 429 and 5xx."""
+    retried = max_retries and (status in (408, 409, 429) or status >= 500)
+    text = f"HTTP {status}" + (f" (after {max_retries} retries)" if retried else "")
+    message = _body_message(body)
+    if status == 401:
+        message = f"{message} (check the API key)" if message else "check the API key"
+    return f"{text}: {message}" if message else text
+
+
+def _body_message(body: object) -> str:
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(body.get("message"), str):
+            return str(body["message"])
+    return "" if body is None else str(body)
+
+
+def provider_error(
+    vendor: str, model: str, base_url: str, what: str, *, secret: str | None
+) -> LlmProviderError:
+    """`openai model 'gpt-4o' at https://...: HTTP 401: ...` on one line, the API key never in it."""
+    detail = " ".join(what.split())
+    if secret and secret != _PLACEHOLDER_KEY:
+        detail = detail.replace(secret, "***")
+    if len(detail) > _MAX_DETAIL:
+        detail = detail[: _MAX_DETAIL - 3] + "..."
+    return LlmProviderError(f"{vendor} model '{model}' at {base_url.rstrip('/')}: {detail}")
+
+
+def without_none(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Model parameters with the unset (None) ones left out."""
+    return {key: value for key, value in (params or {}).items() if value is not None}

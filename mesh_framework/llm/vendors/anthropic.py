@@ -1,0 +1,152 @@
+"""`AnthropicModel`: Claude through the official `anthropic` SDK's Messages API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anthropic
+from anthropic.types import Message as AnthropicMessage
+from pydantic import SecretStr
+
+from ...config.settings import LlmVendorSettings
+from ..model import LlmError, LlmModel, LlmProviderError
+from ..types import LlmToolCall, LlmTurn, Message
+from ._anthropic_transcript import anthropic_tools, anthropic_transcript
+from ._common import api_key_of, provider_error, status_text, without_none
+
+__all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
+
+DEFAULT_MAX_TOKENS = 4096
+"""`max_tokens` when `params` has neither `max_tokens` nor `max_completion_tokens` (the API needs one)."""
+
+_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+class AnthropicModel(LlmModel):
+    """One Claude model of the Messages API; transcripts and tools arrive in OpenAI's chat format.
+
+        model = AnthropicModel("claude-sonnet-4-5")  # key from ANTHROPIC_API_KEY
+        turn = await model.complete([{"role": "user", "content": "Hi"}], params={"max_tokens": 1024})
+
+    A `response_schema` uses the API's structured outputs (`output_config.format`, a `json_schema`
+    adapted by the SDK's `transform_schema`); the answer is the JSON text of the turn. `params` go into
+    the body as they are, except `max_tokens`/`max_completion_tokens` and `stop` (as `stop_sequences`).
+    """
+
+    vendor = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | SecretStr | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        client: anthropic.AsyncAnthropic | None = None,
+    ) -> None:
+        self.model = model
+        self.name = f"{self.vendor}/{model}"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        if client is None:
+            try:
+                client = anthropic.AsyncAnthropic(
+                    base_url=base_url,
+                    api_key=api_key_of(api_key, base_url, _ENV),
+                    timeout=timeout,
+                    max_retries=max_retries,
+                )
+            except anthropic.AnthropicError as error:  # a broken credentials profile
+                raise LlmError(f"{self.name}: {' '.join(str(error).split())}") from None
+            if client.api_key is None and client.auth_token is None and client.credentials is None:
+                raise LlmError(
+                    f"{self.name}: no API key. Set llm.vendors.anthropic.api_key "
+                    "(MESH_LLM__VENDORS__ANTHROPIC__API_KEY) or ANTHROPIC_API_KEY."
+                )
+        self._client = client
+        self.base_url = str(client.base_url).rstrip("/")
+
+    @classmethod
+    def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> AnthropicModel:
+        settings = settings or LlmVendorSettings()
+        return cls(
+            model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        )
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r})"
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> LlmTurn:
+        extra = without_none(params)
+        max_tokens = extra.pop("max_tokens", None) or extra.pop("max_completion_tokens", DEFAULT_MAX_TOKENS)
+        extra.pop("max_completion_tokens", None)
+        if "stop" in extra:
+            stop = extra.pop("stop")
+            extra["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        system, turns = anthropic_transcript(messages)
+        request: dict[str, Any] = {"model": self.model, "max_tokens": int(max_tokens), "messages": turns}
+        if system is not None:
+            request["system"] = system
+        if tools:
+            request["tools"] = anthropic_tools(tools)
+            if parallel_tool_calls is False:
+                request["tool_choice"] = {"type": "auto", "disable_parallel_tool_use": True}
+        if response_schema is not None:
+            output_format = {
+                "type": "json_schema",
+                "schema": anthropic.transform_schema(dict(response_schema)),
+            }
+            request["output_config"] = {**extra.pop("output_config", {}), "format": output_format}
+        try:
+            answer: AnthropicMessage = await self._client.messages.create(**request, extra_body=extra or None)
+        except anthropic.AnthropicError as error:
+            raise self._provider_error(error) from None
+        texts: list[str] = []
+        calls: list[LlmToolCall] = []
+        for block in answer.content:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                arguments = block.input if isinstance(block.input, Mapping) else None
+                raw = json.dumps(block.input) if arguments is not None else str(block.input)
+                calls.append(
+                    LlmToolCall(id=block.id, name=block.name, arguments=arguments, raw_arguments=raw)
+                )
+        return LlmTurn(
+            content="".join(texts) if texts else None,
+            tool_calls=tuple(calls),
+            model=answer.model or self.model,
+            input_tokens=answer.usage.input_tokens,
+            output_tokens=answer.usage.output_tokens,
+            stop_reason=answer.stop_reason,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def _provider_error(self, error: anthropic.AnthropicError) -> LlmProviderError:
+        retries = f" (after {self.max_retries} retries)" if self.max_retries else ""
+        if isinstance(error, anthropic.APITimeoutError):
+            what = f"timed out after {self.timeout:g} s{retries}"
+        elif isinstance(error, anthropic.APIConnectionError):
+            what = f"cannot connect{retries}: {error.__cause__ or error.message}"
+        elif isinstance(error, anthropic.APIStatusError):
+            what = status_text(error.status_code, error.body, self.max_retries)
+        else:
+            what = f"{type(error).__name__}: {error}"
+        return provider_error(self.vendor, self.model, self.base_url, what, secret=self._client.api_key)

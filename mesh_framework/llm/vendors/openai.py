@@ -1,0 +1,179 @@
+"""`OpenAIChatModel`: the Chat Completions API through the official `openai` SDK, for OpenAI and every
+OpenAI-compatible server (vLLM, Ollama, LM Studio, LiteLLM's proxy) given its `base_url`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+from pydantic import SecretStr
+
+from ...config.settings import LlmVendorSettings
+from ..model import LlmError, LlmModel, LlmProviderError
+from ..types import LlmToolCall, LlmTurn, Message
+from ._common import api_key_of, parse_arguments, provider_error, status_text, without_none
+
+__all__ = ["OpenAIChatModel", "is_strict_schema", "response_format"]
+
+_ENV = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
+
+
+class OpenAIChatModel(LlmModel):
+    """One model of an OpenAI-compatible Chat Completions API.
+
+        model = OpenAIChatModel("gpt-4o-mini")  # key from OPENAI_API_KEY
+        local = OpenAIChatModel("llama3.2", base_url="http://localhost:11434/v1")
+        turn = await model.complete([{"role": "user", "content": "Hi"}])
+
+    `params` go into the request body as they are (`temperature`, `max_tokens`, or `max_completion_tokens`
+    for reasoning models, and any parameter a compatible server takes).
+    """
+
+    vendor = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | SecretStr | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        client: openai.AsyncOpenAI | None = None,
+    ) -> None:
+        self.model = model
+        self.name = f"{self.vendor}/{model}"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        if client is None:
+            try:
+                client = openai.AsyncOpenAI(
+                    base_url=base_url,
+                    api_key=api_key_of(api_key, base_url, _ENV),
+                    timeout=timeout,
+                    max_retries=max_retries,
+                )
+            except openai.OpenAIError as error:
+                hint = (
+                    "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
+                    "OPENAI_API_KEY, or a base_url for a server that needs none."
+                )
+                raise LlmError(f"{self.name}: {hint if 'credentials' in str(error) else error}") from None
+        self._client = client
+        self.base_url = str(client.base_url).rstrip("/")
+
+    @classmethod
+    def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> OpenAIChatModel:
+        settings = settings or LlmVendorSettings()
+        return cls(
+            model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatModel(model={self.model!r}, base_url={self.base_url!r})"
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> LlmTurn:
+        request: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        if tools:
+            request["tools"] = [dict(tool) for tool in tools]
+            if parallel_tool_calls is not None:
+                request["parallel_tool_calls"] = parallel_tool_calls
+        if response_schema is not None:
+            request["response_format"] = response_format(response_schema)
+        try:
+            completion: ChatCompletion = await self._client.chat.completions.create(
+                **request, extra_body=without_none(params) or None
+            )
+        except openai.OpenAIError as error:
+            raise self._provider_error(error) from None
+        if not completion.choices:
+            raise provider_error(
+                self.vendor, self.model, self.base_url, "answer without choices", secret=None
+            )
+        choice = completion.choices[0]
+        stop_reason: str | None
+        message = choice.message
+        calls = tuple(
+            LlmToolCall(
+                id=call.id,
+                name=call.function.name,
+                arguments=parse_arguments(call.function.arguments),
+                raw_arguments=call.function.arguments,
+            )
+            for call in message.tool_calls or ()
+            if call.type == "function"
+        )
+        content, stop_reason = message.content, choice.finish_reason
+        if content is None and message.refusal:
+            content, stop_reason = message.refusal, "refusal"
+        usage = completion.usage
+        return LlmTurn(
+            content=content,
+            tool_calls=calls,
+            model=completion.model or self.model,
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            stop_reason=stop_reason,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def _provider_error(self, error: openai.OpenAIError) -> LlmProviderError:
+        retries = f" (after {self.max_retries} retries)" if self.max_retries else ""
+        if isinstance(error, openai.APITimeoutError):
+            what = f"timed out after {self.timeout:g} s{retries}"
+        elif isinstance(error, openai.APIConnectionError):
+            what = f"cannot connect{retries}: {error.__cause__ or error.message}"
+        elif isinstance(error, openai.APIStatusError):
+            what = status_text(error.status_code, error.body, self.max_retries)
+        else:
+            what = f"{type(error).__name__}: {error}"
+        return provider_error(self.vendor, self.model, self.base_url, what, secret=self._client.api_key)
+
+
+def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`response_format` for a JSON schema: strict only when the schema meets strict mode's rules (every
+    object closed with `additionalProperties: false`, every property required); otherwise the schema is
+    sent non-strict, as it is, rather than rewritten into a different contract."""
+    title = str(schema.get("title") or "answer")
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", title)[:64]
+    json_schema: dict[str, Any] = {"name": name, "schema": dict(schema), "strict": is_strict_schema(schema)}
+    if isinstance(schema.get("description"), str):
+        json_schema["description"] = schema["description"]
+    return {"type": "json_schema", "json_schema": json_schema}
+
+
+def is_strict_schema(schema: Mapping[str, Any]) -> bool:
+    """Whether OpenAI's strict structured outputs accept the schema's shape (closed objects, all required)."""
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        if schema.get("additionalProperties") is not False or set(schema.get("required") or ()) != set(
+            properties
+        ):
+            return False
+        if not all(is_strict_schema(value) for value in properties.values()):
+            return False
+    children: list[Any] = []
+    for key in ("$defs", "definitions"):
+        children.extend((schema.get(key) or {}).values())
+    for key in ("anyOf", "allOf", "oneOf", "prefixItems"):
+        children.extend(schema.get(key) or ())
+    if isinstance(schema.get("items"), Mapping):
+        children.append(schema["items"])
+    return all(is_strict_schema(child) for child in children if isinstance(child, Mapping))
