@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import openai
 import pytest
 from pydantic import SecretStr
 
@@ -186,6 +187,17 @@ async def test_openai_base_url_without_key_sends_a_placeholder(monkeypatch: pyte
         async with aclosing(OpenAIChatModel("llama3.2", base_url=server.base_url)) as model:
             assert (await model.complete(ASK)).content == "hi"
     assert server.received[0].api_key == "unused"
+
+
+async def test_a_given_client_is_used_and_left_open() -> None:
+    with fake_openai([text("hi")]) as server:
+        client = openai.AsyncOpenAI(base_url=server.base_url, api_key=KEY, max_retries=0, timeout=3)
+        model = OpenAIChatModel("gpt-4o-mini", client=client)
+        assert (model.base_url, model.max_retries, model.timeout) == (server.base_url, 0, 3)
+        assert (await model.complete(ASK)).content == "hi"
+        await model.aclose()
+        assert not client.is_closed()
+        await client.close()
 
 
 def test_openai_without_any_key_fails_at_creation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -384,7 +396,7 @@ async def test_rate_limited_after_retries_is_a_provider_error(vendor: str) -> No
             with pytest.raises(LlmProviderError) as caught:
                 await model.complete(ASK)
     assert str(caught.value) == (
-        f"{vendor} model '{model.model}' at {server.base_url}: HTTP 429 (after 1 retries): slow down"
+        f"{vendor} model '{model.model}' at {server.base_url}: HTTP 429 (1 retry): slow down"
     )
 
 

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from ..model import LlmProviderError
 
-__all__ = ["api_key_of", "parse_arguments", "provider_error", "status_text", "without_none"]
+__all__ = ["api_key_of", "parse_arguments", "provider_error", "retried", "status_text", "without_none"]
 
 _PLACEHOLDER_KEY = "unused"
 _MAX_DETAIL = 300
@@ -40,10 +40,17 @@ def api_key_of(key: str | SecretStr | None, base_url: str | None, env: tuple[str
     return None
 
 
+def retried(max_retries: int) -> str:
+    """` (2 retries)`: what the SDK tried before giving up; empty without retries."""
+    if not max_retries:
+        return ""
+    return " (1 retry)" if max_retries == 1 else f" ({max_retries} retries)"
+
+
 def status_text(status: int, body: object, max_retries: int) -> str:
-    """`HTTP 429 (after 2 retries): <the API's message>`; the SDKs retry 408, 409, 429 and 5xx."""
-    retried = max_retries and (status in (408, 409, 429) or status >= 500)
-    text = f"HTTP {status}" + (f" (after {max_retries} retries)" if retried else "")
+    """`HTTP 429 (2 retries): <the API's message>`; the SDKs retry 408, 409, 429 and 5xx."""
+    retryable = status in (408, 409, 429) or status >= 500
+    text = f"HTTP {status}" + (retried(max_retries) if retryable else "")
     message = _body_message(body)
     if status == 401:
         message = f"{message} (check the API key)" if message else "check the API key"

@@ -14,7 +14,7 @@ from ...config.settings import LlmVendorSettings
 from ..model import LlmError, LlmModel, LlmProviderError
 from ..types import LlmToolCall, LlmTurn, Message
 from ._anthropic_transcript import anthropic_tools, anthropic_transcript
-from ._common import api_key_of, provider_error, status_text, without_none
+from ._common import api_key_of, provider_error, retried, status_text, without_none
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -50,7 +50,7 @@ class AnthropicModel(LlmModel):
         self.model = model
         self.name = f"{self.vendor}/{model}"
         self.timeout = timeout
-        self.max_retries = max_retries
+        self._owns_client = client is None
         if client is None:
             try:
                 client = anthropic.AsyncAnthropic(
@@ -68,6 +68,9 @@ class AnthropicModel(LlmModel):
                 )
         self._client = client
         self.base_url = str(client.base_url).rstrip("/")
+        self.max_retries = client.max_retries
+        if isinstance(client.timeout, int | float):
+            self.timeout = client.timeout
 
     @classmethod
     def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> AnthropicModel:
@@ -137,10 +140,12 @@ class AnthropicModel(LlmModel):
         )
 
     async def aclose(self) -> None:
-        await self._client.close()
+        """Closes the SDK client, unless it was given (then its owner closes it)."""
+        if self._owns_client:
+            await self._client.close()
 
     def _provider_error(self, error: anthropic.AnthropicError) -> LlmProviderError:
-        retries = f" (after {self.max_retries} retries)" if self.max_retries else ""
+        retries = retried(self.max_retries)
         if isinstance(error, anthropic.APITimeoutError):
             what = f"timed out after {self.timeout:g} s{retries}"
         elif isinstance(error, anthropic.APIConnectionError):

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from ...config.settings import LlmVendorSettings
 from ..model import LlmError, LlmModel, LlmProviderError
 from ..types import LlmToolCall, LlmTurn, Message
-from ._common import api_key_of, parse_arguments, provider_error, status_text, without_none
+from ._common import api_key_of, parse_arguments, provider_error, retried, status_text, without_none
 
 __all__ = ["OpenAIChatModel", "is_strict_schema", "response_format"]
 
@@ -47,7 +47,7 @@ class OpenAIChatModel(LlmModel):
         self.model = model
         self.name = f"{self.vendor}/{model}"
         self.timeout = timeout
-        self.max_retries = max_retries
+        self._owns_client = client is None
         if client is None:
             try:
                 client = openai.AsyncOpenAI(
@@ -64,6 +64,9 @@ class OpenAIChatModel(LlmModel):
                 raise LlmError(f"{self.name}: {hint if 'credentials' in str(error) else error}") from None
         self._client = client
         self.base_url = str(client.base_url).rstrip("/")
+        self.max_retries = client.max_retries
+        if isinstance(client.timeout, int | float):
+            self.timeout = client.timeout
 
     @classmethod
     def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> OpenAIChatModel:
@@ -132,10 +135,12 @@ class OpenAIChatModel(LlmModel):
         )
 
     async def aclose(self) -> None:
-        await self._client.close()
+        """Closes the SDK client, unless it was given (then its owner closes it)."""
+        if self._owns_client:
+            await self._client.close()
 
     def _provider_error(self, error: openai.OpenAIError) -> LlmProviderError:
-        retries = f" (after {self.max_retries} retries)" if self.max_retries else ""
+        retries = retried(self.max_retries)
         if isinstance(error, openai.APITimeoutError):
             what = f"timed out after {self.timeout:g} s{retries}"
         elif isinstance(error, openai.APIConnectionError):
