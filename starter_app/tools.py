@@ -1,4 +1,5 @@
-"""Tools: plain functions (sync and async), the methods of a component, and one using a catalog server."""
+"""Tools: plain functions (sync and async), the methods of a component, one using a catalog server and
+one asking an LLM."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from mesh_framework import ToolCallbackProvider, component, mesh_tool
+from mesh_framework import MeshLlmAgent, ToolCallbackProvider, component, mesh_llm, mesh_tool
 
 from .greeting import GreetingService
 
@@ -56,3 +57,10 @@ async def slow_echo(text: str, delay: Annotated[float, Field(ge=0, le=10)] = 0.0
     """Echo text after a delay; calls longer than the 2 s timeout answer with an error."""
     await asyncio.sleep(delay)
     return text
+
+
+@mesh_tool(capability="ask", tags=["llm"])
+@mesh_llm(provider="openai/gpt-4o-mini", tools=[add, "notes"], system_prompt="file://prompts/assistant.j2")
+async def ask(question: Annotated[str, Field(description="A question or a task")], llm: MeshLlmAgent) -> str:
+    """Ask an LLM that can add numbers and keep notes (set OPENAI_API_KEY, or llm.vendors.openai)."""
+    return str(await llm(question))

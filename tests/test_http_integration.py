@@ -32,7 +32,13 @@ def test_legacy_list_and_call(agent: AgentProcess, http: httpx2.Client) -> None:
     listed = http.post(
         agent.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=JSON_HEADERS
     )
-    assert [t["name"] for t in listed.json()["result"]["tools"]] == ["greet", "add", "jot", "slow_echo"]
+    assert [t["name"] for t in listed.json()["result"]["tools"]] == [
+        "greet",
+        "add",
+        "jot",
+        "slow_echo",
+        "ask",
+    ]
     body = {
         "jsonrpc": "2.0",
         "id": 2,
@@ -71,7 +77,7 @@ def test_bad_inputs_over_the_wire(agent: AgentProcess, http: httpx2.Client) -> N
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "zzz"}},
         headers=JSON_HEADERS,
     )
-    assert "Available tools: add, greet, jot, slow_echo" in unknown.json()["error"]["message"]
+    assert "Available tools: add, ask, greet, jot, slow_echo" in unknown.json()["error"]["message"]
     wrong = http.post(
         agent.mcp_url,
         json={

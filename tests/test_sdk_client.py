@@ -20,7 +20,7 @@ def agent() -> Iterator[AgentProcess]:
 async def test_sdk_client_lists_and_calls(agent: AgentProcess, mode: str) -> None:
     async with Client(agent.mcp_url, mode=mode) as client:  # type: ignore[arg-type]
         tools = await client.list_tools()
-        assert [t.name for t in tools.tools] == ["greet", "add", "jot", "slow_echo"]
+        assert [t.name for t in tools.tools] == ["greet", "add", "jot", "slow_echo", "ask"]
         added = await client.call_tool("add", {"a": 2, "b": 3})
         assert added.is_error is False
         assert added.structured_content == {"result": 5}

@@ -8,6 +8,7 @@ local callbacks.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -27,7 +28,8 @@ from ..tools.registry import MeshToolWrapperRegistry
 from .agent import LlmAgent
 from .config import LlmToolConfig
 from .mesh_provider import MeshProviderModel
-from .model import LlmModel
+from .model import LlmError, LlmModel, LlmProviderError
+from .types import LlmTurn
 
 __all__ = ["build_llm_agents", "direct_model"]
 
@@ -35,15 +37,55 @@ logger = logging.getLogger("mesh_framework.llm")
 
 
 def direct_model(config: LlmToolConfig, settings: MeshSettings) -> LlmModel:
-    """The vendor adapter for a `"vendor/model"` provider (a model override replaces the model)."""
-    from .vendors import create_model
+    """The vendor adapter for a `"vendor/model"` provider (a model override replaces the model).
 
+    An unknown vendor or a missing SDK stops start-up; the client itself is made on first use, so an agent
+    starts without an API key and a call without one answers with an error saying where to set it.
+    """
     assert isinstance(config.provider, str)
     spec = config.provider
     vendor = spec.split("/", 1)[0]
     if config.model:
         spec = config.model if "/" in config.model else f"{vendor}/{config.model}"
-    return create_model(spec, settings.llm.vendor(spec.split("/", 1)[0]))
+    check_vendor(spec)
+    return _LazyModel(spec, settings)
+
+
+def check_vendor(spec: str) -> None:
+    """LlmError when `spec` names no known vendor, or one whose SDK (extra) is not installed."""
+    from .vendors import KNOWN_VENDORS
+
+    vendor = spec.split("/", 1)[0]
+    if vendor not in KNOWN_VENDORS:
+        known = ", ".join(sorted(KNOWN_VENDORS))
+        raise LlmError(f"Unknown LLM vendor '{vendor}' in '{spec}'. Known vendors: {known}.")
+    if importlib.util.find_spec(vendor) is None:
+        raise LlmError(
+            f"LLM provider '{spec}' needs the {vendor} SDK: pip install 'mesh-framework[{vendor}]'"
+        )
+
+
+class _LazyModel(LlmModel):
+    """A vendor model whose client is created on the first request."""
+
+    def __init__(self, spec: str, settings: MeshSettings) -> None:
+        self.name = spec
+        self._settings = settings
+        self._model: LlmModel | None = None
+
+    async def complete(self, messages: Any, **options: Any) -> LlmTurn:
+        if self._model is None:
+            from .vendors import create_model
+
+            try:
+                self._model = create_model(self.name, self._settings.llm.vendor(self.name.split("/", 1)[0]))
+            except LlmError as exc:
+                raise LlmProviderError(str(exc)) from None
+        return await self._model.complete(messages, **options)
+
+    async def aclose(self) -> None:
+        if self._model is not None:
+            await self._model.aclose()
 
 
 class _ProviderFollower:
