@@ -3,6 +3,7 @@ system prompts, settings layers, usage, and the errors users meet."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,61 @@ def test_config_resolution_needs_a_provider() -> None:
         "nothing", nothing, load_settings(environ={"MESH_LLM_MODEL": "openai/gpt-4o"})
     )
     assert config.provider == "openai/gpt-4o" and config.direct
+
+
+async def test_per_call_options_and_message_lists() -> None:
+    from pydantic import BaseModel
+
+    class Verdict(BaseModel):
+        ok: bool
+
+    app = load()
+    model = ScriptedLlm(['{"ok": true}'])
+    with app.override(LlmModel, model):
+        app.build()
+        agent: Any = app.container.llm_agents()["ask"]
+        verdict = await agent(
+            [
+                {"role": "user", "content": "first"},
+                {"role": "assistant", "content": "yes"},
+                {"role": "user", "content": "ok?"},
+            ],
+            system_prompt="Judge.",
+            response_model=Verdict,
+            temperature=0,
+        )
+    assert verdict == Verdict(ok=True) and usage_of(verdict) is not None
+    request = model.requests[0]
+    assert request.messages[0] == {"role": "system", "content": "Judge."}
+    assert [m["content"] for m in request.messages[1:]] == ["first", "yes", "ok?"]
+    assert request.params["temperature"] == 0 and request.params["max_tokens"] == 500
+
+
+async def test_a_mesh_provider_that_matches_nothing_answers_at_once_naming_the_selector() -> None:
+    app = MeshApplication.load("tests.apps.llm_mesh_app", environ={"MESH_REGISTRY__ENABLED": "false"})
+    async with mesh_client(app) as client:
+        result = await client.call_tool("ask_mesh", {"question": "hi"})
+    text = result["content"][0]["text"]
+    assert result["isError"] and "no provider agent matches {'capability': 'llm', 'tags': ['+fake']}" in text
+
+
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [
+        (
+            "mistral/large",
+            "Unknown LLM vendor 'mistral' in 'mistral/large'. Known vendors: anthropic, openai.",
+        ),
+        ("openai/gpt-4o", "needs the openai SDK: pip install 'mesh-framework[openai]'"),
+    ],
+)
+def test_vendor_problems_stop_start_up(monkeypatch: pytest.MonkeyPatch, provider: str, expected: str) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a)
+    )
+    app = load(MESH_LLM__ASK__PROVIDER=provider, MESH_LLM__PLAN__PROVIDER=provider)
+    with pytest.raises(WiringError, match=re.escape(expected)):
+        app.build()

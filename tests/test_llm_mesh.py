@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from mesh_framework import LlmModel, MeshApplication
 from mesh_framework.testing import ScriptedLlm, mesh_client
 
@@ -109,3 +111,24 @@ async def test_the_provider_reports_max_iterations_like_mcp_mesh() -> None:
             }
             result = await client.call_tool("fake_chat", {"request": request})
     assert result["structuredContent"]["_mesh_stop_reason"] == "max_iterations"
+
+
+@pytest.mark.parametrize("mode", ["strict", "hint", "text"])
+async def test_the_provider_honours_mcp_mesh_output_modes(mode: str) -> None:
+    app = MeshApplication.load("tests.apps.llm_provider_app", environ={})
+    model = ScriptedLlm(['```json\n{"steps": ["boil"]}\n```'])
+    schema = {"type": "object", "properties": {"steps": {"type": "array"}}, "required": ["steps"]}
+    params = {"output_schema": schema, "output_type_name": "Plan", "output_mode": mode, "model": "gpt-other"}
+    with app.override(LlmModel, model):
+        async with mesh_client(app) as client:
+            messages = [{"role": "system", "content": "Plan."}, {"role": "user", "content": "tea"}]
+            request = {"messages": messages, "model_params": params}
+            result = await client.call_tool("fake_chat", {"request": request})
+    sent = model.requests[0]
+    assert "output_schema" not in sent.params and "model" not in sent.params
+    if mode == "strict":
+        assert sent.response_schema is not None and sent.response_schema["title"] == "Plan"
+    else:
+        assert sent.response_schema is None
+    assert ("matching this schema" in sent.messages[0]["content"]) is (mode == "hint")
+    assert result["structuredContent"]["content"] == '```json\n{"steps": ["boil"]}\n```'  # one turn: as sent
