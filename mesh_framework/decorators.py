@@ -206,7 +206,14 @@ def _llm_filter(value: Any) -> tuple[Selector | str, ...] | None:
     if value == "*":
         return ("*",)
     items = [value] if isinstance(value, (str, Selector, Mapping)) else list(value)
-    return tuple("*" if item == "*" else Selector.of(item) for item in items)
+    return tuple("*" if item == "*" else Selector.of(_any_capability(item)) for item in items)
+
+
+def _any_capability(item: Any) -> Any:
+    """A filter entry of tags only (`{"tags": ["search"]}`) matches any capability."""
+    if isinstance(item, Mapping) and not item.get("capability"):
+        return {**item, "capability": "*"}
+    return item
 
 
 def config_properties(prefix: str) -> Callable[[C], C]:

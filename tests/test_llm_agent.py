@@ -270,3 +270,27 @@ def test_vendor_problems_stop_start_up(monkeypatch: pytest.MonkeyPatch, provider
     app = load(MESH_LLM__ASK__PROVIDER=provider, MESH_LLM__PLAN__PROVIDER=provider)
     with pytest.raises(WiringError, match=re.escape(expected)):
         app.build()
+
+
+def test_filters_on_the_wire_like_mcp_mesh() -> None:
+    from mesh_framework.config.loader import load_settings
+    from mesh_framework.decorators import mesh_llm
+
+    @mesh_llm(
+        {"capability": "llm"}, filter=[{"tags": ["search"]}, "add", {"capability": "cal", "tags": ["+v2"]}]
+    )
+    async def tagged() -> str:
+        return ""
+
+    @mesh_llm("openai/x", filter="*")
+    async def everything() -> str:
+        return ""
+
+    fields = resolve_llm_config("tagged", tagged, load_settings(environ={})).heartbeat_fields("ns")
+    assert fields["llm_filter"] == {
+        "filter": [{"tags": ["search"]}, {"capability": "add"}, {"capability": "cal", "tags": ["+v2"]}],
+        "filter_mode": "all",
+    }
+    assert fields["llm_provider"]["namespace"] == "ns"
+    wildcard = resolve_llm_config("everything", everything, load_settings(environ={})).heartbeat_fields("ns")
+    assert wildcard == {"llm_filter": {"filter": ["*"], "filter_mode": "*"}}

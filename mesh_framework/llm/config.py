@@ -55,7 +55,7 @@ class LlmToolConfig:
         """`llm_filter` and `llm_provider` as MCP Mesh's heartbeat carries them for this tool."""
         fields: dict[str, Any] = {}
         if self.filter:
-            entries = [f.to_wire() if isinstance(f, Selector) else f for f in self.filter]
+            entries = [_filter_wire(f) for f in self.filter]
             fields["llm_filter"] = {"filter": entries, "filter_mode": self.filter_mode}
         if isinstance(self.provider, Selector):
             wire = {"namespace": namespace, **self.provider.to_wire()}
@@ -185,6 +185,16 @@ def resolve_llm_config(
         response_model=spec.response_model if spec.response_model is not None else _structured(return_type),
         origins=layers.origins,
     )
+
+
+def _filter_wire(entry: Selector | str) -> Any:
+    """A filter entry as MCP Mesh writes it: a tags-only selector carries no capability."""
+    if not isinstance(entry, Selector):
+        return entry
+    wire = entry.to_wire()
+    if wire["capability"] == "*":
+        del wire["capability"]
+    return wire
 
 
 def _has_file(function: Any) -> bool:
