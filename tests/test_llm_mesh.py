@@ -132,3 +132,40 @@ async def test_the_provider_honours_mcp_mesh_output_modes(mode: str) -> None:
         assert sent.response_schema is None
     assert ("matching this schema" in sent.messages[0]["content"]) is (mode == "hint")
     assert result["structuredContent"]["content"] == '```json\n{"steps": ["boil"]}\n```'  # one turn: as sent
+
+
+def test_every_answer_shape_of_mcp_mesh_providers_is_read() -> None:
+    from mesh_framework.llm.mesh_provider import parse_provider_answer
+
+    plain = parse_provider_answer("just text")
+    assert plain.content == "just text" and not plain.tool_calls
+    as_json = parse_provider_answer(
+        '{"role": "assistant", "content": "hi", "_mesh_usage": {"prompt_tokens": 3}}'
+    )
+    assert as_json.content == "hi" and as_json.input_tokens == 3
+    structured = parse_provider_answer('{"steps": ["a"]}')  # a structured answer's JSON stays the content
+    assert structured.content == '{"steps": ["a"]}'
+    calls = parse_provider_answer(
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}},
+                {"id": "c2", "type": "function", "function": {"name": "sub", "arguments": {"a": 2}}},
+                {"id": "c3", "type": "function", "function": {"name": "bad", "arguments": "{oops"}},
+            ],
+            "_mesh_usage": {"prompt_tokens": 5, "completion_tokens": 7, "model": "openai/gpt-x"},
+            "_mesh_stop_reason": "max_iterations",
+        }
+    )
+    assert [(c.id, c.name, c.arguments) for c in calls.tool_calls] == [
+        ("c1", "add", {"a": 1}),
+        ("c2", "sub", {"a": 2}),
+        ("c3", "bad", None),
+    ]
+    assert (calls.model, calls.input_tokens, calls.output_tokens, calls.stop_reason) == (
+        "openai/gpt-x",
+        5,
+        7,
+        "max_iterations",
+    )
