@@ -13,10 +13,10 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import ToolExecutionError
+from ..mesh.proxy import unwrap_result
 from ..tools.context import ToolContext
 
-__all__ = ["ToolCallback", "ToolDefinition", "unwrap_call_result"]
+__all__ = ["ToolCallback", "ToolDefinition"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,27 +53,6 @@ class ToolDefinition:
         return tool
 
 
-def unwrap_call_result(result: Mapping[str, Any], definition: ToolDefinition) -> Any:
-    """A `CallToolResult` as a Python value: `structuredContent` (a lone `result` key unwrapped), else one
-    text block as a string, else the content list. `isError` raises ToolExecutionError keeping the text."""
-    if result.get("isError"):
-        texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
-        raise ToolExecutionError(
-            "; ".join(t for t in texts if t) or "the tool reported an error",
-            tool=definition.name,
-            agent=definition.connection or "",
-            definition=definition,
-            result=result,
-        )
-    structured = result.get("structuredContent")
-    if isinstance(structured, dict):
-        return structured["result"] if structured.keys() == {"result"} else structured
-    content = result.get("content") or []
-    if len(content) == 1 and content[0].get("type") == "text":
-        return content[0].get("text", "")
-    return list(content) if content else None
-
-
 class ToolCallback(ABC):
     """One callable tool. Subclasses implement `call_result`; `loop` is the event loop the callback's
     connection lives on (None when any loop will do)."""
@@ -95,7 +74,11 @@ class ToolCallback(ABC):
         self, arguments: Mapping[str, Any] | None = None, context: ToolContext | None = None
     ) -> Any:
         """The tool's result as a Python value; raises ToolExecutionError when the tool reports an error."""
-        return unwrap_call_result(await self.call_result(arguments, context), self.definition)
+        definition = self.definition
+        result = await self.call_result(arguments, context)
+        return unwrap_result(
+            result, tool=definition.name, agent=definition.connection or "", definition=definition
+        )
 
     def call_sync(
         self,

@@ -28,16 +28,21 @@ class Provider:
         return self.endpoint.rstrip("/") + "/mcp"
 
 
-def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str) -> Any:
+def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str, definition: Any = None) -> Any:
     """A `CallToolResult` as a Python value, the way MCP Mesh unwraps it.
 
-    `isError` raises ToolExecutionError; `structuredContent` wins (a lone `result` key is the wrapper of
-    a non-object value); otherwise one text block is returned as a string and several blocks as a list.
+    `isError` raises ToolExecutionError (keeping the text, the result and the callback `definition`);
+    `structuredContent` wins (a lone `result` key is the wrapper of a non-object value); otherwise one
+    text block is returned as a string and several blocks as a list.
     """
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
         raise ToolExecutionError(
-            "; ".join(t for t in texts if t) or "the tool reported an error", tool=tool, agent=agent
+            "; ".join(t for t in texts if t) or "the tool reported an error",
+            tool=tool,
+            agent=agent,
+            definition=definition,
+            result=result,
         )
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
