@@ -5,15 +5,58 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from pydantic import SecretStr
 
-from ..model import LlmProviderError
+from ...config.settings import LlmVendorSettings
+from ..model import LlmModel, LlmProviderError
 
-__all__ = ["api_key_of", "parse_arguments", "provider_error", "retried", "status_text", "without_none"]
+__all__ = [
+    "VendorModel",
+    "api_key_of",
+    "parse_arguments",
+    "provider_error",
+    "retried",
+    "status_text",
+    "without_none",
+]
 
 _PLACEHOLDER_KEY = "unused"
+
+
+class VendorModel(LlmModel):
+    """What the adapters share: made from `llm.vendors.<vendor>` settings, shown without their key."""
+
+    model: str
+    base_url: str
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | SecretStr | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> Self:
+        settings = settings or LlmVendorSettings()
+        return cls(
+            model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+
 _MAX_DETAIL = 300
 
 

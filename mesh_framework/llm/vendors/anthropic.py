@@ -10,11 +10,10 @@ import anthropic
 from anthropic.types import Message as AnthropicMessage
 from pydantic import SecretStr
 
-from ...config.settings import LlmVendorSettings
-from ..model import LlmError, LlmModel, LlmProviderError
+from ..model import LlmError, LlmProviderError
 from ..types import LlmToolCall, LlmTurn, Message
 from ._anthropic_transcript import anthropic_tools, anthropic_transcript
-from ._common import api_key_of, provider_error, retried, status_text, without_none
+from ._common import VendorModel, api_key_of, provider_error, retried, status_text, without_none
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -24,7 +23,7 @@ DEFAULT_MAX_TOKENS = 4096
 _ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 
-class AnthropicModel(LlmModel):
+class AnthropicModel(VendorModel):
     """One Claude model of the Messages API; transcripts and tools arrive in OpenAI's chat format.
 
         model = AnthropicModel("claude-sonnet-4-5")  # key from ANTHROPIC_API_KEY
@@ -71,20 +70,6 @@ class AnthropicModel(LlmModel):
         self.max_retries = client.max_retries
         if isinstance(client.timeout, int | float):
             self.timeout = client.timeout
-
-    @classmethod
-    def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> AnthropicModel:
-        settings = settings or LlmVendorSettings()
-        return cls(
-            model,
-            base_url=settings.base_url,
-            api_key=settings.api_key,
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-        )
-
-    def __repr__(self) -> str:
-        return f"AnthropicModel(model={self.model!r}, base_url={self.base_url!r})"
 
     async def complete(
         self,

@@ -11,17 +11,24 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import SecretStr
 
-from ...config.settings import LlmVendorSettings
-from ..model import LlmError, LlmModel, LlmProviderError
+from ..model import LlmError, LlmProviderError
 from ..types import LlmToolCall, LlmTurn, Message
-from ._common import api_key_of, parse_arguments, provider_error, retried, status_text, without_none
+from ._common import (
+    VendorModel,
+    api_key_of,
+    parse_arguments,
+    provider_error,
+    retried,
+    status_text,
+    without_none,
+)
 
 __all__ = ["OpenAIChatModel", "is_strict_schema", "response_format"]
 
 _ENV = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
 
 
-class OpenAIChatModel(LlmModel):
+class OpenAIChatModel(VendorModel):
     """One model of an OpenAI-compatible Chat Completions API.
 
         model = OpenAIChatModel("gpt-4o-mini")  # key from OPENAI_API_KEY
@@ -67,20 +74,6 @@ class OpenAIChatModel(LlmModel):
         self.max_retries = client.max_retries
         if isinstance(client.timeout, int | float):
             self.timeout = client.timeout
-
-    @classmethod
-    def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> OpenAIChatModel:
-        settings = settings or LlmVendorSettings()
-        return cls(
-            model,
-            base_url=settings.base_url,
-            api_key=settings.api_key,
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-        )
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatModel(model={self.model!r}, base_url={self.base_url!r})"
 
     async def complete(
         self,
