@@ -138,8 +138,9 @@ class McpConnection:
     """One catalog server, connected on first use and shared by every caller.
 
     `headers` (HTTP servers) are static, or a callable (sync or async) asked on every request; they are
-    sent beside the definition's own headers. `on_tools_changed` is called when the server announces that
-    its tool list changed (`notifications/tools/list_changed`, or a 2026-07-28 `subscriptions/listen`).
+    sent beside the definition's own headers. `on_tools_changed` (and every `add_tools_listener`) is called
+    when the server announces that its tool list changed (`notifications/tools/list_changed`, or a
+    2026-07-28 `subscriptions/listen` event).
     """
 
     def __init__(
@@ -155,7 +156,7 @@ class McpConnection:
         mode: str = "auto",
     ) -> None:
         self.name = name
-        self.mode = mode  # "auto": 2026-07-28 when the server speaks it, else the handshake; "legacy"
+        self.mode = mode  # "auto": 2026-07-28 when the server speaks it, else the handshake; or "legacy"
         self.definition = definition
         self.client_info = dict(client_info or {"name": "mesh-framework", "version": "0.1.0"})
         self.connect_timeout = connect_timeout
