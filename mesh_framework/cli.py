@@ -5,6 +5,8 @@ mesh config APP            every resolved setting with its origin
 mesh registry              the embedded registry, standalone
 mesh list                  the agents a registry knows
 mesh call TOOL [JSON]      call a tool of the mesh through the registry
+mesh catalog list|show NAME|export --format F [APP | --file PATH]
+                           the MCP servers of an app's catalog (or of catalog files), translated on export
 """
 
 from __future__ import annotations
@@ -79,7 +81,48 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
     call.add_argument("--agent", help="agent name or id, when several serve the tool")
     _registry_option(call)
+    _catalog_parser(commands)
     return parser
+
+
+def _catalog_parser(commands: Any) -> None:
+    catalog = commands.add_parser("catalog", help="list, show or export the MCP servers of the catalog")
+    actions = catalog.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="every server: name, type, command or URL, origin")
+    show = actions.add_parser("show", help="one server, secrets masked (env values, credential headers)")
+    show.add_argument("server", help="server name")
+    export = actions.add_parser(
+        "export",
+        help="the servers in a client's or vendor's format (secrets NOT masked: feed it to the client)",
+    )
+    export.add_argument(
+        "--format", required=True, metavar="FORMAT", help="claude, vscode, gemini, anthropic or openai"
+    )
+    export.add_argument(
+        "--skip-local",
+        action="store_true",
+        help="leave stdio servers out of the API formats (anthropic, openai)",
+    )
+    export.add_argument(
+        "--server",
+        action="append",
+        metavar="NAME",
+        help="export only these servers (repeat, or comma-separate)",
+    )
+    for parser in (listing, show, export):
+        parser.add_argument(
+            "app", nargs="?", help="module holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)"
+        )
+        parser.add_argument(
+            "--file",
+            action="append",
+            metavar="PATH",
+            help="a catalog file or folder instead of an app (repeat)",
+        )
+        parser.add_argument(
+            "--profile", action="append", default=None, metavar="NAME", help="activate a profile"
+        )
+        parser.add_argument("--config", metavar="PATH", help="folder (or file) holding application.yaml")
 
 
 def _cli_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -128,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_list(_registry_url(args.registry_url)))
         if args.command == "call":
             return asyncio.run(_call(args))
+        if args.command == "catalog":
+            return _catalog(args)
         apps = args.apps if args.command == "run" else [args.app] if args.app else []
         apps = apps or ([os.environ["MESH_APP"]] if os.environ.get("MESH_APP") else [])
         if not apps:
@@ -265,6 +310,76 @@ async def _call(args: argparse.Namespace) -> int:
             return 1
     print(value if isinstance(value, str) else json.dumps(value))
     return 0
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    """`mesh catalog ...`: problems go to stderr, one line each, and exit 1 (never a traceback)."""
+    from .errors import MeshError
+
+    try:
+        return _catalog_action(args)
+    except MeshError as exc:
+        for problem in getattr(exc, "problems", None) or [str(exc)]:
+            print(f"mesh catalog {args.action}: {problem}", file=sys.stderr)
+        return 1
+
+
+def _catalog_action(args: argparse.Namespace) -> int:
+    from .catalog import masked, translate
+
+    if args.file and args.app:
+        print("mesh catalog: give an application module or --file, not both", file=sys.stderr)
+        return 2
+    catalog = _load_server_catalog(args)
+    if catalog is None:
+        print(
+            f"mesh catalog: name the application module, e.g. `mesh catalog {args.action} starter_app` "
+            "(or MESH_APP), or give --file PATH",
+            file=sys.stderr,
+        )
+        return 2
+    if args.action == "list":
+        if not len(catalog):
+            print("no MCP servers in the catalog; add them to mcp.servers or a catalog file (mcp.catalog)")
+            return 0
+        rows = [
+            (name, d.type, _target(d.to_dict()), catalog.origin_of(name) or "code")
+            for name, d in catalog.get_all().items()
+        ]
+        widths = [min(max(len(row[i]) for row in rows), 60) for i in range(3)]
+        for name, kind, target, origin in rows:
+            print(f"{name:<{widths[0]}}  {kind:<{widths[1]}}  {target:<{widths[2]}}  {origin}")
+        return 0
+    if args.action == "show":
+        definition = catalog.resolve([args.server])[args.server]
+        shown = {"name": args.server, "origin": catalog.origin_of(args.server), **masked(definition)}
+        print(json.dumps(shown, indent=2))
+        return 0
+    names = [n.strip() for value in args.server or [] for n in value.split(",") if n.strip()]
+    servers = catalog.resolve(names) if names else catalog.get_all()
+    print(json.dumps(translate(args.format, servers, skip_local=args.skip_local), indent=2))
+    return 0
+
+
+def _load_server_catalog(args: argparse.Namespace) -> Any:
+    from .app import MeshApplication
+    from .catalog.loading import load_catalog_with_origins
+
+    if args.file:
+        return load_catalog_with_origins(args.file)
+    app_name = args.app or os.environ.get("MESH_APP")
+    if not app_name:
+        return None
+    app = MeshApplication.load(app_name, profiles=_profiles(args), config=args.config)
+    return app.container.mcp_catalog()
+
+
+def _target(data: dict[str, Any]) -> str:
+    import shlex
+
+    if "url" in data:
+        return str(data["url"])
+    return shlex.join([data["command"], *data.get("args", [])])
 
 
 def _print_config(app: Any) -> None:

@@ -19,11 +19,20 @@ __all__ = ["McpServerCatalog"]
 
 
 class McpServerCatalog:
-    """An immutable mapping of server name to `McpServerDefinition`, in the order the servers were added."""
+    """An immutable mapping of server name to `McpServerDefinition`, in the order the servers were added.
 
-    __slots__ = ("_servers",)
+    `origins` optionally says where each server was described (a file, or a settings origin such as
+    `config/application.yaml:12`); `origin_of(name)` reads it.
+    """
 
-    def __init__(self, servers: Mapping[str, McpServerDefinition] | None = None) -> None:
+    __slots__ = ("_origins", "_servers")
+
+    def __init__(
+        self,
+        servers: Mapping[str, McpServerDefinition] | None = None,
+        *,
+        origins: Mapping[str, str] | None = None,
+    ) -> None:
         checked: dict[str, McpServerDefinition] = {}
         for name, definition in (servers or {}).items():
             if not isinstance(name, str) or not name.strip():
@@ -35,6 +44,9 @@ class McpServerCatalog:
                 )
             checked[name] = definition
         self._servers: Mapping[str, McpServerDefinition] = MappingProxyType(checked)
+        self._origins: Mapping[str, str] = MappingProxyType(
+            {n: o for n, o in (origins or {}).items() if n in checked}
+        )
 
     @classmethod
     def of(cls, servers: Mapping[str, McpServerDefinition]) -> McpServerCatalog:
@@ -49,9 +61,9 @@ class McpServerCatalog:
         """Load a catalog file, or every `*.json` file of a folder (merged; a name in two files is an
         error naming both). `${VAR}` and `${VAR:-default}` are resolved from `environ` (default: the
         process environment)."""
-        from .loading import load_catalog
+        from .loading import load_catalog_with_origins
 
-        return cls(load_catalog([Path(path)], environ))
+        return load_catalog_with_origins([Path(path)], environ)
 
     def get_all(self) -> Mapping[str, McpServerDefinition]:
         return self._servers
@@ -61,6 +73,10 @@ class McpServerCatalog:
 
     def contains(self, name: str) -> bool:
         return name in self._servers
+
+    def origin_of(self, name: str) -> str | None:
+        """Where the server `name` was described (file or settings origin), when known."""
+        return self._origins.get(name)
 
     def resolve(self, names: Iterable[str]) -> dict[str, McpServerDefinition]:
         """The definitions named, in the order asked; every unknown name is listed in one CatalogError."""
@@ -76,7 +92,8 @@ class McpServerCatalog:
 
     def merged(self, other: McpServerCatalog) -> McpServerCatalog:
         """This catalog with `other`'s servers added; `other` wins where both name a server."""
-        return McpServerCatalog({**self._servers, **other._servers})
+        origins = {n: o for n, o in self._origins.items() if n not in other._servers}
+        return McpServerCatalog({**self._servers, **other._servers}, origins={**origins, **other._origins})
 
     def __contains__(self, name: object) -> bool:
         return name in self._servers

@@ -30,7 +30,9 @@ def _frozen_strings(server: str, what: str, values: Mapping[str, Any] | None) ->
     if not values:
         return _EMPTY
     if not isinstance(values, Mapping):
-        raise CatalogError(f"MCP server '{server}': {what} must be an object of strings, not {values!r}")
+        raise CatalogError(
+            f"MCP server '{server}': {what} must be an object of strings, not {type(values).__name__}"
+        )
     bad = [k for k, v in values.items() if not isinstance(k, str) or not isinstance(v, str)]
     if bad:
         raise CatalogError(

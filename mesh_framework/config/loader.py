@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +29,19 @@ from .sources import (
     iter_leaves,
 )
 
-__all__ = ["LoadedSettings", "find_config_dir", "load_settings", "validate_section"]
+__all__ = ["LoadedSettings", "find_config_dir", "is_secret_header", "load_settings", "validate_section"]
 
 _sources: contextvars.ContextVar[tuple[PydanticBaseSettingsSource, ...] | None] = contextvars.ContextVar(
     "mesh_settings_sources", default=None
 )
 SECRET_WORDS = ("secret", "token", "password", "api_key", "apikey", "credential", "private_key")
 MASK = "******"
+# HTTP headers that carry credentials (case-insensitive): these names, or names containing these words.
+SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "x-api-key")
+SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "credential")
+# Every value of an MCP server's environment, and credential headers, are masked too.
+_SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
+_SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
 
 
 def current_sources() -> tuple[PydanticBaseSettingsSource, ...] | None:
@@ -61,12 +68,32 @@ class LoadedSettings:
         return rows
 
 
+def is_secret_header(name: str) -> bool:
+    """True for HTTP headers that carry credentials (Authorization, Cookie, X-Api-Key, *token*, ...)."""
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or any(word in lowered for word in SECRET_HEADER_WORDS)
+
+
 def _is_secret(key: str) -> bool:
-    return any(word in key.lower() for word in SECRET_WORDS)
+    if any(word in key.lower() for word in SECRET_WORDS) or _SERVER_ENV.fullmatch(key):
+        return True
+    header = _SERVER_HEADER.fullmatch(key)
+    return header is not None and (header.group(1) is None or is_secret_header(header.group(1)))
+
+
+def _masked(key: str, value: Any) -> Any:
+    """`value` with every secret below `key` masked (for values shown whole, such as in errors)."""
+    if isinstance(value, Mapping):
+        return {k: _masked(f"{key}.{k}", v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(f"{key}.{i}", v) for i, v in enumerate(value)]
+    if value is not None and value != {} and (isinstance(value, SecretStr) or _is_secret(key)):
+        return MASK
+    return value
 
 
 def _printable(key: str, value: Any) -> str:
-    if value is not None and (isinstance(value, SecretStr) or _is_secret(key)):
+    if value is not None and value != {} and (isinstance(value, SecretStr) or _is_secret(key)):
         return MASK
     if value is None:
         return "null"
@@ -74,7 +101,7 @@ def _printable(key: str, value: Any) -> str:
         return str(value).lower()
     if isinstance(value, (str, int, float)):
         return str(value)
-    return repr(value)
+    return repr(_masked(key, value))
 
 
 def find_config_dir(candidates: Sequence[Path]) -> Path | None:
@@ -208,7 +235,8 @@ def describe_errors(exc: ValidationError, origins: Mapping[str, str], prefix: st
             )
             continue
         value = error.get("input")
-        shown = MASK if _is_secret(key) else repr(value)
+        masked = _masked(key, value)
+        shown = MASK if masked is MASK else repr(masked)
         problems.append(f"{key} = {shown} (from {origin}): {error['msg']}")
     return problems
 
