@@ -556,3 +556,382 @@ def meshctl(
         timeout=timeout,
         check=check,
     )
+
+
+# --- recording the wire (appended for the LLM interop tests) --------------------------------
+
+import http.client  # noqa: E402
+import http.server  # noqa: E402
+import urllib.parse  # noqa: E402
+
+__all__ += ["Exchange", "MeshTap", "RecordingProxy", "sse_messages"]
+
+# Not forwarded: hop-by-hop headers, and Accept-Encoding (so every body is recorded as plain text).
+_HOP_HEADERS = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "accept-encoding",
+        "host",
+        "content-length",
+    }
+)
+
+
+def sse_messages(text: str) -> list[Any]:
+    """The JSON values of the ``data:`` lines of an SSE body (one per event)."""
+    out: list[Any] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        data = "\n".join(line[5:].lstrip() for line in block.split("\n") if line.startswith("data:"))
+        if data:
+            with contextlib.suppress(ValueError):
+                out.append(json.loads(data))
+    return out
+
+
+@dataclass
+class Exchange:
+    """One HTTP request forwarded by a ``RecordingProxy`` and the answer it got."""
+
+    target: str  # the upstream, http://host:port
+    method: str
+    path: str
+    request_headers: dict[str, str]
+    request_text: str
+    status: int
+    response_headers: dict[str, str]
+    response_text: str  # as the upstream sent it (before any rewrite)
+
+    @property
+    def request_json(self) -> Any:
+        return json.loads(self.request_text) if self.request_text else None
+
+    @property
+    def response_json(self) -> Any:
+        """The JSON answer; for an SSE answer, the first ``data:`` message."""
+        if "text/event-stream" in self.response_headers.get("content-type", ""):
+            messages = sse_messages(self.response_text)
+            return messages[0] if messages else None
+        return json.loads(self.response_text) if self.response_text else None
+
+    @property
+    def rpc_method(self) -> str | None:
+        """The JSON-RPC method of an MCP POST, else None."""
+        try:
+            body = self.request_json
+        except ValueError:
+            return None
+        return body.get("method") if isinstance(body, dict) else None
+
+    def to_json(self) -> dict[str, Any]:
+        """A capture in the style of shared/interop/mcp-mesh-3.7/*.json."""
+
+        def decoded(text: str) -> Any:
+            try:
+                return json.loads(text) if text else None
+            except ValueError:
+                return text
+
+        response: Any = decoded(self.response_text)
+        if "text/event-stream" in self.response_headers.get("content-type", ""):
+            response = {"sse_raw": self.response_text, "messages": sse_messages(self.response_text)}
+        return {
+            "request": {
+                "method": self.method,
+                "url": f"{self.target}{self.path}",
+                "headers": self.request_headers,
+                "body": decoded(self.request_text),
+            },
+            "response": {"status": self.status, "headers": self.response_headers, "body": response},
+        }
+
+
+class RecordingProxy:
+    """A reverse proxy on 127.0.0.1 that forwards every request to ``target`` and records it.
+
+    An answer is read whole, recorded, then passed on (so whoever got an answer finds it, and the
+    exchanges it caused, in the log); only a GET event stream is passed on as it comes and recorded
+    when it ends. The connection is closed after each answer. ``rewrite(exchange) -> bytes | None``
+    may replace an answer's body. ``log`` is the list the exchanges go to (a ``MeshTap`` shares one).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        log: list[Exchange] | None = None,
+        rewrite: Callable[[Exchange], bytes | None] | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        parsed = urllib.parse.urlsplit(target)
+        self.target = f"{parsed.scheme}://{parsed.netloc}"
+        self._host, self._port = parsed.hostname or LOOPBACK, parsed.port or 80
+        self.exchanges: list[Exchange] = [] if log is None else log
+        self._lock = threading.Lock()
+        self._rewrite = rewrite
+        self._timeout = timeout
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"  # one exchange per connection: close delimits the answer
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _forward(self) -> None:
+                proxy._forward(self)
+
+            do_GET = do_POST = do_HEAD = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = _forward
+
+        self._server = http.server.ThreadingHTTPServer((LOOPBACK, 0), Handler)
+        self._server.daemon_threads = True
+        self.port = int(self._server.server_address[1])
+        self.url = f"http://{LOOPBACK}:{self.port}"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def __enter__(self) -> RecordingProxy:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _read_body(self, handler: http.server.BaseHTTPRequestHandler) -> bytes:
+        if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                chunks.append(handler.rfile.read(size))
+                handler.rfile.readline()
+            return b"".join(chunks)
+        length = int(handler.headers.get("Content-Length") or 0)
+        return handler.rfile.read(length) if length else b""
+
+    def _forward(self, handler: http.server.BaseHTTPRequestHandler) -> None:
+        body = self._read_body(handler)
+        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_HEADERS}
+        upstream = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+        try:
+            try:
+                upstream.request(handler.command, handler.path, body=body or None, headers=headers)
+                response = upstream.getresponse()
+            except OSError as exc:
+                handler.send_error(502, f"upstream {self.target}: {exc}")
+                return
+            answer_headers = {k.lower(): v for k, v in response.getheaders()}
+            exchange = Exchange(
+                target=self.target,
+                method=handler.command,
+                path=handler.path,
+                request_headers=dict(headers),
+                request_text=body.decode(errors="replace"),
+                status=response.status,
+                response_headers={k: v for k, v in answer_headers.items() if k not in _HOP_HEADERS},
+                response_text="",
+            )
+            if handler.command == "GET" and "text/event-stream" in answer_headers.get("content-type", ""):
+                # A long-lived stream: passed on as it comes, recorded when it ends.
+                self._send_head(handler, response.status, exchange.response_headers, None)
+                received = bytearray()
+                while chunk := response.read1(65536):
+                    received += chunk
+                    try:
+                        handler.wfile.write(chunk)
+                        handler.wfile.flush()
+                    except OSError:
+                        break
+                exchange.response_text = received.decode(errors="replace")
+                self._record(exchange)
+                return
+            # Anything else is read whole and recorded before it is passed on, so a caller that has
+            # its answer finds the exchange (and the ones it caused) in the log.
+            received_all = response.read()
+            exchange.response_text = received_all.decode(errors="replace")
+            self._record(exchange)
+            replaced = self._rewrite(exchange) if self._rewrite is not None else None
+            out = received_all if replaced is None else replaced
+            self._send_head(handler, response.status, exchange.response_headers, len(out))
+            if handler.command != "HEAD":
+                with contextlib.suppress(OSError):
+                    handler.wfile.write(out)
+        finally:
+            upstream.close()
+
+    def _record(self, exchange: Exchange) -> None:
+        with self._lock:
+            self.exchanges.append(exchange)
+
+    @staticmethod
+    def _send_head(
+        handler: http.server.BaseHTTPRequestHandler,
+        status: int,
+        headers: Mapping[str, str],
+        length: int | str | None,
+    ) -> None:
+        handler.send_response_only(status)
+        for key, value in headers.items():
+            handler.send_header(key, value)
+        if length is not None:
+            handler.send_header("Content-Length", str(length))
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+
+
+class MeshTap:
+    """Records the wire of a mesh: heartbeats, and the calls agents make to each other.
+
+    Give agents ``tap.url`` as their registry URL. Heartbeats go through a proxy of the registry whose
+    answers get every agent ``endpoint`` (in ``dependencies_resolved``, ``llm_tools``,
+    ``llm_providers``) replaced by a recording proxy of that endpoint, so agent-to-agent calls (and
+    ``_mesh_endpoint`` URLs a consumer hands to an LLM provider) go through the tap too. Everything
+    lands in ``tap.exchanges``, in order; the registry's ``GET /agents`` still shows real endpoints.
+    """
+
+    def __init__(self, registry_url: str | MeshRegistry) -> None:
+        self.exchanges: list[Exchange] = []
+        self._lock = threading.Lock()
+        self._forwarders: dict[str, RecordingProxy] = {}
+        self._registry = RecordingProxy(str(registry_url), log=self.exchanges, rewrite=self._rewrite)
+        self.url = self._registry.url
+        self.registry_url = self._registry.target
+
+    def __enter__(self) -> MeshTap:
+        self._registry.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._registry.stop()
+        with self._lock:
+            forwarders = list(self._forwarders.values())
+        for forwarder in forwarders:
+            forwarder.stop()
+
+    def proxy_url(self, endpoint: str) -> str:
+        """The recording proxy for an agent endpoint (made on first use)."""
+        key = endpoint.rstrip("/")
+        with self._lock:
+            forwarder = self._forwarders.get(key)
+            if forwarder is None:
+                forwarder = self._forwarders[key] = RecordingProxy(key, log=self.exchanges)
+                forwarder.start()
+        return forwarder.url
+
+    def unproxied(self, text: str) -> str:
+        """``text`` with every proxy URL of this tap replaced by the agent endpoint behind it."""
+        with self._lock:
+            pairs = [(forwarder.url, endpoint) for endpoint, forwarder in self._forwarders.items()]
+        for url, endpoint in pairs:
+            text = text.replace(url, endpoint)
+        return text
+
+    def real_endpoint(self, url: str) -> str:
+        """The agent endpoint behind a proxy URL (the URL itself when it is no proxy of this tap)."""
+        with self._lock:
+            for endpoint, forwarder in self._forwarders.items():
+                if url.rstrip("/") == forwarder.url:
+                    return endpoint
+        return url
+
+    def _rewrite(self, exchange: Exchange) -> bytes | None:
+        if exchange.method != "POST" or not exchange.path.startswith("/heartbeat"):
+            return None
+        try:
+            answer = json.loads(exchange.response_text)
+        except ValueError:
+            return None
+        if not isinstance(answer, dict):
+            return None
+
+        def swap(entry: Any) -> None:
+            if isinstance(entry, dict) and isinstance(entry.get("endpoint"), str) and entry["endpoint"]:
+                entry["endpoint"] = self.proxy_url(entry["endpoint"])
+
+        for slots in (answer.get("dependencies_resolved") or {}).values():
+            for entry in slots or []:
+                swap(entry)
+        for tools in (answer.get("llm_tools") or {}).values():
+            for entry in tools or []:
+                swap(entry)
+        for entry in (answer.get("llm_providers") or {}).values():
+            swap(entry)
+        return json.dumps(answer).encode()
+
+    def heartbeats(self, agent_name: str | None = None) -> list[Exchange]:
+        """The full heartbeats (POST /heartbeat), of one agent (by ``name`` in the body) or all."""
+        found = []
+        for exchange in list(self.exchanges):
+            if exchange.method != "POST" or exchange.path != "/heartbeat":
+                continue
+            try:
+                body = exchange.request_json
+            except ValueError:
+                continue
+            if agent_name is None or (isinstance(body, dict) and body.get("name") == agent_name):
+                found.append(exchange)
+        return found
+
+    def tool_calls(self, tool: str | None = None) -> list[Exchange]:
+        """The MCP ``tools/call`` POSTs agents sent each other (of one tool, or all)."""
+        found = []
+        for exchange in list(self.exchanges):
+            if exchange.target == self.registry_url or exchange.rpc_method != "tools/call":
+                continue
+            name = (exchange.request_json.get("params") or {}).get("name")
+            if tool is None or name == tool:
+                found.append(exchange)
+        return found
+
+
+__all__ += ["enter_concurrently"]
+
+
+def enter_concurrently(
+    stack: contextlib.ExitStack, *managers: contextlib.AbstractContextManager[Any]
+) -> list[Any]:
+    """Enter several context managers at once (one thread each) and put their exits on ``stack``.
+
+    Starting agents this way takes as long as the slowest one. The managers that did enter stay on
+    the stack even when another one failed; the first failure is then raised.
+    """
+    values: list[Any] = [None] * len(managers)
+    errors: list[BaseException | None] = [None] * len(managers)
+
+    def enter(index: int, manager: contextlib.AbstractContextManager[Any]) -> None:
+        try:
+            values[index] = manager.__enter__()
+        except BaseException as exc:  # reported below, in the caller's thread
+            errors[index] = exc
+
+    threads = [
+        threading.Thread(target=enter, args=(index, manager), daemon=True, name=f"enter-{index}")
+        for index, manager in enumerate(managers)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for manager, error in zip(managers, errors, strict=True):
+        if error is None:
+            stack.push(manager)
+    for error in errors:
+        if error is not None:
+            raise error
+    return values
