@@ -265,7 +265,7 @@ class TestAnMcpMeshConsumerWithOurProvider:
         assert answer["structuredContent"] == {
             "role": "assistant",
             "content": "2 + 3 = 5",
-            "_mesh_usage": {"prompt_tokens": 22, "completion_tokens": 14, "model": "gpt-fake"},
+            "_mesh_usage": {"prompt_tokens": 22, "completion_tokens": 14, "model": "openai/gpt-fake"},
         }
         assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
         [add] = called.calls("add")
@@ -283,12 +283,12 @@ class TestAnMcpMeshConsumerWithOurProvider:
         [chat] = called.calls("fake_chat")
         params = chat_request(chat)["model_params"]
         assert params["output_schema"] == SUM_SCHEMA and params["output_type_name"] == "Sum"
-        strict_format = params["response_format"]
-        assert strict_format["json_schema"]["strict"] is True
-        assert strict_format["json_schema"]["schema"]["additionalProperties"] is False
-        # The model got that strict `response_format` on every turn, with the tools.
+        assert params["response_format"]["json_schema"]["strict"] is True
+        # Our provider applies the schema itself (the consumer's ready-made copy is dropped): the model
+        # gets a response_format named after the output type, built from `output_schema`, every turn.
         for request in called.model_requests:
-            assert request["response_format"] == strict_format
+            sent = request["response_format"]["json_schema"]
+            assert sent["name"] == "Sum" and sent["schema"]["properties"] == SUM_SCHEMA["properties"]
             assert tool_names(request) == ["add"]
         answer = chat.response_json["result"]["structuredContent"]
         assert json.loads(answer["content"]) == SUM

@@ -75,7 +75,7 @@ async def test_the_provider_runs_the_loop_when_tools_carry_endpoints() -> None:
             result = await client.call_tool("fake_chat", {"request": request})
     answer = result["structuredContent"]
     assert answer["role"] == "assistant" and answer["content"] == "It is 42"
-    assert answer["_mesh_usage"]["model"] == "scripted"
+    assert answer["_mesh_usage"]["model"] == "openai/gpt-fake"  # the configured model, as mcp-mesh reports
     assert model.requests[1].tool_results() == ["42"]
     assert model.requests[0].params == {"temperature": 0}  # control keys removed
 
@@ -119,13 +119,14 @@ async def test_the_provider_honours_mcp_mesh_output_modes(mode: str) -> None:
     model = ScriptedLlm(['```json\n{"steps": ["boil"]}\n```'])
     schema = {"type": "object", "properties": {"steps": {"type": "array"}}, "required": ["steps"]}
     params = {"output_schema": schema, "output_type_name": "Plan", "output_mode": mode, "model": "gpt-other"}
+    params["response_format"] = {"type": "json_schema"}  # what mcp-mesh consumers send beside the schema
     with app.override(LlmModel, model):
         async with mesh_client(app) as client:
             messages = [{"role": "system", "content": "Plan."}, {"role": "user", "content": "tea"}]
             request = {"messages": messages, "model_params": params}
             result = await client.call_tool("fake_chat", {"request": request})
     sent = model.requests[0]
-    assert "output_schema" not in sent.params and "model" not in sent.params
+    assert not {"output_schema", "model", "response_format"} & sent.params.keys()
     if mode == "strict":
         assert sent.response_schema is not None and sent.response_schema["title"] == "Plan"
     else:

@@ -65,11 +65,17 @@ class ToolLoop:
         self.label = label
         self.usage = LlmUsage()
 
-    async def run(self, messages: list[Message], output: Any = None) -> Any:
-        """The final answer: text, or a value of type `output` (validated). `messages` grows in place."""
+    async def run(
+        self, messages: list[Message], output: Any = None, *, schema: Mapping[str, Any] | None = None
+    ) -> Any:
+        """The final answer: text, or a value of type `output` (validated). `messages` grows in place.
+
+        `schema` asks the model for JSON of that schema without validating it here (a provider agent
+        answering for a consumer that validates)."""
         started = time.perf_counter()
         adapter = TypeAdapter(output) if output is not None and output is not str else None
-        schema = adapter.json_schema() if adapter is not None else None
+        if adapter is not None:
+            schema = adapter.json_schema()
         repaired = False
         try:
             for _ in range(self.max_iterations):

@@ -109,6 +109,9 @@ class LlmProviderService:
     async def chat(self, name: str, spec: ProviderSpec, request: MeshLlmRequest) -> dict[str, Any]:
         params: dict[str, Any] = {**spec.model_params, **(request.model_params or {})}
         control = {key: params.pop(key) for key in CONTROL_KEYS if key in params}
+        if "output_schema" in control:
+            # mcp-mesh consumers also send a ready-made `response_format`; the schema is ours to apply.
+            params.pop("response_format", None)
         model_spec = spec.model
         override = control.get("model")
         if isinstance(override, str) and override:
@@ -130,7 +133,7 @@ class LlmProviderService:
                 messages, tools=specs, params=params, response_schema=schema, parallel_tool_calls=parallel
             )
             answer = turn.to_message()
-            answer["_mesh_usage"] = _usage(turn.input_tokens, turn.output_tokens, turn.model or model_spec)
+            answer["_mesh_usage"] = _usage(turn.input_tokens, turn.output_tokens, model_spec)
             return answer
         loop = ToolLoop(
             model,
@@ -142,7 +145,7 @@ class LlmProviderService:
         )
         answer = {"role": "assistant", "content": ""}
         try:
-            content = await loop.run(messages, None)
+            content = await loop.run(messages, schema=schema)
             answer["content"] = str(content)
         except LlmIterationLimit:
             said = [m.get("content") for m in messages if m.get("role") == "assistant" and m.get("content")]
@@ -151,7 +154,7 @@ class LlmProviderService:
         if schema is not None and answer["content"]:
             answer["content"] = _strip_fence(answer["content"])
         usage = loop.usage
-        answer["_mesh_usage"] = _usage(usage.input_tokens, usage.output_tokens, usage.model or model_spec)
+        answer["_mesh_usage"] = _usage(usage.input_tokens, usage.output_tokens, model_spec)
         return answer
 
     def _tools(self, tools: Sequence[Mapping[str, Any]]) -> tuple[list[ToolCallback], list[dict[str, Any]]]:
@@ -183,6 +186,7 @@ class LlmProviderService:
 
 
 def _usage(input_tokens: int, output_tokens: int, model: str) -> dict[str, Any]:
+    """MCP Mesh's `_mesh_usage`: tokens of every model call of this request, the configured model."""
     return {"prompt_tokens": input_tokens, "completion_tokens": output_tokens, "model": model}
 
 

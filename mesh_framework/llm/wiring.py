@@ -20,7 +20,7 @@ from ..callbacks.mesh import MeshToolCallbackProvider
 from ..callbacks.provider import ToolCallbackProvider
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
-from ..mesh.proxy import Provider
+from ..mesh.proxy import McpMeshToolProxy, Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.topology import TopologyEvent
 from ..specs import Selector
@@ -34,6 +34,8 @@ from .types import LlmTurn
 __all__ = ["build_llm_agents", "direct_model"]
 
 logger = logging.getLogger("mesh_framework.llm")
+
+PROVIDER_TIMEOUT = 300.0  # seconds one call of a provider agent may take, as mcp-mesh consumers allow
 
 
 def direct_model(config: LlmToolConfig, settings: MeshSettings) -> LlmModel:
@@ -107,7 +109,10 @@ class _ProviderFollower:
         alternates = [p for p in (_provider(a) for a in data.get("alternates") or []) if p is not None]
         if provider is None:
             return
-        self.model.proxy = self.factory.proxy_for(str(data.get("capability") or "llm"), provider, alternates)
+        proxy = self.factory.proxy_for(str(data.get("capability") or "llm"), provider, alternates)
+        if isinstance(proxy, McpMeshToolProxy):  # a model turn may take minutes, not a tool's 30 s
+            proxy.timeout = max(proxy.timeout or 0.0, PROVIDER_TIMEOUT)
+        self.model.proxy = proxy
         logger.info("LLM tool '%s': provider %s at %s", self.model.tool, provider.agent_id, provider.endpoint)
 
 

@@ -67,7 +67,7 @@ LOOPBACK = "127.0.0.1"
 # Seconds. A debounce below ~0.5 s races the SDK's own "immediate uvicorn" start: the pipeline
 # then starts a second server bound to 0.0.0.0 whose /mcp answers every tools/call with an
 # empty SSE body. 0.5 s was measured safe (see README.md).
-DEFAULT_DEBOUNCE_DELAY = "0.5"
+DEFAULT_DEBOUNCE_DELAY = "1.0"
 
 # Logged by the SDK when that race happened.
 _SECOND_SERVER_LOG = "No immediate uvicorn server found"
