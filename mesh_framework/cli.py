@@ -13,13 +13,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
 import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .errors import MeshError
+
 __all__ = ["main"]
+
+
+# Exit codes scripts can rely on.
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+
+
+class CliError(MeshError):
+    """A problem the command reports on one line, with its exit code."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
@@ -185,11 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_many(apps, args)
         return _run_one(apps[0], args)
     except MeshError as exc:
-        print(
-            f"mesh: cannot {args.command} {' '.join(getattr(args, 'apps', None) or [args.app or ''])}. {exc}",
-            file=sys.stderr,
-        )
-        return 1
+        subject = " ".join(getattr(args, "apps", None) or [getattr(args, "app", None) or ""]).strip()
+        print(f"mesh: cannot {args.command}{' ' + subject if subject else ''}. {exc}", file=sys.stderr)
+        return exc.exit_code if isinstance(exc, CliError) else EXIT_ERROR
     except KeyboardInterrupt:
         return 0
 
@@ -236,24 +249,38 @@ def _serve_registry(args: argparse.Namespace) -> int:
 
     port = args.port if args.port is not None else _registry_settings().embedded_port
     timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
-    asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout))
+    try:
+        asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout))
+    except OSError as exc:
+        raise CliError(
+            f"cannot listen on {args.host}:{port} ({exc.strerror or exc}); choose another --port, or use the "
+            "registry already running there"
+        ) from None
     return 0
 
 
 async def _agents(url: str) -> list[dict[str, Any]]:
     import httpx2
 
-    from .errors import MeshError
-
     try:
         async with httpx2.AsyncClient(trust_env=False) as http:
             response = await http.get(url.rstrip("/") + "/agents", timeout=5)
-    except httpx2.HTTPError as exc:
-        raise MeshError(
-            f"the registry at {url} is unreachable ({type(exc).__name__}); start agents with "
-            "`mesh run`, or pass --registry-url"
+        agents = response.json().get("agents") if response.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError) as exc:
+        raise Unreachable(
+            f"the registry at {url} is unreachable ({type(exc).__name__}); start one with `mesh run APP` "
+            "or `mesh registry`, or pass --registry-url"
         ) from None
-    return list(response.json().get("agents") or [])
+    if not isinstance(agents, list):
+        raise Unreachable(
+            f"{url} does not answer like an MCP Mesh registry (GET /agents); check --registry-url"
+        )
+    return [a for a in agents if isinstance(a, dict)]
+
+
+class Unreachable(CliError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_UNREACHABLE)
 
 
 def _tool_names(agent: dict[str, Any]) -> list[str]:
@@ -269,6 +296,7 @@ async def _list(url: str) -> int:
     if not agents:
         print(f"no agents registered at {url}")
         return 0
+    print(f"{'NAME':<16} {'ID':<28} {'STATUS':<10} {'ENDPOINT':<28} TOOLS")
     for agent in agents:
         print(
             f"{agent.get('name', '?'):<16} {agent.get('id') or agent.get('agent_id', '?'):<28} "
@@ -280,23 +308,26 @@ async def _list(url: str) -> int:
 async def _call(args: argparse.Namespace) -> int:
     import httpx2
 
-    from .errors import MeshError, ToolExecutionError
+    from .errors import ToolExecutionError
     from .mesh.proxy import unwrap_result
     from .mesh.transport import McpTransport, ProviderUnreachable, RemoteError
 
     try:
         arguments = json.loads(args.arguments)
     except json.JSONDecodeError as exc:
-        raise MeshError(f"arguments must be a JSON object, e.g. '{{\"a\": 1}}' ({exc})") from None
+        raise CliError(f"arguments must be a JSON object, e.g. '{{\"a\": 1}}' ({exc})", EXIT_USAGE) from None
     if not isinstance(arguments, dict):
-        raise MeshError("arguments must be a JSON object, e.g. '{\"a\": 1}'")
+        raise CliError("arguments must be a JSON object, e.g. '{\"a\": 1}'", EXIT_USAGE)
     url = _registry_url(args.registry_url)
     agents = [a for a in await _agents(url) if a.get("status", "healthy") == "healthy"]
     if args.agent:
         agents = [a for a in agents if args.agent in (a.get("name"), a.get("id"), a.get("agent_id"))]
     serving = [a for a in agents if args.tool in _tool_names(a)]
     if not serving:
-        raise MeshError(f"no healthy agent at {url} serves a tool named '{args.tool}' (see `mesh list`)")
+        known = sorted({name for agent in agents for name in _tool_names(agent)})
+        close = difflib.get_close_matches(args.tool, known, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (see `mesh list`)"
+        raise CliError(f"no healthy agent at {url} serves a tool named '{args.tool}'{hint}")
     endpoint = str(serving[0].get("endpoint", "")).rstrip("/") + "/mcp"
     async with httpx2.AsyncClient(trust_env=False) as http:
         transport = McpTransport(http, client_name="mesh-cli", client_version="1")
@@ -305,9 +336,12 @@ async def _call(args: argparse.Namespace) -> int:
                 endpoint, "tools/call", {"name": args.tool, "arguments": arguments}
             )
             value = unwrap_result(result, tool=args.tool, agent=str(serving[0].get("name")))
-        except (ProviderUnreachable, RemoteError, ToolExecutionError) as exc:
+        except ProviderUnreachable as exc:
             print(f"mesh: call failed: {exc}", file=sys.stderr)
-            return 1
+            return EXIT_UNREACHABLE
+        except (RemoteError, ToolExecutionError) as exc:
+            print(f"mesh: call failed: {exc}", file=sys.stderr)
+            return EXIT_ERROR
     print(value if isinstance(value, str) else json.dumps(value))
     return 0
 

@@ -1,0 +1,67 @@
+"""The CLI's error paths: one line saying what, where and how to fix, the documented exit code, and never
+a traceback (0 ok, 1 error, 2 usage, 3 not reachable)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from .agents import run_agent, run_cli, run_registry, wait_until
+
+
+def assert_one_clean_line(stderr: str) -> None:
+    assert "Traceback" not in stderr and "AttributeError" not in stderr
+    assert len(stderr.strip().splitlines()) == 1, stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "expected"),
+    [
+        (["list"], 3, "the registry at http://127.0.0.1:9 is unreachable"),
+        (["call", "add", "{}"], 3, "start one with `mesh run APP` or `mesh registry`"),
+        (["call", "add", "{oops"], 2, "arguments must be a JSON object"),
+        (["call", "add", "[1, 2]"], 2, "arguments must be a JSON object"),
+    ],
+)
+def test_commands_without_a_registry(args: list[str], code: int, expected: str) -> None:
+    result = run_cli([*args, "--registry-url", "http://127.0.0.1:9"])
+    assert result.returncode == code, result.stderr
+    assert expected in result.stderr
+    assert_one_clean_line(result.stderr)
+
+
+def test_a_url_that_is_no_registry() -> None:
+    with run_agent("starter_app") as agent:  # answers HTTP, but is not a registry
+        result = run_cli(["list", "--registry-url", agent.base_url])
+    assert result.returncode == 3 and "does not answer like an MCP Mesh registry" in result.stderr
+    assert_one_clean_line(result.stderr)
+
+
+def test_list_and_call_against_a_registry() -> None:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
+        empty = run_cli(["list"], env=env)
+        assert empty.returncode == 0 and "no agents registered" in empty.stdout
+        with run_agent("starter_app", env=env):
+            assert wait_until(lambda: "starter" in run_cli(["list"], env=env).stdout, timeout=20)
+            listing = run_cli(["list"], env=env).stdout.splitlines()
+            assert listing[0].split() == ["NAME", "ID", "STATUS", "ENDPOINT", "TOOLS"]
+            typo = run_cli(["call", "ad", '{"a": 1, "b": 2}'], env=env)
+            assert typo.returncode == 1 and "did you mean 'add'" in typo.stderr
+            assert_one_clean_line(typo.stderr)
+            failed = run_cli(["call", "add", '{"a": "x", "b": 2}'], env=env)
+            assert failed.returncode == 1 and "Invalid arguments for tool 'add'" in failed.stderr
+            ok = run_cli(["call", "add", '{"a": 1, "b": 2}'], env=env)
+            assert ok.returncode == 0 and ok.stdout.strip() == "3"
+
+
+def test_registry_on_a_busy_port() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli(["registry", "--port", str(port)])
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "choose another --port" in result.stderr
+    assert_one_clean_line(result.stderr)
