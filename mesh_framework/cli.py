@@ -225,13 +225,14 @@ def _run_one(app_name: str, args: argparse.Namespace) -> int:
 def _run_many(apps: list[str], args: argparse.Namespace) -> int:
     from .launcher import run_agents
 
-    if args.port is not None or args.name is not None:
+    if args.port not in (None, 0) or args.name is not None:
         print(
-            "mesh: --port and --name apply to one agent; several agents each take a free port",
+            "mesh: --port and --name apply to one agent; several agents use their own settings "
+            "(agents.<name>.server.port), or --port 0 gives each a free port",
             file=sys.stderr,
         )
-        return 2
-    forwarded: list[str] = []
+        return EXIT_USAGE
+    forwarded: list[str] = ["--port", "0"] if args.port == 0 else []
     for profile in args.profile or []:
         forwarded += ["--profile", profile]
     if args.config:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -20,11 +21,20 @@ logger = logging.getLogger("mesh_framework")
 STOP_GRACE = 10.0
 
 
+SERVING = re.compile(r"serving (http://\S+)")
+
+
 async def _pump(name: str, stream: asyncio.StreamReader, width: int) -> None:
+    """Copy an agent's log lines, prefixed; say plainly on stdout where it serves once it does."""
     prefix = f"[{name:<{width}}] "
     while line := await stream.readline():
-        sys.stderr.write(prefix + line.decode(errors="replace"))
+        text = line.decode(errors="replace")
+        sys.stderr.write(prefix + text)
         sys.stderr.flush()
+        ready = SERVING.search(text)
+        if ready:
+            sys.stdout.write(f"{name} is ready at {ready.group(1)}\n")
+            sys.stdout.flush()
 
 
 async def run_agents(
@@ -51,8 +61,6 @@ async def run_agents(
             "mesh_framework.cli",
             "run",
             app,
-            "--port",
-            "0",
             *extra_args,
             env=env,
             stdout=asyncio.subprocess.PIPE,

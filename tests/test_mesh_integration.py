@@ -147,7 +147,7 @@ def test_local_multi_agent_run_stops_cleanly() -> None:
     from tests.agents import run_mesh
 
     with run_mesh(
-        ["run", "starter_app", "starter_app.calculator", "--registry-port", "0"],
+        ["run", "starter_app", "starter_app.calculator", "--registry-port", "0", "--port", "0"],
         timeout=30,
         env={"MESH_REGISTRY__EMBEDDED_PORT": "0", **FAST},
     ) as launcher:

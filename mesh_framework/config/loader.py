@@ -191,6 +191,13 @@ def load_settings(
     for source in (cli_source, env_source, *yaml_sources):
         source.data.pop("profiles", None)
     cli_source.data["profiles"] = active  # resolved above; its origin is recorded below
+    agent_name = (
+        cli_flat.get("agent.name")
+        or environ.get("MESH_AGENT__NAME")
+        or environ.get("MCP_MESH_AGENT_NAME")
+        or code_flat.get("agent.name")
+    )
+    yaml_sources = _with_agent_sections(yaml_sources, agent_name)
     layers: tuple[LayerSource, ...] = (cli_source, env_source, *yaml_sources, code_source)
     origins: dict[str, str] = {}
     for layer in reversed(layers):
@@ -206,6 +213,22 @@ def load_settings(
     loaded = LoadedSettings(settings=settings, origins=origins, files=files)
     _derive(loaded)
     return loaded
+
+
+def _with_agent_sections(sources: list[LayerSource], agent: str | None) -> list[LayerSource]:
+    """Each file's `agents.<name>` section (settings of one agent of a project with several) as a layer
+    just above that file; the sections of other agents are dropped."""
+    layered: list[LayerSource] = []
+    for source in sources:
+        sections = source.data.pop("agents", None)
+        prefix = f"agents.{agent}."
+        own = sections.get(agent) if isinstance(sections, dict) and agent else None
+        if isinstance(own, dict) and own:
+            origins = {k[len(prefix) :]: v for k, v in source.origins.items() if k.startswith(prefix)}
+            layered.append(LayerSource(MeshSettings, f"{source.label} (agents.{agent})", own, origins))
+        source.origins = {k: v for k, v in source.origins.items() if not k.startswith("agents.")}
+        layered.append(source)
+    return layered
 
 
 def _derive(loaded: LoadedSettings) -> None:

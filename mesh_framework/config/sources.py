@@ -52,7 +52,7 @@ def normalize_key(key: str) -> str:
 
 # Below these dotted prefixes keys are names the user chose (server names, env variables, HTTP headers) and
 # are kept as written rather than normalized.
-_VERBATIM_PARENTS = ("mcp.servers", "llm")
+_VERBATIM_PARENTS = ("mcp.servers", "llm", "agents")
 _VERBATIM_FIELDS = ("env", "headers")
 
 
