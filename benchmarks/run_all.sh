@@ -33,3 +33,4 @@ if [ "${SKIP_MESH:-0}" != "1" ]; then
     benchmarks/run_mesh.sh
 fi
 "$py" benchmarks/report.py
+"$py" benchmarks/callbacks_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section
