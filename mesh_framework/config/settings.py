@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 __all__ = [
     "AgentSettings",
+    "ConfigSettings",
     "LlmSettings",
     "LlmToolSettings",
     "LlmVendorSettings",
@@ -190,6 +191,16 @@ class LlmSettings(BaseModel):
         return self.vendors.get(name) or LlmVendorSettings()
 
 
+class ConfigSettings(BaseModel):
+    """How strictly settings are read."""
+
+    model_config = _Section
+
+    strict: bool = Field(
+        False, description="Settings nothing reads (a misspelt section or key) stop start-up, not warn"
+    )
+
+
 class LoggingSettings(BaseModel):
     model_config = _Section
 
@@ -218,6 +229,7 @@ class MeshSettings(BaseSettings):
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
+    config: ConfigSettings = Field(default_factory=ConfigSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -6,12 +6,14 @@ Nothing is instantiated here. Each step adds providers and returns the problems 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from dependency_injector import providers
 
 from ..catalog.catalog import McpServerCatalog
 from ..config.loader import LoadedSettings, validate_section
+from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR
 from ..errors import ConfigError, WiringError
 from ..llm.config import LlmToolConfig, resolve_llm_config
@@ -22,6 +24,8 @@ from .scan import ScanResult
 from .wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
 
 __all__ = ["assemble_container", "bean_name_for"]
+
+logger = logging.getLogger("mesh_framework")
 
 
 def assemble_container(
@@ -42,6 +46,11 @@ def assemble_container(
     problems += tool_problems
     llm_configs, llm_problems = _plan_llm_tools(loaded, plans, servers)
     problems += llm_problems
+    unread = unknown_settings(loaded, {spec.prefix: spec.model for spec in scan.config_properties})
+    if loaded.settings.config.strict:
+        problems += [f"{p} (config.strict is on)" for p in unread]
+    for problem in [] if loaded.settings.config.strict else unread:
+        logger.warning("setting ignored: %s", problem)
     if problems:
         raise WiringError(problems)
     container.tool_plans.override(providers.Object(plans))
