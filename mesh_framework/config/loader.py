@@ -6,7 +6,6 @@ Precedence, highest first: command line, environment, `application-{profile}.yam
 
 from __future__ import annotations
 
-import contextvars
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -15,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, SecretStr, ValidationError
-from pydantic_settings import PydanticBaseSettingsSource
 
 from ..errors import ConfigError, display_path
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
 from .settings import MeshSettings
 from .sources import (
+    ACTIVE_SOURCES,
     ENV_PROFILES,
     EnvironmentSource,
     LayerSource,
@@ -31,9 +30,6 @@ from .sources import (
 
 __all__ = ["LoadedSettings", "find_config_dir", "is_secret_header", "load_settings", "validate_section"]
 
-_sources: contextvars.ContextVar[tuple[PydanticBaseSettingsSource, ...] | None] = contextvars.ContextVar(
-    "mesh_settings_sources", default=None
-)
 SECRET_WORDS = ("secret", "token", "password", "api_key", "apikey", "credential", "private_key")
 MASK = "******"
 # HTTP headers that carry credentials (case-insensitive): these names, or names containing these words.
@@ -42,10 +38,6 @@ SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "
 # Every value of an MCP server's environment, and credential headers, are masked too.
 _SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
 _SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
-
-
-def current_sources() -> tuple[PydanticBaseSettingsSource, ...] | None:
-    return _sources.get()
 
 
 @dataclass
@@ -203,13 +195,13 @@ def load_settings(
     for layer in reversed(layers):
         origins.update(layer.origins)
     origins["profiles"] = profiles_origin
-    token = _sources.set(layers)
+    token = ACTIVE_SOURCES.set(layers)
     try:
         settings = MeshSettings()
     except ValidationError as exc:
         raise ConfigError(describe_errors(exc, origins)) from None
     finally:
-        _sources.reset(token)
+        ACTIVE_SOURCES.reset(token)
     loaded = LoadedSettings(settings=settings, origins=origins, files=files)
     _derive(loaded)
     return loaded

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from .sources import ACTIVE_SOURCES
+
 __all__ = [
     "AgentSettings",
     "ConfigSettings",
@@ -240,9 +242,7 @@ class MeshSettings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        from .loader import current_sources
-
-        sources = current_sources()
+        sources = ACTIVE_SOURCES.get()
         return sources if sources is not None else (init_settings,)
 
     def extra_section(self, prefix: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 from ..errors import ConfigError
 
 __all__ = [
+    "ACTIVE_SOURCES",
     "MCP_MESH_ENV_NAMES",
     "EnvironmentSource",
     "LayerSource",
@@ -21,6 +23,12 @@ __all__ = [
     "dotted_to_nested",
     "normalize_key",
 ]
+
+# The layers `MeshSettings()` reads while `load_settings` builds it (pydantic-settings asks the class for its
+# sources, so they are handed over through this variable rather than as arguments).
+ACTIVE_SOURCES: contextvars.ContextVar[tuple[PydanticBaseSettingsSource, ...] | None] = (
+    contextvars.ContextVar("mesh_settings_sources", default=None)
+)
 
 # The MCP Mesh environment names, which keep working beside the nested MESH_... names.
 MCP_MESH_ENV_NAMES: dict[str, str] = {
