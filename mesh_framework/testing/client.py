@@ -17,11 +17,10 @@ from typing import Any
 
 import httpx2
 
-from .app import MeshApplication
-from .llm.scripted import ScriptedLlm
-from .protocol.versions import LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from ..app import MeshApplication
+from ..protocol.versions import LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 
-__all__ = ["MeshTestClient", "ScriptedLlm", "mesh_client"]
+__all__ = ["MeshTestClient", "mesh_client"]
 
 _ids = itertools.count(1)
 
