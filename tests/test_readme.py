@@ -1,18 +1,19 @@
-"""The README's test example runs as written."""
+"""The README's test example runs as written, as a user's test file with the pytest kit."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
+
 from .agents import ROOT
 
 
-async def test_the_readme_testing_example_runs() -> None:
+def test_the_readme_testing_example_passes(pytester: pytest.Pytester) -> None:
     text = (ROOT / "README.md").read_text()
-    [block] = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "async def test_" in b]
-    namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(block, "README.md", "exec"), namespace)
-    tests = [value for name, value in namespace.items() if name.startswith("test_") and callable(value)]
-    assert tests
-    for test in tests:
-        await test()  # type: ignore[operator]
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "def test_" in b]
+    pytester.makeini("[pytest]\nmesh_app = starter_app\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(test_greeting=block)
+    pytester.syspathinsert(ROOT)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)

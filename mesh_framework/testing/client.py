@@ -1,4 +1,7 @@
-"""Test an agent in process, without a network: the ASGI app behind an httpx2 transport.
+"""Test an agent in process, without a network: MCP requests straight to its ASGI app.
+
+`mesh_client(app)` is an async context manager (for async tests); `SyncMeshClient(app)` does the same from
+plain sync tests (the app runs on a loop of its own in a background thread, as in Starlette's TestClient).
 
 Usage::
 
@@ -12,17 +15,72 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx2
 
 from ..app import MeshApplication
+from ..mesh.proxy import unwrap_result
 from ..protocol.versions import LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 
-__all__ = ["MeshTestClient", "mesh_client"]
+__all__ = ["MeshTestClient", "SyncMeshClient", "mesh_client"]
 
 _ids = itertools.count(1)
+BASE_URL = "http://127.0.0.1"  # a loopback Host, so the DNS-rebinding guard lets it in
+
+
+def build_request(
+    method: str, params: Mapping[str, Any] | None, *, modern: bool, name: str | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The JSON-RPC body and headers of one request, in the 2026-07-28 form or the legacy one."""
+    body: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "id": next(_ids),
+        "method": method,
+        "params": dict(params or {}),
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    if modern:
+        body["params"]["_meta"] = {META_PROTOCOL_VERSION: LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES: {}}
+        headers |= {"MCP-Protocol-Version": LATEST_MODERN_VERSION, "Mcp-Method": method}
+        if name is not None:
+            headers["Mcp-Name"] = name
+    return body, headers
+
+
+def result_of(response: httpx2.Response, method: str) -> dict[str, Any]:
+    """The `result` of an answer; an AssertionError naming the method and the JSON-RPC error otherwise."""
+    message = _message(response)
+    if "result" not in message:
+        raise AssertionError(f"{method} answered an error: {json.dumps(message.get('error'))}")
+    return message["result"]  # type: ignore[no-any-return]
+
+
+def _message(response: httpx2.Response) -> dict[str, Any]:
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in response.text.splitlines():
+            if line.startswith("data:"):
+                message = json.loads(line[5:])
+                if "id" in message and "method" not in message:
+                    return message  # type: ignore[no-any-return]
+        raise AssertionError(f"the event stream carried no answer: {response.text[:500]}")
+    return response.json()  # type: ignore[no-any-return]
+
+
+def _unwrap(tool: str, result: dict[str, Any]) -> Any:
+    return unwrap_result(result, tool=tool, agent="in-process")
+
+
+def checked(result: dict[str, Any], tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`result` when the tool succeeded; an AssertionError with the tool, its arguments and its error."""
+    if result.get("isError"):
+        texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
+        raise AssertionError(
+            f"tool '{tool}' called with {json.dumps(arguments or {})} failed: {' '.join(texts)}"
+        )
+    return result
 
 
 class MeshTestClient:
@@ -41,21 +99,7 @@ class MeshTestClient:
         name: str | None = None,
     ) -> httpx2.Response:
         """POST one JSON-RPC request and return the raw HTTP response."""
-        body: dict[str, Any] = {
-            "jsonrpc": "2.0",
-            "id": next(_ids),
-            "method": method,
-            "params": dict(params or {}),
-        }
-        headers = {"Accept": "application/json, text/event-stream"}
-        if modern:
-            body["params"]["_meta"] = {
-                META_PROTOCOL_VERSION: LATEST_MODERN_VERSION,
-                META_CLIENT_CAPABILITIES: {},
-            }
-            headers |= {"MCP-Protocol-Version": LATEST_MODERN_VERSION, "Mcp-Method": method}
-            if name is not None:
-                headers["Mcp-Name"] = name
+        body, headers = build_request(method, params, modern=modern, name=name)
         return await self.http.post(self.path, json=body, headers=headers)
 
     async def result(
@@ -67,11 +111,7 @@ class MeshTestClient:
         name: str | None = None,
     ) -> dict[str, Any]:
         """The `result` of a request; raises AssertionError with the error answer otherwise."""
-        response = await self.request(method, params, modern=modern, name=name)
-        message = response.json()
-        if "result" not in message:
-            raise AssertionError(f"{method} answered an error: {message.get('error')}")
-        return message["result"]  # type: ignore[no-any-return]
+        return result_of(await self.request(method, params, modern=modern, name=name), method)
 
     async def list_tools(self, *, modern: bool = True) -> list[dict[str, Any]]:
         return (await self.result("tools/list", modern=modern))["tools"]  # type: ignore[no-any-return]
@@ -83,6 +123,71 @@ class MeshTestClient:
         params = {"name": name, "arguments": dict(arguments or {})}
         return await self.result("tools/call", params, modern=modern, name=name)
 
+    async def call_ok(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        """The tool's value (structured content, else its text); a readable AssertionError when it fails."""
+        return _unwrap(name, checked(await self.call_tool(name, arguments), name, arguments))
+
+
+class SyncMeshClient:
+    """`MeshTestClient` for sync tests: the app (and its lifespan) runs in a background thread's loop.
+
+    The app is built on first use, so overrides and stubs set before the first call apply.
+    """
+
+    def __init__(self, app: MeshApplication) -> None:
+        self.app = app
+        self._client: Any = None
+
+    def _http(self) -> Any:
+        if self._client is None:
+            from starlette.testclient import TestClient
+
+            client = TestClient(self.app.build(), base_url=BASE_URL)
+            client.__enter__()  # runs the lifespan: catalog servers, gateway, LLM agents
+            self._client = client
+        return self._client
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        modern: bool = True,
+        name: str | None = None,
+    ) -> httpx2.Response:
+        body, headers = build_request(method, params, modern=modern, name=name)
+        response: httpx2.Response = self._http().post(
+            self.app.settings.server.path, json=body, headers=headers
+        )
+        return response
+
+    def result(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        modern: bool = True,
+        name: str | None = None,
+    ) -> dict[str, Any]:
+        return result_of(self.request(method, params, modern=modern, name=name), method)
+
+    def list_tools(self, *, modern: bool = True) -> list[dict[str, Any]]:
+        return self.result("tools/list", modern=modern)["tools"]  # type: ignore[no-any-return]
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, modern: bool = True
+    ) -> dict[str, Any]:
+        params = {"name": name, "arguments": dict(arguments or {})}
+        return self.result("tools/call", params, modern=modern, name=name)
+
+    def call_ok(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        return _unwrap(name, checked(self.call_tool(name, arguments), name, arguments))
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.__exit__(None, None, None)
+            self._client = None
+
 
 @contextlib.asynccontextmanager
 async def mesh_client(app: MeshApplication) -> AsyncIterator[MeshTestClient]:
@@ -90,5 +195,5 @@ async def mesh_client(app: MeshApplication) -> AsyncIterator[MeshTestClient]:
     asgi = app.build()
     async with asgi.router.lifespan_context(asgi):
         transport = httpx2.ASGITransport(app=asgi)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        async with httpx2.AsyncClient(transport=transport, base_url=BASE_URL) as http:
             yield MeshTestClient(http, app.settings.server.path)

@@ -1,0 +1,208 @@
+"""`MeshCluster`: several agents and a registry on loopback ports, ready before a test's body runs.
+
+Each agent and the registry is a process of its own (`mesh run APP --port 0`, `mesh registry --port 0`),
+stopped by PID. `start()` returns once every agent serves, is registered and has every declared
+dependency resolved; `stop(app)` / `start_agent(app)` let a test exercise failover.
+
+Usage::
+
+    with MeshCluster(["starter_app", "starter_app.calculator"]) as mesh:
+        assert mesh.call("sum_of_squares", {"a": 3, "b": 4}) == 25
+        mesh.stop("starter_app")
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from ..mesh.proxy import unwrap_result
+from .client import build_request, checked, result_of
+
+__all__ = ["ClusterProcess", "MeshCluster"]
+
+_SERVING = re.compile(r"serving (http://[\d.]+:\d+)(/\S*)?")
+
+
+@dataclass
+class ClusterProcess:
+    """One process of the cluster: where it serves and what it logged."""
+
+    name: str
+    process: subprocess.Popen[str]
+    url: str = ""
+    mcp_url: str = ""
+    output: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(self.output)
+
+
+class MeshCluster:
+    """A registry and `apps` (modules holding a `@mesh_agent`), each in its own process."""
+
+    def __init__(
+        self,
+        apps: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.apps = list(apps)
+        self.cwd = Path(cwd or Path.cwd())
+        self.timeout = timeout
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
+        path = os.pathsep.join([str(self.cwd), base.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        # Short heartbeats: agents learn of a change (a restart, a new provider) in a fraction of a second.
+        self.env = {
+            **base,
+            "PYTHONPATH": path,
+            "MESH_REGISTRY__HEARTBEAT_INTERVAL": "0.25",
+            **dict(env or {}),
+        }
+        self.heartbeat = float(self.env["MESH_REGISTRY__HEARTBEAT_INTERVAL"])
+        self.registry: ClusterProcess | None = None
+        self.agents: dict[str, ClusterProcess] = {}
+
+    def __enter__(self) -> MeshCluster:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- processes -----------------------------------------------------------------------------------
+
+    def _spawn(self, name: str, arguments: Sequence[str], env: Mapping[str, str]) -> ClusterProcess:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mesh_framework.cli", *arguments],
+            cwd=self.cwd,
+            env=dict(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        running = ClusterProcess(name, process)
+        ready = threading.Event()
+
+        def drain() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                running.output.append(line)
+                match = _SERVING.search(line)
+                if match and not running.url:
+                    running.url = match.group(1)
+                    running.mcp_url = running.url + (match.group(2) or "")
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True, name=f"cluster {name}").start()
+        if not ready.wait(self.timeout) or not running.url:
+            _terminate(process)
+            raise RuntimeError(f"{name} did not start within {self.timeout}s:\n{running.text()[-3000:]}")
+        return running
+
+    def start(self) -> None:
+        """Start the registry and every agent; return once all are registered with dependencies resolved."""
+        self.registry = self._spawn("registry", ["registry", "--port", "0"], self.env)
+        for app in self.apps:
+            self.start_agent(app, wait=False)
+        self.wait_until_resolved()
+
+    def start_agent(self, app: str, *, wait: bool = True) -> ClusterProcess:
+        """Start (or start again) the agent of `app`."""
+        assert self.registry is not None, "start the cluster first"
+        env = {**self.env, "MCP_MESH_REGISTRY_URL": self.registry.url}
+        self.agents[app] = self._spawn(app, ["run", app, "--port", "0"], env)
+        if wait:
+            self.wait_until_resolved()
+        return self.agents[app]
+
+    def stop(self, app: str, *, sig: int = signal.SIGTERM) -> None:
+        """Stop one agent (SIGTERM: it deregisters; SIGKILL: a crash)."""
+        _terminate(self.agents.pop(app).process, sig)
+
+    def close(self) -> None:
+        for app in list(self.agents):
+            self.stop(app)
+        if self.registry is not None:
+            _terminate(self.registry.process)
+            self.registry = None
+
+    # -- the registry's view ---------------------------------------------------------------------------
+
+    def listing(self) -> list[dict[str, Any]]:
+        assert self.registry is not None
+        response = httpx2.get(self.registry.url + "/agents", timeout=5, trust_env=False)
+        return list(response.json().get("agents") or [])
+
+    def wait_until_resolved(self) -> None:
+        """Every running agent is healthy in the registry with all its dependencies resolved."""
+        expected = {process.url for process in self.agents.values()}
+        deadline = time.monotonic() + self.timeout
+        seen: list[dict[str, Any]] = []
+        while time.monotonic() < deadline:
+            seen = [a for a in self.listing() if a.get("endpoint") in expected]
+            ready = [
+                a
+                for a in seen
+                if a.get("status") == "healthy"
+                and a.get("dependencies_resolved") == a.get("total_dependencies")
+            ]
+            if len(ready) == len(expected):
+                # The registry has resolved everyone; each agent fetches its answer at its next heartbeat.
+                time.sleep(3 * self.heartbeat)
+                return
+            time.sleep(0.1)
+        states = {
+            a.get("name"): (a.get("status"), a.get("dependencies_resolved"), a.get("total_dependencies"))
+            for a in seen
+        }
+        raise RuntimeError(f"the cluster did not resolve within {self.timeout}s: {states}")
+
+    # -- calls -----------------------------------------------------------------------------------------
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Call `tool` on the agent of the cluster that serves it; its value, or a readable AssertionError."""
+        for app, process in self.agents.items():
+            body, headers = build_request("tools/list", None, modern=True, name=None)
+            listed = result_of(
+                httpx2.post(process.mcp_url, json=body, headers=headers, trust_env=False), "tools/list"
+            )
+            if any(t.get("name") == tool for t in listed.get("tools") or []):
+                params = {"name": tool, "arguments": dict(arguments or {})}
+                body, headers = build_request("tools/call", params, modern=True, name=tool)
+                response = httpx2.post(
+                    process.mcp_url, json=body, headers=headers, timeout=30, trust_env=False
+                )
+                result = checked(result_of(response, "tools/call"), tool, arguments)
+                return unwrap_result(result, tool=tool, agent=app)
+        raise AssertionError(
+            f"no agent of the cluster serves a tool named '{tool}' ({', '.join(self.agents)})"
+        )
+
+
+def _terminate(process: subprocess.Popen[str], sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=timeout)

@@ -1,0 +1,76 @@
+"""`StubTool`: an `McpMeshTool` stand-in for a dependency, recording its calls (a Spring `@MockBean`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..app import MeshApplication
+from ..injectables import McpMeshTool
+from ..specs import Selector
+
+__all__ = ["StubTool", "stub_dependency"]
+
+_UNSET: Any = object()
+
+
+class StubTool(McpMeshTool):
+    """Answers calls to `capability` with `returns`, or with `side_effect(**arguments)` (raise from it to
+    fail the call). `calls` records every call's arguments."""
+
+    def __init__(
+        self, capability: str, *, returns: Any = _UNSET, side_effect: Callable[..., Any] | None = None
+    ) -> None:
+        if returns is _UNSET and side_effect is None:
+            returns = None
+        self.capability = capability
+        self.function_name = capability
+        self.endpoint = "stub://" + capability
+        self.agent_id = "stub"
+        self.returns = returns
+        self.side_effect = side_effect
+        self.calls: list[dict[str, Any]] = []
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        arguments = dict(arguments or {})
+        self.calls.append(arguments)
+        if self.side_effect is not None:
+            outcome = self.side_effect(**arguments)
+            if hasattr(outcome, "__await__"):
+                outcome = await outcome
+            return outcome
+        return self.returns
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return [{"name": self.capability, "description": "stub", "inputSchema": {"type": "object"}}]
+
+    @property
+    def called(self) -> bool:
+        return bool(self.calls)
+
+    def assert_called_with(self, **arguments: Any) -> None:
+        """The last call's arguments were exactly these."""
+        if not self.calls:
+            raise AssertionError(f"stub '{self.capability}' was not called")
+        if self.calls[-1] != arguments:
+            raise AssertionError(
+                f"stub '{self.capability}' was last called with {self.calls[-1]}, not {arguments}"
+            )
+
+    def assert_not_called(self) -> None:
+        if self.calls:
+            raise AssertionError(
+                f"stub '{self.capability}' was called {len(self.calls)} time(s): {self.calls}"
+            )
+
+
+def stub_dependency(app: MeshApplication, stub: StubTool) -> int:
+    """Put `stub` into every dependency slot of the (built) app that asks for its capability; how many."""
+    filled = 0
+    for wrapper in app.container.tools():
+        for dependency in wrapper.spec.dependencies:
+            selector: Selector = dependency.selector
+            if selector.capability == stub.capability:
+                wrapper.update_dependency(dependency.index, stub)
+                filled += 1
+    return filled

@@ -1,0 +1,89 @@
+"""The pytest kit as users meet it: sync fixtures, overrides by marker, stubs, scripted models, clusters
+(this project's pytest options name `starter_app` as the application)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mesh_framework.testing import MeshCluster, ScriptedLlm, SyncMeshClient
+from starter_app.greeting import GreetingService
+
+
+class FakeGreetingService:
+    greeted = 0
+
+    def greet(self, name: str) -> str:
+        return f"fake {name}"
+
+    def part_of_day(self) -> str:
+        return "morning"
+
+
+def test_mesh_client_calls_tools_in_process(mesh_client: SyncMeshClient) -> None:
+    assert mesh_client.call_ok("add", {"a": 1, "b": 2}) == 3
+    assert "greet" in [t["name"] for t in mesh_client.list_tools()]
+
+
+@pytest.mark.mesh_override(GreetingService, FakeGreetingService())
+def test_override_by_marker(mesh_client: SyncMeshClient) -> None:
+    assert mesh_client.call_ok("greet", {"name": "Ada"})["text"] == "fake Ada"
+
+
+@pytest.mark.mesh_settings(**{"greeting.template": "Howdy, {name}"})
+def test_settings_by_marker(mesh_client: SyncMeshClient, mesh_app: Any) -> None:
+    assert mesh_client.call_ok("greet", {"name": "Ada"})["text"] == "Howdy, Ada"
+    assert mesh_app.loaded.origin_of("greeting.template") == "command line (--template)"
+
+
+def test_a_failing_call_names_tool_arguments_and_error(mesh_client: SyncMeshClient) -> None:
+    with pytest.raises(AssertionError) as caught:
+        mesh_client.call_ok("add", {"a": "x", "b": 2})
+    message = str(caught.value)
+    assert message.startswith('tool \'add\' called with {"a": "x", "b": 2} failed: Invalid arguments')
+    assert "Traceback" not in message
+
+
+def test_stub_llm_scripts_the_model(mesh_client: SyncMeshClient, stub_llm: Any) -> None:
+    model: ScriptedLlm = stub_llm([ScriptedLlm.call("add", a=2, b=3), "5"])
+    assert mesh_client.call_ok("ask", {"question": "2+3?"}) == "5"
+    assert model.called_tools == ["add"] and model.requests[1].tool_results() == ["5"]
+
+
+class TestTheCalculatorWithAStub:
+    @pytest.fixture
+    def mesh_app_name(self) -> str:
+        return "starter_app.calculator"
+
+    def test_stub_tool_fills_the_dependency_and_records(
+        self, mesh_client: SyncMeshClient, stub_tool: Any
+    ) -> None:
+        add = stub_tool("add", side_effect=lambda a, b: a + b + 1000)
+        assert mesh_client.call_ok("sum_of_squares", {"a": 3, "b": 4}) == 1025
+        add.assert_called_with(a=9, b=16)
+        with pytest.raises(AssertionError, match="was last called with"):
+            add.assert_called_with(a=1, b=1)
+
+    def test_stub_tool_after_the_first_call(self, mesh_client: SyncMeshClient, stub_tool: Any) -> None:
+        unresolved = mesh_client.call_tool("sum_of_squares", {"a": 1, "b": 1})
+        assert unresolved["isError"]  # no provider of `add` in process
+        stub_tool("add", returns=7)
+        assert mesh_client.call_ok("sum_of_squares", {"a": 1, "b": 1}) == 7
+
+
+def test_mesh_cluster_runs_real_agents_and_survives_a_restart(mesh_cluster: Any) -> None:
+    mesh: MeshCluster = mesh_cluster(["starter_app", "starter_app.calculator"])
+    assert mesh.call("sum_of_squares", {"a": 3, "b": 4}) == 25
+    mesh.stop("starter_app")
+    with pytest.raises(AssertionError, match="sum_of_squares"):
+        mesh.call("sum_of_squares", {"a": 3, "b": 4})
+    mesh.start_agent("starter_app")
+    assert mesh.call("sum_of_squares", {"a": 1, "b": 2}) == 5
+
+
+def test_without_an_app_name_the_kit_says_how_to_set_it(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile("def test_it(mesh_client):\n    pass\n")
+    result = pytester.runpytest_inprocess()
+    result.stdout.fnmatch_lines(["*name your application*mesh_app*tool.pytest.ini_options*"])
