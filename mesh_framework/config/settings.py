@@ -34,10 +34,10 @@ class AgentSettings(BaseModel):
     model_config = _Section
 
     name: str = Field("mesh-agent", description="Agent name, advertised to the registry")
-    version: str = "1.0.0"
-    description: str = ""
+    version: str = Field("1.0.0", description="Agent version, advertised to the registry")
+    description: str = Field("", description="What the agent does (registry listings)")
     id: str | None = Field(None, description="Agent id; default {name}-{8 hex}")
-    namespace: str = "default"
+    namespace: str = Field("default", description="MCP Mesh namespace the agent joins")
     host: str | None = Field(None, description="Host advertised to other agents (MCP_MESH_HTTP_HOST)")
 
     @field_validator("name")
@@ -61,13 +61,21 @@ class ServerSettings(BaseModel):
     model_config = _Section
 
     host: str | None = Field(None, description="Bind address; default 127.0.0.1 for local runs, else 0.0.0.0")
-    port: Annotated[int, Field(ge=0, le=65535)] = 8080
-    path: str = "/mcp"
-    max_body_bytes: Annotated[int, Field(gt=0)] = 4 * 1024 * 1024
+    port: Annotated[int, Field(ge=0, le=65535)] = Field(
+        8080, description="Port to listen on; 0 picks a free one"
+    )
+    path: str = Field("/mcp", description="Path of the MCP endpoint")
+    max_body_bytes: Annotated[int, Field(gt=0)] = Field(
+        4 * 1024 * 1024, description="Largest request body accepted (larger: HTTP 413)"
+    )
     host_check: bool | None = Field(None, description="Host/Origin checks; default on for loopback binds")
-    allowed_hosts: list[str] = Field(default_factory=list)
-    allowed_origins: list[str] = Field(default_factory=list)
-    instructions: str | None = None
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host headers accepted when checks are on"
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list, description="Origins accepted when checks are on"
+    )
+    instructions: str | None = Field(None, description="Server instructions sent to MCP clients")
     request_state_key: SecretStr | None = Field(
         None, description="Key signing multi-round-trip requestState; share it between replicas"
     )
@@ -88,9 +96,9 @@ class RegistrySettings(BaseModel):
     embedded_port: Annotated[int, Field(ge=0, le=65535)] = Field(
         8000, description="Port of the embedded registry used (or started) when no url is set"
     )
-    heartbeat_interval: Annotated[float, Field(gt=0)] = 5.0
-    timeout: Annotated[float, Field(gt=0)] = 10.0
-    token: SecretStr | None = None
+    heartbeat_interval: Annotated[float, Field(gt=0)] = Field(5.0, description="Seconds between heartbeats")
+    timeout: Annotated[float, Field(gt=0)] = Field(10.0, description="Seconds a registry request may take")
+    token: SecretStr | None = Field(None, description="Bearer token sent to the registry")
 
 
 class ScanSettings(BaseModel):
@@ -103,7 +111,7 @@ class ScanSettings(BaseModel):
 class ToolSettings(BaseModel):
     model_config = _Section
 
-    timeout: Annotated[float, Field(gt=0)] | None = 30.0
+    timeout: Annotated[float, Field(gt=0)] | None = Field(30.0, description="Seconds one tool call may take")
 
 
 class McpSettings(BaseModel):
@@ -166,12 +174,14 @@ class LlmToolSettings(BaseModel):
     )
     model: str | None = Field(None, description="Model override (MESH_LLM_MODEL)")
     filter: Any = Field(None, description="Which mesh tools the LLM gets: selector(s) or '*'")
-    filter_mode: Literal["all", "best_match", "*"] | None = None
+    filter_mode: Literal["all", "best_match", "*"] | None = Field(
+        None, description="all matches, the best per capability, or every tool"
+    )
     system_prompt: str | None = Field(None, description="Inline text, or file://path (a Jinja2 template)")
     max_iterations: Annotated[int, Field(gt=0)] | None = Field(None, description="MESH_LLM_MAX_ITERATIONS")
-    parallel_tool_calls: bool | None = None
-    temperature: float | None = None
-    max_tokens: Annotated[int, Field(gt=0)] | None = None
+    parallel_tool_calls: bool | None = Field(None, description="Let the model ask for several tools at once")
+    temperature: float | None = Field(None, description="Sampling temperature")
+    max_tokens: Annotated[int, Field(gt=0)] | None = Field(None, description="Longest answer, in tokens")
     model_params: dict[str, Any] = Field(default_factory=dict, description="Other parameters for the model")
     tools: list[str] | None = Field(None, description="Catalog servers whose tools the LLM also gets")
 
@@ -182,7 +192,10 @@ class LlmSettings(BaseModel):
     model_config = ConfigDict(extra="allow", validate_default=True)
 
     defaults: LlmToolSettings = Field(default_factory=LlmToolSettings)
-    vendors: dict[str, LlmVendorSettings] = Field(default_factory=dict)
+    vendors: dict[str, LlmVendorSettings] = Field(
+        default_factory=dict,
+        description="Per vendor (openai, anthropic): base_url, api_key, timeout, max_retries",
+    )
 
     def for_tool(self, name: str) -> LlmToolSettings | None:
         """The validated `llm.<name>` section, or None."""
@@ -206,7 +219,7 @@ class ConfigSettings(BaseModel):
 class LoggingSettings(BaseModel):
     model_config = _Section
 
-    level: str = "INFO"
+    level: str = Field("INFO", description="DEBUG, INFO, WARNING, ERROR or CRITICAL")
 
     @field_validator("level")
     @classmethod
