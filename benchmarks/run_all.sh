@@ -34,3 +34,4 @@ if [ "${SKIP_MESH:-0}" != "1" ]; then
 fi
 "$py" benchmarks/report.py
 "$py" benchmarks/callbacks_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section
+"$py" benchmarks/llm_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section (needs scripts/install-mcp-mesh.sh)
