@@ -41,6 +41,7 @@ class FakeLlmServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._socket = socket.socket()
+        self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no delayed-ACK wait per answer
         self._socket.bind(("127.0.0.1", 0))
         self.port: int = self._socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"

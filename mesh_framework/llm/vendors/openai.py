@@ -91,9 +91,13 @@ class OpenAIChatModel(VendorModel):
                 request["parallel_tool_calls"] = parallel_tool_calls
         if response_schema is not None:
             request["response_format"] = response_format(response_schema)
+        # `client.post` keeps the SDK's auth, retries, errors and response parsing but skips the request
+        # transform of `chat.completions.create`, which walks the whole transcript against the SDK's types
+        # on every turn (milliseconds per request, growing with the transcript) to give back the same dict.
+        body = {**request, **(without_none(params) or {})}
         try:
-            completion: ChatCompletion = await self._client.chat.completions.create(
-                **request, extra_body=without_none(params) or None
+            completion: ChatCompletion = await self._client.post(
+                "/chat/completions", body=body, cast_to=ChatCompletion
             )
         except openai.OpenAIError as error:
             raise self._provider_error(error) from None
