@@ -1066,7 +1066,8 @@ the same morning (09:57) gave (a) 7.9 ms, (b) 11.6 ms, (c)/(a) 6.2 \u00d7, (c)/(
 **Ours misses 2 ms per iteration by 5-7 \u00d7; against MCP Mesh as shipped, (a) sits at the 5
 \u00d7 line and (b) misses it.** The causes, by size:
 
-1. **The `openai` SDK's request transform, about 40 % of (a).**
+1. **The `openai` SDK's request transform, about 40 % of (a) before it was fixed** (the adapter now
+   posts through `client.post`; the run above includes the fix, hence (a) ≈ (a')).
    `mesh_framework/llm/vendors/openai.py:95` calls `AsyncCompletions.create(**request, ...)`, which
    passes the body through `async_maybe_transform`
    (`openai/resources/chat/completions/completions.py:3416` → `openai/_utils/_transform.py:322`,
@@ -1111,11 +1112,8 @@ findings): ~50 ms per iteration, ~17-22 ms with the socket fixed (c'), where its
 ms per iteration: FastMCP, its loop, the same SDK transform) and its adder's (~6.6 ms) dominate.
 Against (c'), ours is 2.0 \u00d7 (a), 1.5 \u00d7 (b), 3.4 \u00d7 (a').
 
-**The fake server**: tests/llm_fakes serves without TCP_NODELAY (`tests/llm_fakes/server.py:43`
-binds a plain `socket.socket()`; uvicorn writes head and body apart), so each answer waits for the
-client's delayed ACK: ~48 ms per SDK call instead of ~4 ms. This benchmark sets TCP_NODELAY on its
-own instance; setting it at that line would save ~45 ms per model request in every test that uses
-the fake.
+**The fake server** (tests/llm_fakes) now sets TCP_NODELAY: before, each of its answers waited for
+the client's delayed ACK (~48 ms per SDK call instead of ~4 ms).
 
 **The floor here**: one mesh hop is ~1.5 ms of wall time on this machine and an iteration needs at
 least the model request and the tool call, so 2 ms per iteration needs fix 1 and a leaner client (2)
