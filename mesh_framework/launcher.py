@@ -1,7 +1,9 @@
-"""Local multi-agent runs: `mesh run app_a app_b ...` starts a registry and one process per agent.
+"""Local runs in child processes: `mesh run app_a app_b ...` (a registry plus one process per agent) and
+`mesh run APP --reload` (the agent(s) restarted whenever a source file changes).
 
-Each agent's log lines come out prefixed with its module name; Ctrl-C (or SIGTERM) stops every agent
-gracefully (each unregisters itself), then the registry.
+Each agent's log lines come out prefixed with its module name (when there are several); a `Progress`
+hears when each one serves. Ctrl-C (or SIGTERM) stops every agent gracefully (each unregisters itself),
+then the registry.
 """
 
 from __future__ import annotations
@@ -12,29 +14,145 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
-__all__ = ["run_agents"]
+from .errors import MeshError, display_path
+
+__all__ = ["PlainProgress", "Progress", "run_agents"]
 
 logger = logging.getLogger("mesh_framework")
 
 STOP_GRACE = 10.0
-
-
 SERVING = re.compile(r"serving (http://\S+)")
+# What --reload watches in the folders it is given: Python sources and settings/catalog files.
+WATCHED_EXTENSIONS = (".yaml", ".yml", ".json")
 
 
-async def _pump(name: str, stream: asyncio.StreamReader, width: int) -> None:
-    """Copy an agent's log lines, prefixed; say plainly on stdout where it serves once it does."""
-    prefix = f"[{name:<{width}}] "
-    while line := await stream.readline():
-        text = line.decode(errors="replace")
-        sys.stderr.write(prefix + text)
-        sys.stderr.flush()
-        ready = SERVING.search(text)
-        if ready:
-            sys.stdout.write(f"{name} is ready at {ready.group(1)}\n")
-            sys.stdout.flush()
+class Progress(Protocol):
+    """Hears how the agents come up: `starting` (again after each restart), then `ready` or `exited`."""
+
+    def starting(self, apps: Sequence[str]) -> None: ...
+    def ready(self, app: str, url: str) -> None: ...
+    def exited(self, app: str, code: int) -> None: ...
+    def restarting(self, changed: Sequence[str]) -> None: ...
+    def close(self) -> None: ...
+
+
+class PlainProgress:
+    """Plain lines on stdout: where each agent serves once it does, and when every one is ready."""
+
+    def __init__(self) -> None:
+        self.waiting: list[str] = []
+
+    def starting(self, apps: Sequence[str]) -> None:
+        self.waiting = list(apps)
+
+    def ready(self, app: str, url: str) -> None:
+        self._say(f"{app} is ready at {url}")
+        if app in self.waiting:
+            self.waiting.remove(app)
+            if not self.waiting:
+                self._say("every agent is ready; Ctrl-C stops them")
+
+    def exited(self, app: str, code: int) -> None:
+        if app in self.waiting:
+            self.waiting.remove(app)
+        self._say(f"{app} exited with code {code}")
+
+    def restarting(self, changed: Sequence[str]) -> None:
+        self._say(f"changed: {', '.join(changed)}; restarting")
+
+    def close(self) -> None:
+        self.waiting = []
+
+    @staticmethod
+    def _say(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+class _Agents:
+    """The child processes of one generation, and the tasks copying their output."""
+
+    def __init__(
+        self, apps: Sequence[str], args: Sequence[str], env: Mapping[str, str], progress: Progress
+    ) -> None:
+        self.apps, self.args, self.env, self.progress = list(apps), list(args), dict(env), progress
+        self.children: dict[str, asyncio.subprocess.Process] = {}
+        self.pumps: list[asyncio.Task[None]] = []
+        self.reported: set[str] = set()
+
+    async def start(self) -> None:
+        self.progress.starting(self.apps)
+        self.reported.clear()
+        width = max(len(a) for a in self.apps)
+        for app in self.apps:
+            child = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "mesh_framework.cli",
+                "run",
+                app,
+                *self.args,
+                env=self.env,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # signals reach children only through us, so the stop order holds
+            )
+            self.children[app] = child
+            assert child.stdout is not None
+            prefix = f"[{app:<{width}}] " if len(self.apps) > 1 else ""
+            self.pumps.append(asyncio.create_task(self._pump(app, child.stdout, prefix)))
+
+    async def _pump(self, app: str, stream: asyncio.StreamReader, prefix: str) -> None:
+        """Copy an agent's log lines to stderr; tell the progress where it serves once it does."""
+        while line := await stream.readline():
+            text = line.decode(errors="replace")
+            sys.stderr.write(prefix + text)
+            sys.stderr.flush()
+            ready = SERVING.search(text)
+            if ready:
+                self.progress.ready(app, ready.group(1))
+
+    async def next_exit(self) -> tuple[str, int]:
+        """Wait until a child not yet reported exits; its app and exit code."""
+        waiting = {
+            asyncio.create_task(child.wait()): app
+            for app, child in self.children.items()
+            if app not in self.reported
+        }
+        if not waiting:
+            await asyncio.Event().wait()  # nothing left to exit: wait to be cancelled
+        try:
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waiting:
+                task.cancel()
+        app = waiting[next(iter(done))]
+        self.reported.add(app)
+        return app, self.children[app].returncode or 0
+
+    async def stop(self) -> list[str]:
+        """SIGTERM every child, SIGKILL after STOP_GRACE; the apps that had exited with an error."""
+        alive = [c for c in self.children.values() if c.returncode is None]
+        if alive:
+            logger.info("stopping %d agent(s)", len(alive))
+        failed = [app for app, c in self.children.items() if c.returncode not in (None, 0)]
+        for child in alive:
+            child.send_signal(signal.SIGTERM)
+        waits = [c.wait() for c in self.children.values()]
+        try:
+            await asyncio.wait_for(asyncio.gather(*waits), timeout=STOP_GRACE)
+        except TimeoutError:
+            for child in self.children.values():
+                if child.returncode is None:
+                    child.kill()
+            await asyncio.gather(*(c.wait() for c in self.children.values()))
+        await asyncio.gather(*self.pumps, return_exceptions=True)
+        self.children, self.pumps = {}, []
+        return failed
 
 
 async def run_agents(
@@ -43,59 +161,91 @@ async def run_agents(
     *,
     registry_port: int = 0,
     external_registry: str | None = None,
+    start_registry: bool = True,
+    watch: Sequence[Path] = (),
+    progress: Progress | None = None,
 ) -> int:
-    """Start the embedded registry in this process (unless `external_registry` is given) and each app in a
-    child process; wait for Ctrl-C or for an agent to exit."""
-    from .registry import start_registry
+    """Run each app in a child process until Ctrl-C. With `start_registry`, an embedded registry runs in
+    this process (unless `external_registry` is given) and the children join it. Without `watch`, the
+    first agent to exit stops the others; with it, a change below those paths restarts every agent, and an
+    agent that exits waits for the next change."""
+    from .registry import start_registry as start_embedded
 
-    registry = None if external_registry else await start_registry("127.0.0.1", registry_port)
-    url = external_registry or registry.url  # type: ignore[union-attr]
-    env = {**os.environ, "MCP_MESH_REGISTRY_URL": url}
-    width = max(len(a) for a in apps)
-    children: list[asyncio.subprocess.Process] = []
-    pumps: list[asyncio.Task[None]] = []
-    for app in apps:
-        child = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "mesh_framework.cli",
-            "run",
-            app,
-            *extra_args,
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # signals reach children only through us, so the stop order holds
-        )
-        children.append(child)
-        assert child.stdout is not None
-        pumps.append(asyncio.create_task(_pump(app, child.stdout, width)))
+    progress = progress or PlainProgress()
+    registry = None
+    if start_registry and not external_registry:
+        registry = await start_embedded("127.0.0.1", registry_port)
+    env = dict(os.environ)
+    if start_registry:
+        env["MCP_MESH_REGISTRY_URL"] = external_registry or registry.url  # type: ignore[union-attr]
+    agents = _Agents(apps, extra_args, env, progress)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    waiters = [asyncio.create_task(c.wait()) for c in children]
-    stopper = asyncio.create_task(stop.wait())
-    await asyncio.wait([stopper, *waiters], return_when=asyncio.FIRST_COMPLETED)
-    failed = [app for app, c in zip(apps, children, strict=True) if c.returncode not in (None, 0)]
-    logger.info("stopping %d agent(s)", sum(1 for c in children if c.returncode is None))
-    for child in children:
-        if child.returncode is None:
-            child.send_signal(signal.SIGTERM)
+    changes: asyncio.Queue[list[str]] = asyncio.Queue()
+    watcher = asyncio.create_task(_watch(watch, changes, stop)) if watch else None
+    failed: list[str] = []
     try:
-        await asyncio.wait_for(asyncio.gather(*waiters), timeout=STOP_GRACE)
-    except TimeoutError:
-        for child in children:
-            if child.returncode is None:
-                child.kill()
-        await asyncio.gather(*waiters)
-    await asyncio.gather(*pumps, return_exceptions=True)
-    stopper.cancel()
-    if registry is not None:
-        await registry.stop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.remove_signal_handler(signum)
+        await agents.start()
+        while not stop.is_set():
+            event = await _next_event(agents, stop, changes, watcher)
+            if isinstance(event, list):
+                progress.restarting(event)
+                await agents.stop()
+                await agents.start()
+            elif isinstance(event, tuple):
+                progress.exited(*event)
+                if watcher is None:
+                    break
+    finally:
+        progress.close()
+        failed = await agents.stop()
+        if watcher is not None:
+            stop.set()
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
+        if registry is not None:
+            await registry.stop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
     if failed:
         logger.error("agent(s) exited with an error: %s", ", ".join(failed))
         return 1
     return 0
+
+
+async def _next_event(
+    agents: _Agents,
+    stop: asyncio.Event,
+    changes: asyncio.Queue[list[str]],
+    watcher: asyncio.Task[None] | None,
+) -> list[str] | tuple[str, int] | None:
+    """The next thing to act on: changed files (a list), an agent's exit (app, code), or None (stop)."""
+    stopper = asyncio.create_task(stop.wait())
+    exited = asyncio.create_task(agents.next_exit())
+    changed = asyncio.create_task(changes.get())
+    tasks: set[asyncio.Task[Any]] = {stopper, exited, changed}
+    if watcher is not None:
+        tasks.add(watcher)
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (stopper, exited, changed):
+            task.cancel()
+    if watcher is not None and watcher in done and (exc := watcher.exception()) is not None:
+        raise MeshError(f"--reload cannot watch the source files ({type(exc).__name__}: {exc})")
+    if changed in done and not changed.cancelled():
+        return changed.result()
+    if exited in done and not exited.cancelled():
+        return exited.result()
+    return None
+
+
+async def _watch(paths: Sequence[Path], changes: asyncio.Queue[list[str]], stop: asyncio.Event) -> None:
+    from watchfiles import PythonFilter, awatch
+
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # we say what changed ourselves
+    watched = PythonFilter(extra_extensions=WATCHED_EXTENSIONS)
+    async for batch in awatch(*paths, watch_filter=watched, stop_event=stop, debounce=1600, step=100):
+        changes.put_nowait(sorted({display_path(path) for _, path in batch}))

@@ -4,6 +4,7 @@ a traceback (0 ok, 1 error, 2 usage, 3 not reachable)."""
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,52 @@ def test_registry_on_a_busy_port() -> None:
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "choose another --port" in result.stderr
     assert_one_clean_line(result.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([], "mesh: the following arguments are required: COMMAND (see `mesh --help`)"),
+        (["lst"], "mesh: argument COMMAND: invalid choice: 'lst'"),
+        (["call"], "mesh call: the following arguments are required: tool (see `mesh call --help`)"),
+        (["run", "--port", "x"], "mesh run: argument --port: invalid int value: 'x'"),
+        (["list", "--colour"], "mesh: unrecognized arguments: --colour"),
+        (["catalog", "export", "--file", "x"], "mesh catalog export: the following arguments are required"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(args: list[str], expected: str) -> None:
+    result = run_cli(args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(expected), result.stderr
+    assert_one_clean_line(result.stderr)
+
+
+def test_an_application_that_does_not_import_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "broken_app.py").write_text("import no_such_dependency\n")
+    for command in (["run", "broken_app", "--port", "0"], ["config", "broken_app"]):
+        result = run_cli(command, cwd=tmp_path)
+        assert result.returncode == 1
+        assert "cannot import the application: ModuleNotFoundError: No module named 'no_such_dependency'" in (
+            result.stderr
+        )
+        assert_one_clean_line(result.stderr)
+
+
+def test_a_reader_that_leaves_early_is_no_error() -> None:
+    """`mesh completion bash | head -1`: a closed pipe ends the command quietly."""
+    import subprocess
+    import sys
+
+    from .agents import ROOT, agent_env
+
+    mesh = subprocess.Popen(
+        [sys.executable, "-m", "mesh_framework.cli", "completion", "bash"],
+        cwd=ROOT,
+        env=agent_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert mesh.stdout is not None and mesh.stderr is not None
+    mesh.stdout.close()  # nobody reads
+    assert mesh.wait(timeout=30) == 0
+    assert mesh.stderr.read() == b""

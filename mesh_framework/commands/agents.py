@@ -1,0 +1,326 @@
+"""`mesh list` and `mesh status`: the agents a registry knows (ours or MCP Mesh's), from `GET /agents`.
+
+`mesh status` adds the registry's `GET /health`, each agent's last heartbeat (relative to the registry's
+own clock, the listing's `timestamp`) and its dependency slots as the registry resolved them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from .common import EXIT_OK, Unreachable, json_option, registry_option, registry_url
+from .output import echo, emit_json, is_terminal, rich_table
+
+__all__ = ["Listing", "fetch_agents", "register", "tool_names"]
+
+TIMEOUT = 5.0
+
+
+@dataclass
+class Listing:
+    """One `GET /agents` answer: the agents (dicts in MCP Mesh's field names) and the registry's clock."""
+
+    url: str
+    agents: list[dict[str, Any]]
+    timestamp: str | None
+
+
+def register(commands: Any) -> None:
+    listing = commands.add_parser("list", help="list the agents the registry knows")
+    registry_option(listing)
+    json_option(listing)
+    listing.set_defaults(handler=lambda args: asyncio.run(_list(args)))
+    status = commands.add_parser(
+        "status", help="the registry's health and each agent's health, last heartbeat and dependencies"
+    )
+    registry_option(status)
+    json_option(status)
+    status.set_defaults(handler=lambda args: asyncio.run(_status(args)))
+
+
+async def fetch_agents(url: str) -> Listing:
+    """`GET {url}/agents`; Unreachable (exit 3) when nothing answers, or not like a registry."""
+    import httpx2
+
+    try:
+        async with httpx2.AsyncClient(trust_env=False) as http:
+            response = await http.get(url.rstrip("/") + "/agents", timeout=TIMEOUT)
+        body = response.json() if response.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError) as exc:
+        raise Unreachable(
+            f"the registry at {url} is unreachable ({type(exc).__name__}); start one with `mesh run APP` "
+            "or `mesh registry`, or pass --registry-url"
+        ) from None
+    agents = body.get("agents", ...) if isinstance(body, dict) else ...
+    if agents is None:  # MCP Mesh says null when empty
+        agents = []
+    if not isinstance(agents, list):
+        raise Unreachable(
+            f"{url} does not answer like an MCP Mesh registry (GET /agents); check --registry-url"
+        )
+    stamp = body.get("timestamp") if isinstance(body, dict) else None
+    return Listing(url, [a for a in agents if isinstance(a, dict)], stamp if isinstance(stamp, str) else None)
+
+
+async def fetch_health(url: str) -> dict[str, Any] | None:
+    """`GET {url}/health`, or None when it does not answer with a JSON object."""
+    import httpx2
+
+    try:
+        async with httpx2.AsyncClient(trust_env=False) as http:
+            response = await http.get(url.rstrip("/") + "/health", timeout=TIMEOUT)
+        body = response.json()
+    except (httpx2.HTTPError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def tool_names(agent: dict[str, Any]) -> list[str]:
+    return [
+        t.get("function_name") or t.get("name") or ""
+        for t in agent.get("tools") or agent.get("capabilities") or []
+        if isinstance(t, dict)
+    ]
+
+
+def agent_id(agent: dict[str, Any]) -> str:
+    return str(agent.get("id") or agent.get("agent_id") or "?")
+
+
+# -- mesh list -------------------------------------------------------------------------------------------
+
+
+async def _list(args: argparse.Namespace) -> int:
+    listing = await fetch_agents(registry_url(args.registry_url))
+    if args.json:
+        emit_json({"registry": listing.url, "agents": [_summary(a) for a in listing.agents]})
+        return EXIT_OK
+    if not listing.agents:
+        echo(f"no agents registered at {listing.url}")
+        return EXIT_OK
+    rows = [
+        [
+            str(a.get("name", "?")),
+            agent_id(a),
+            str(a.get("status", "?")),
+            str(a.get("endpoint", "?")),
+            ", ".join(tool_names(a)),
+        ]
+        for a in listing.agents
+    ]
+    if is_terminal():
+        rich_table(
+            ["NAME", "ID", "STATUS", "ENDPOINT", "TOOLS"],
+            [[*row[:2], _health(row[2]), *row[3:]] for row in rows],
+            title=f"Agents at {listing.url}",
+            styles=["bold", "dim", None, "cyan", None],
+            wrap=[False, False, False, True, True],
+        )
+        return EXIT_OK
+    echo(f"{'NAME':<16} {'ID':<28} {'STATUS':<10} {'ENDPOINT':<28} TOOLS")
+    for name, ident, status, endpoint, tools in rows:
+        echo(f"{name:<16} {ident:<28} {status:<10} {endpoint:<28} {tools}")
+    return EXIT_OK
+
+
+def _summary(agent: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": agent.get("name"),
+        "id": agent_id(agent),
+        "status": agent.get("status"),
+        "endpoint": agent.get("endpoint"),
+        "namespace": agent.get("namespace"),
+        "version": agent.get("version"),
+        "tools": tool_names(agent),
+    }
+
+
+def _health(status: str) -> Any:
+    from rich.text import Text
+
+    return Text(status, style="green" if status == "healthy" else "red")
+
+
+# -- mesh status -----------------------------------------------------------------------------------------
+
+
+async def _status(args: argparse.Namespace) -> int:
+    url = registry_url(args.registry_url)
+    listing, health = await asyncio.gather(fetch_agents(url), fetch_health(url))
+    now = _parse_time(listing.timestamp) or datetime.now(UTC)
+    names = {agent_id(a): str(a.get("name", "?")) for a in listing.agents}
+    agents = [_agent_status(a, now, names) for a in listing.agents]
+    registry = {
+        "url": url,
+        "status": health.get("status", "unknown") if health else "unknown",
+        "service": health.get("service") if health else None,
+        "version": health.get("version") if health else None,
+        "uptime_seconds": health.get("uptime_seconds") if health else None,
+    }
+    if args.json:
+        emit_json({"registry": registry, "agents": agents})
+        return EXIT_OK
+    echo(_registry_line(registry))
+    if not agents:
+        echo("no agents registered")
+        return EXIT_OK
+    if is_terminal():
+        _status_table(agents)
+        return EXIT_OK
+    echo()
+    header = ["NAME", "ID", "HEALTH", "LAST HEARTBEAT", "DEPENDENCIES"]
+    rows = [
+        [a["name"], a["id"], a["status"], _ago(a["last_heartbeat_seconds"]), _dependency_summary(a)]
+        for a in agents
+    ]
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(4)]
+    for row, agent in zip([header, *rows], [None, *agents], strict=True):
+        echo("  ".join(f"{cell!s:<{widths[i]}}" for i, cell in enumerate(row[:4])) + "  " + row[4])
+        for line in _dependency_lines(agent) if agent else []:
+            echo(f"  {line}")
+    return EXIT_OK
+
+
+def _agent_status(agent: dict[str, Any], now: datetime, names: dict[str, str]) -> dict[str, Any]:
+    seen = _parse_time(agent.get("last_seen"))
+    slots = []
+    for row in agent.get("dependency_resolutions") or []:
+        if not isinstance(row, dict):
+            continue
+        provider = str(row.get("provider_agent_id") or "")
+        slots.append(
+            {
+                "tool": row.get("function_name"),
+                "capability": row.get("capability"),
+                "resolved": row.get("status") == "available",
+                "provider_id": provider or None,
+                "provider_name": names.get(provider),
+                "provider_tool": row.get("mcp_tool") or None,
+                "endpoint": row.get("endpoint") or None,
+            }
+        )
+    total = agent.get("total_dependencies")
+    resolved = agent.get("dependencies_resolved")
+    providers = [
+        {
+            "tool": row.get("function_name"),
+            "capability": row.get("capability"),
+            "provider_id": row.get("provider_agent_id"),
+            "provider_name": names.get(str(row.get("provider_agent_id"))),
+            "provider_tool": row.get("mcp_tool"),
+        }
+        for row in agent.get("llm_provider_resolutions") or []
+        if isinstance(row, dict)
+    ]
+    return {
+        "name": str(agent.get("name", "?")),
+        "id": agent_id(agent),
+        "status": str(agent.get("status", "unknown")),
+        "endpoint": agent.get("endpoint"),
+        "last_heartbeat": agent.get("last_seen"),
+        "last_heartbeat_seconds": round(max(0.0, (now - seen).total_seconds()), 1) if seen else None,
+        "dependencies": {
+            "total": total if isinstance(total, int) else len(slots),
+            "resolved": resolved if isinstance(resolved, int) else sum(s["resolved"] for s in slots),
+            "slots": slots,
+        },
+        "llm_providers": providers,
+        "llm_tools": len(agent.get("llm_tool_resolutions") or []),
+    }
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _ago(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s ago"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s ago"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m ago"
+
+
+def _registry_line(registry: dict[str, Any]) -> str:
+    details = [
+        str(part)
+        for part in (
+            registry["service"],
+            registry["version"] and f"version {registry['version']}",
+            registry["uptime_seconds"] is not None and f"up {_ago(registry['uptime_seconds'])[:-4]}",
+        )
+        if part
+    ]
+    shown = f" ({', '.join(details)})" if details else ""
+    return f"registry {registry['url']}: {registry['status']}{shown}"
+
+
+def _dependency_summary(agent: dict[str, Any]) -> str:
+    deps = agent["dependencies"]
+    if not deps["total"]:
+        return "none"
+    return f"{deps['resolved']}/{deps['total']} resolved"
+
+
+def _dependency_lines(agent: dict[str, Any]) -> list[str]:
+    lines = []
+    for slot in agent["dependencies"]["slots"]:
+        if slot["resolved"]:
+            by = slot["provider_name"] or slot["provider_id"] or "?"
+            lines.append(
+                f"{slot['tool']} needs {slot['capability']}: resolved by {by} "
+                f"({slot['provider_tool']} at {slot['endpoint']})"
+            )
+        else:
+            lines.append(f"{slot['tool']} needs {slot['capability']}: UNRESOLVED")
+    deps = agent["dependencies"]
+    named = sum(1 for s in deps["slots"] if not s["resolved"])
+    if deps["total"] - deps["resolved"] > named:  # MCP Mesh lists resolved slots only
+        lines.append(f"{deps['total'] - deps['resolved'] - named} dependency slot(s) UNRESOLVED")
+    for provider in agent["llm_providers"]:
+        by = provider["provider_name"] or provider["provider_id"]
+        lines.append(f"{provider['tool']} needs LLM provider {provider['capability']}: resolved by {by}")
+    return lines
+
+
+def _status_table(agents: list[dict[str, Any]]) -> None:
+    from rich.text import Text
+
+    rows = []
+    for agent in agents:
+        deps = Text()
+        for slot in agent["dependencies"]["slots"]:
+            by = slot["provider_name"] or slot["provider_id"] if slot["resolved"] else "UNRESOLVED"
+            deps.append(
+                f"{slot['tool']} -> {slot['capability']}: {by}\n", "green" if slot["resolved"] else "red"
+            )
+        missing = agent["dependencies"]["total"] - len(agent["dependencies"]["slots"])
+        if missing > 0:
+            deps.append(f"{missing} more UNRESOLVED\n", "red")
+        for provider in agent["llm_providers"]:
+            by = provider["provider_name"] or provider["provider_id"]
+            deps.append(f"{provider['tool']} -> LLM {provider['capability']}: {by}\n", "green")
+        deps.rstrip()
+        if not deps.plain:
+            deps = Text("none", "dim")
+        seen = _ago(agent["last_heartbeat_seconds"])
+        rows.append([agent["name"], agent["id"], _health(agent["status"]), seen, deps])
+    rich_table(
+        ["NAME", "ID", "HEALTH", "LAST HEARTBEAT", "DEPENDENCIES"],
+        rows,
+        styles=["bold", "dim", None, None, None],
+        wrap=[False, False, False, False, True],
+    )

@@ -1,0 +1,122 @@
+"""`mesh call TOOL [ARGS...]`: call a tool of the mesh through the registry.
+
+Arguments are `key=value` pairs (the value parsed as JSON when it parses, else taken as a string:
+`a=1` is 1, `name=Ada` is "Ada", `tags='["x"]'` a list) and/or JSON objects, merged left to right.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .agents import agent_id, fetch_agents, tool_names
+from .common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Unreachable,
+    json_option,
+    registry_option,
+    registry_url,
+)
+from .output import emit_json, show_value
+
+__all__ = ["parse_arguments", "register"]
+
+EXAMPLE = 'e.g. `mesh call add a=1 b=2` or `mesh call add \'{"a": 1, "b": 2}\'`'
+
+
+def register(commands: Any) -> None:
+    call = commands.add_parser("call", help="call a tool of the mesh")
+    call.add_argument("tool", help="tool (function) name or capability")
+    call.add_argument(
+        "arguments",
+        nargs="*",
+        default=[],
+        metavar="ARG",
+        help="key=value (value parsed as JSON when it parses, else a string) or a JSON object",
+    )
+    call.add_argument("--agent", help="agent name or id, when several serve the tool")
+    registry_option(call)
+    json_option(call)
+    call.set_defaults(handler=lambda args: asyncio.run(_call(args)))
+
+
+def parse_arguments(items: Sequence[str]) -> dict[str, Any]:
+    """`key=value` pairs and JSON objects, merged left to right; CliError (exit 2) for anything else."""
+    arguments: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item and item.lstrip()[:1] not in ("{", "["):
+            raise CliError(f"argument {item!r} is neither key=value nor a JSON object; {EXAMPLE}", EXIT_USAGE)
+        if item.lstrip()[:1] in ("{", "["):
+            try:
+                value = json.loads(item)
+            except json.JSONDecodeError as exc:
+                raise CliError(
+                    f"arguments must be a JSON object or key=value pairs, {EXAMPLE} ({exc})", EXIT_USAGE
+                ) from None
+            if not isinstance(value, dict):
+                raise CliError(f"arguments must be a JSON object or key=value pairs, {EXAMPLE}", EXIT_USAGE)
+            arguments.update(value)
+            continue
+        key, _, raw = item.partition("=")
+        if not key.strip():
+            raise CliError(f"argument {item!r} has no name before '='; {EXAMPLE}", EXIT_USAGE)
+        try:
+            arguments[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            arguments[key.strip()] = raw
+    return arguments
+
+
+async def _call(args: argparse.Namespace) -> int:
+    import httpx2
+
+    from ..errors import ToolExecutionError
+    from ..mesh.proxy import unwrap_result
+    from ..mesh.transport import McpTransport, ProviderUnreachable, RemoteError
+
+    arguments = parse_arguments(args.arguments)
+    listing = await fetch_agents(registry_url(args.registry_url))
+    agents = [a for a in listing.agents if a.get("status", "healthy") == "healthy"]
+    if args.agent:
+        agents = [a for a in agents if args.agent in (a.get("name"), agent_id(a))]
+        if not agents:
+            raise CliError(f"no healthy agent named '{args.agent}' at {listing.url} (see `mesh list`)")
+    serving = [a for a in agents if args.tool in tool_names(a)]
+    if not serving:
+        known = sorted({name for agent in agents for name in tool_names(agent)})
+        close = difflib.get_close_matches(args.tool, known, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (see `mesh list`)"
+        raise CliError(f"no healthy agent at {listing.url} serves a tool named '{args.tool}'{hint}")
+    agent = serving[0]
+    endpoint = str(agent.get("endpoint", "")).rstrip("/") + "/mcp"
+    async with httpx2.AsyncClient(trust_env=False) as http:
+        transport = McpTransport(http, client_name="mesh-cli", client_version="1")
+        try:
+            result = await transport.request(
+                endpoint, "tools/call", {"name": args.tool, "arguments": arguments}
+            )
+            value = unwrap_result(result, tool=args.tool, agent=str(agent.get("name")))
+        except ProviderUnreachable as exc:
+            raise Unreachable(str(exc)) from None
+        except (RemoteError, ToolExecutionError) as exc:
+            raise CliError(str(exc), EXIT_ERROR) from None
+    if args.json:
+        emit_json(
+            {
+                "tool": args.tool,
+                "agent": agent.get("name"),
+                "agent_id": agent_id(agent),
+                "result": value,
+                "structured_content": result.get("structuredContent"),
+            }
+        )
+    else:
+        show_value(value)
+    return EXIT_OK

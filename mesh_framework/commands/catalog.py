@@ -1,0 +1,148 @@
+"""`mesh catalog list|show|export`: the MCP servers of an app's catalog (or of catalog files).
+
+Problems go to stderr, one line each (`mesh catalog ACTION: ...`), and exit 1; secrets are masked except by
+`export`, whose output is meant for a client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from typing import Any
+
+from ..errors import MeshError
+from .common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, json_option, profiles
+from .output import echo, emit_json, is_terminal, plain_table, rich_table
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    catalog = commands.add_parser("catalog", help="list, show or export the MCP servers of the catalog")
+    actions = catalog.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="every server: name, type, command or URL, origin")
+    show = actions.add_parser("show", help="one server, secrets masked (env values, credential headers)")
+    show.add_argument("server", help="server name")
+    export = actions.add_parser(
+        "export",
+        help="the servers in a client's or vendor's format (secrets NOT masked: feed it to the client)",
+    )
+    export.add_argument(
+        "--format", required=True, metavar="FORMAT", help="claude, vscode, gemini, anthropic or openai"
+    )
+    export.add_argument(
+        "--skip-local",
+        action="store_true",
+        help="leave stdio servers out of the API formats (anthropic, openai)",
+    )
+    export.add_argument(
+        "--server",
+        action="append",
+        metavar="NAME",
+        help="export only these servers (repeat, or comma-separate)",
+    )
+    for parser in (listing, show, export):
+        parser.add_argument(
+            "app", nargs="?", help="module holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)"
+        )
+        parser.add_argument(
+            "--file",
+            action="append",
+            metavar="PATH",
+            help="a catalog file or folder instead of an app (repeat)",
+        )
+        parser.add_argument(
+            "--profile", action="append", default=None, metavar="NAME", help="activate a profile"
+        )
+        parser.add_argument("--config", metavar="PATH", help="folder (or file) holding application.yaml")
+        parser.set_defaults(handler=_catalog)
+    json_option(listing)
+    show.add_argument("--json", action="store_true", help="JSON on stdout (as without it)")
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    try:
+        return _action(args)
+    except MeshError as exc:
+        for problem in getattr(exc, "problems", None) or [str(exc)]:
+            sys.stderr.write(f"mesh catalog {args.action}: {problem}\n")
+        return getattr(exc, "exit_code", EXIT_ERROR)
+
+
+def _action(args: argparse.Namespace) -> int:
+    from ..catalog import masked, translate
+
+    if args.file and args.app:
+        sys.stderr.write("mesh catalog: give an application module or --file, not both\n")
+        return EXIT_USAGE
+    catalog = _load(args)
+    if catalog is None:
+        sys.stderr.write(
+            f"mesh catalog: name the application module, e.g. `mesh catalog {args.action} starter_app` "
+            "(or MESH_APP), or give --file PATH\n"
+        )
+        return EXIT_USAGE
+    if args.action == "list":
+        return _list(catalog, json_output=args.json)
+    if args.action == "show":
+        definition = catalog.resolve([args.server])[args.server]
+        emit_json({"name": args.server, "origin": catalog.origin_of(args.server), **masked(definition)})
+        return EXIT_OK
+    names = [n.strip() for value in args.server or [] for n in value.split(",") if n.strip()]
+    servers = catalog.resolve(names) if names else catalog.get_all()
+    echo(json.dumps(translate(args.format, servers, skip_local=args.skip_local), indent=2))
+    return EXIT_OK
+
+
+def _list(catalog: Any, *, json_output: bool) -> int:
+    from ..catalog import masked
+
+    servers = catalog.get_all()
+    if json_output:
+        emit_json(
+            {
+                "servers": [
+                    {"name": name, "origin": catalog.origin_of(name) or "code", **masked(definition)}
+                    for name, definition in servers.items()
+                ]
+            }
+        )
+        return EXIT_OK
+    if not servers:
+        echo("no MCP servers in the catalog; add them to mcp.servers or a catalog file (mcp.catalog)")
+        return EXIT_OK
+    rows = [
+        [name, d.type, _target(d.to_dict()), catalog.origin_of(name) or "code"] for name, d in servers.items()
+    ]
+    if is_terminal():
+        rich_table(
+            ["NAME", "TYPE", "COMMAND OR URL", "ORIGIN"],
+            rows,
+            styles=["bold", None, "cyan", "dim"],
+            wrap=[False, False, True, True],
+        )
+    else:
+        plain_table(rows, caps=[60, 60, 60])
+    return EXIT_OK
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from ..app import MeshApplication
+    from ..catalog.loading import load_catalog_with_origins
+
+    if args.file:
+        return load_catalog_with_origins(args.file)
+    app_name = args.app or os.environ.get("MESH_APP")
+    if not app_name:
+        return None
+    app = MeshApplication.load(app_name, profiles=profiles(args), config=args.config)
+    return app.container.mcp_catalog()
+
+
+def _target(data: dict[str, Any]) -> str:
+    if "url" in data:
+        return str(data["url"])
+    return shlex.join([data["command"], *data.get("args", [])])

@@ -1,0 +1,73 @@
+"""How `mesh run` shows agents coming up: a rich spinner on a terminal, plain lines elsewhere."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..launcher import PlainProgress, Progress
+from .output import console, is_terminal
+
+__all__ = ["RichProgress", "progress_display"]
+
+
+def progress_display() -> Progress:
+    """The spinner when stdout and stderr are both terminals (the agents' logs scroll above it), else
+    the plain lines scripts and logs can rely on."""
+    stderr_tty = getattr(sys.stderr, "isatty", None)
+    if is_terminal() and stderr_tty is not None and stderr_tty():
+        return RichProgress()
+    return PlainProgress()
+
+
+class RichProgress:
+    """A spinner naming the agents not serving yet; the same lines as `PlainProgress`, in colour."""
+
+    def __init__(self) -> None:
+        self.console = console()
+        self.waiting: list[str] = []
+        self.status: Any = None
+
+    def starting(self, apps: Sequence[str]) -> None:
+        self.waiting = list(apps)
+        self._update()
+
+    def ready(self, app: str, url: str) -> None:
+        self._say(f"{app} is ready at {url}", "green")
+        if app in self.waiting:
+            self.waiting.remove(app)
+            self._update()
+            if not self.waiting:
+                self._say("every agent is ready; Ctrl-C stops them", "bold")
+
+    def exited(self, app: str, code: int) -> None:
+        if app in self.waiting:
+            self.waiting.remove(app)
+            self._update()
+        self._say(f"{app} exited with code {code}", "red" if code else "yellow")
+
+    def restarting(self, changed: Sequence[str]) -> None:
+        self._say(f"changed: {', '.join(changed)}; restarting", "yellow")
+
+    def close(self) -> None:
+        self.waiting = []
+        self._update()
+
+    def _update(self) -> None:
+        if not self.waiting:
+            if self.status is not None:
+                self.status.stop()
+                self.status = None
+            return
+        text = f"waiting for {', '.join(self.waiting)} to serve"
+        if self.status is None:
+            self.status = self.console.status(text, spinner="dots")
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def _say(self, line: str, style: str) -> None:
+        from rich.text import Text
+
+        self.console.print(Text(line, style=style))
