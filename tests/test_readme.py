@@ -27,3 +27,13 @@ def test_the_testing_page_examples_pass(pytester: pytest.Pytester) -> None:
     pytester.syspathinsert(ROOT)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
+
+
+def test_the_other_readme_examples_run() -> None:
+    text = (ROOT / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "def test_" not in b]
+    assert len(blocks) >= 2
+    namespace: dict[str, object] = {"__name__": "readme_examples"}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert {"StarterAgent", "calc", "ask"} <= namespace.keys()
