@@ -1,0 +1,67 @@
+"""Building an agent: every component instantiated (eagerly, like Spring singletons), `@event_listener`
+methods subscribed, the LLM tools' agents built and the gateway's tool changes hooked to the endpoint and
+the mesh runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from dependency_injector import providers
+
+from ..di.wiring import BeanCatalog, describe_location
+from ..errors import MeshError, WiringError
+
+__all__ = ["build_agent"]
+
+Lifespan = Callable[[Any], AbstractAsyncContextManager[None]]
+
+
+def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any:
+    """Instantiate everything the container holds for one agent and return its ASGI app.
+
+    Raises WiringError listing every component that failed to start."""
+    if not container.lifespan.overridden:  # build may run again (tests); override once
+        container.lifespan.override(providers.Object(lifespan))
+    _instantiate_components(container, catalog)
+    _register_listeners(container, catalog)
+    asgi = container.asgi_app()
+    try:
+        container.llm_agents()
+    except MeshError as exc:
+        raise WiringError([str(exc)]) from None
+    gateway = container.gateway()
+    if gateway is not None:
+        endpoint, runtime = container.mcp_endpoint(), container.mesh_runtime()
+        gateway.on_change = lambda: (endpoint.refresh_tools(), runtime.tools_changed())
+    return asgi
+
+
+def _instantiate_components(container: Any, catalog: BeanCatalog) -> None:
+    failures = []
+    for bean in catalog.components:
+        try:
+            getattr(container, bean.name)()
+        except MeshError:
+            raise
+        except Exception as exc:
+            failures.append(
+                f"{describe_location(bean.type)}: component {bean.type.__qualname__} failed to "
+                f"start: {type(exc).__name__}: {exc}"
+            )
+    if failures:
+        raise WiringError(failures)
+
+
+def _register_listeners(container: Any, catalog: BeanCatalog) -> None:
+    """Subscribe every `@event_listener` method of the components (once per build)."""
+    publisher = container.event_publisher()
+    problems = []
+    for bean in catalog.components:
+        try:
+            publisher.register(getattr(container, bean.name)())
+        except TypeError as exc:
+            problems.append(f"{describe_location(bean.type)}: {exc}")
+    if problems:
+        raise WiringError(problems)

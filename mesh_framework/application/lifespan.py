@@ -1,0 +1,100 @@
+"""An agent's lifespan: catalog connections and the gateway prepared before serving and released after;
+ready while it serves; the mesh joined beside the server once it listens on a socket."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..config.loader import LoadedSettings
+from ..errors import ConfigError
+
+__all__ = ["AgentLifecycle"]
+
+logger = logging.getLogger("mesh_framework")
+
+
+class AgentLifecycle:
+    """What happens around serving, for the container of one agent."""
+
+    def __init__(self, container: Any, loaded: LoadedSettings) -> None:
+        self.container = container
+        self.loaded = loaded
+        self.prepared = False
+
+    async def prepare(self) -> None:
+        """What must happen before serving, once: with `mcp.fail_fast`, reach every catalog server (all
+        failures listed in one ConfigError); discover the gateway's servers and serve their tools."""
+        if self.prepared:
+            return
+        fail_fast = self.loaded.settings.mcp.fail_fast
+        callbacks = self.container.mcp_tool_callbacks()
+        if fail_fast and callbacks.connections:
+            await callbacks.start(fail_fast=True)
+        gateway = self.container.gateway()
+        if gateway is not None:
+            await gateway.start()
+            if fail_fast and gateway.provider.errors:
+                await gateway.aclose()
+                raise ConfigError(
+                    [f"mcp.gateway: MCP server '{n}': {r}" for n, r in gateway.provider.errors.items()]
+                )
+        self.prepared = True
+
+    async def release(self) -> None:
+        """Stop catalog server processes and close their sessions."""
+        self.prepared = False
+        gateway = self.container.gateway()
+        if gateway is not None:
+            await gateway.aclose()
+        for agent in self.container.llm_agents().values():
+            await agent.aclose()
+        await self.container.llm_provider_service().aclose()
+        await self.container.mcp_tool_callbacks().aclose()
+        await self.container.event_publisher().drain()
+
+    @contextlib.asynccontextmanager
+    async def running(self, port: int | None) -> AsyncIterator[None]:
+        """Marks the agent ready; when it serves on a socket (`port`; None for in-process tests), joins the
+        mesh."""
+        state = self.container.agent_state()
+        await self.prepare()
+        runtime: Any = None
+        joining: asyncio.Task[None] | None = None
+        if port is not None:
+            settings = self.loaded.settings
+            logger.info(
+                "agent '%s' (%s) serving http://%s:%d%s with %d tool(s)",
+                settings.agent.name,
+                settings.agent.id,
+                settings.server.host,
+                port,
+                settings.server.path,
+                len(self.container.tools()),
+            )
+            runtime = self.container.mesh_runtime()
+            # Joining the mesh must not hold up serving: it runs beside the server, which is already
+            # listening (the socket was bound before the lifespan started).
+            joining = asyncio.get_running_loop().create_task(_join(runtime, port))
+        state.ready = True
+        try:
+            yield
+        finally:
+            state.ready = False
+            if runtime is not None and joining is not None:
+                if not joining.done():
+                    joining.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await joining
+                await runtime.stop()
+            await self.release()
+
+
+async def _join(runtime: Any, port: int) -> None:
+    try:
+        await runtime.start(port)
+    except Exception:
+        logger.exception("could not join the mesh; serving without it")

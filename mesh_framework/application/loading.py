@@ -1,0 +1,86 @@
+"""Loading an agent: its module, settings, MCP server catalog, scan and wiring checks.
+
+Every configuration and wiring problem is found here and reported together (`ConfigError`,
+`WiringError`); nothing is instantiated yet.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..config.loader import LoadedSettings, load_settings
+from ..di.assembly import assemble_container
+from ..di.container import FRAMEWORK_BEANS
+from ..di.scan import ScanResult, find_agent, scan_packages
+from ..di.wiring import BeanCatalog
+from ..errors import ConfigError
+from ..specs import AgentSpec
+from .config_dir import config_dir_of
+
+__all__ = ["LoadedApplication", "load_application", "server_catalog"]
+
+
+class LoadedApplication(NamedTuple):
+    """What loading found: the agent, its settings (with origins), its scanned parts and its container."""
+
+    agent: AgentSpec
+    loaded: LoadedSettings
+    scan: ScanResult
+    container: Any
+    catalog: BeanCatalog
+
+
+def load_application(
+    app: str,
+    *,
+    cli: Mapping[str, Any] | None = None,
+    profiles: Sequence[str] | None = None,
+    config: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LoadedApplication:
+    """Import the module `app`, load its settings, scan its packages and check all wiring.
+
+    Raises ConfigError or WiringError listing every problem found."""
+    environ = os.environ if environ is None else environ
+    agent = find_agent(app)
+    config_dir = config_dir_of(agent, config, environ)
+    loaded = load_settings(
+        code=agent.params, cli=cli, profiles=profiles, config_dir=config_dir, environ=environ
+    )
+    settings = loaded.settings
+    servers = server_catalog(loaded, config_dir, environ)
+    packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
+    exclude = [*agent.exclude, *settings.scan.exclude]
+    scan = scan_packages(packages, exclude)
+    catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
+    container = assemble_container(loaded, scan, catalog, servers)
+    return LoadedApplication(agent, loaded, scan, container, catalog)
+
+
+def server_catalog(loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str]) -> Any:
+    """The MCP server catalog of `mcp.servers` and `mcp.catalog`; every server named elsewhere in the
+    settings (`mcp.gateway`, `mcp.default_servers`) must be in it."""
+    from ..catalog.loading import catalog_from_settings
+
+    catalog = catalog_from_settings(loaded, config_dir, environ)
+    problems = []
+    for key in ("gateway", "default_servers"):
+        missing = [name for name in getattr(loaded.settings.mcp, key) if not catalog.contains(name)]
+        if missing:
+            known = ", ".join(catalog) or "none"
+            problems.append(
+                f"mcp.{key} = {missing!r} (from {loaded.origin_of('mcp.' + key)}): no such MCP server in "
+                f"the catalog (it has: {known}); add it to mcp.servers or a catalog file"
+            )
+    if problems:
+        raise ConfigError(problems)
+    return catalog
+
+
+def _package_of(module: str) -> str:
+    loaded = sys.modules[module]
+    return module if hasattr(loaded, "__path__") else module.rpartition(".")[0] or module

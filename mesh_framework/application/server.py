@@ -1,0 +1,60 @@
+"""Serving an agent on a socket: bound first (a failure names the origin of `server.port`), then uvicorn
+until SIGINT or SIGTERM asks it to stop."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import uvicorn
+
+from ..config.loader import LoadedSettings
+from ..config.settings import MeshSettings
+from ..errors import ConfigError
+from ..serving import UvicornServer, bind_socket
+
+__all__ = ["bind_agent_socket", "serve_until_stopped", "uvicorn_server"]
+
+
+def bind_agent_socket(loaded: LoadedSettings) -> socket.socket:
+    """The listening socket on `server.host`:`server.port` (port 0 picks a free one)."""
+    server = loaded.settings.server
+    assert server.host is not None
+    try:
+        return bind_socket(server.host, server.port)
+    except OSError as exc:
+        origin = loaded.origin_of("server.port")
+        raise ConfigError(
+            [
+                f"server.port = {server.port} (from {origin}): cannot listen on "
+                f"{server.host}:{server.port} ({exc.strerror}); choose another port"
+            ]
+        ) from None
+
+
+def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
+    """uvicorn for the agent's ASGI app, with its lifespan, without its own logging setup."""
+    config = uvicorn.Config(
+        asgi,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        log_level=settings.logging.level.lower(),
+        timeout_graceful_shutdown=5,
+    )
+    return UvicornServer(config)
+
+
+async def serve_until_stopped(server: UvicornServer, sock: socket.socket, stop: Callable[[], None]) -> None:
+    """Serve on `sock`; SIGINT and SIGTERM call `stop` while it serves."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop)
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
