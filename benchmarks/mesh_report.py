@@ -156,6 +156,8 @@ def build(res: dict[str, Any], prof: dict[str, Any] | None) -> str:
                     f"{a['failed_after_first']} of {a['calls']} ({a['failed']} failed in all)",
                     f"{am['failed_after_first']} failed after the first, success again after "
                     f"{am['success_again_s']:.1f} s"
+                    if am and am.get("success_again_s") is not None
+                    else f"{am['failed_after_first']} failed after the first, never succeeded again"
                     if am
                     else DASH,
                     "**met**"

@@ -20,9 +20,11 @@ def overriding(container: Any, catalog: BeanCatalog, target: type | str, value: 
     are reset before and after, so every bean built in the block sees the replacement."""
     name = target if isinstance(target, str) else bean_name_for(catalog, target)
     container.reset_singletons()
-    with getattr(container, name).override(value):
-        yield
-    container.reset_singletons()
+    try:
+        with getattr(container, name).override(value):
+            yield
+    finally:
+        container.reset_singletons()
 
 
 def section_of(container: Any, catalog: BeanCatalog, model: type[BaseModel]) -> BaseModel:
