@@ -1,0 +1,98 @@
+"""A new project works at once: its own tests pass, and `mesh run` serves its agents, which call each other
+through a registry (real processes on loopback ports)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from mesh_framework.scaffold import create_project
+from tests.agents import ROOT, AgentProcess, run_agent, run_registry, wait_until
+
+OPTIONS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "agents": {"agents": ["billing", "order-book"]},
+    "llm-and-catalog": {"llm": True, "catalog": True},
+}
+
+
+def project_pytest(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m pytest` in the project, as its README says, with mesh_framework from this checkout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_", "PYTEST_"))}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(folder)])
+    # -p no:asyncio: this venv has pytest-asyncio (a user's need not), which warns about its unset options
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_the_project_s_own_tests_pass(tmp_path: Path, option: str) -> None:
+    folder = create_project("shop", directory=tmp_path / "shop", **OPTIONS[option])
+    result = project_pytest(folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = {"default": 6, "agents": 9, "llm-and-catalog": 8}[option]
+    assert f"{expected} passed" in result.stdout, result.stdout
+
+
+def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    response = httpx2.post(agent.mcp_url, json=body, timeout=15)  # as the README's curl: no Accept header
+    return response.json()["result"]  # type: ignore[no-any-return]
+
+
+def test_mesh_run_serves_the_new_agent(tmp_path: Path) -> None:
+    folder = create_project("shop", directory=tmp_path / "shop")
+    with run_agent("shop", cwd=folder) as agent:  # no registry: MESH_REGISTRY__ENABLED=false
+        assert call(agent, "add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
+        greeting = call(agent, "greet", {"name": "Ada"})["structuredContent"]
+        assert greeting["text"] == "Hello, Ada!"  # the greeting section of config/application.yaml
+        unresolved = call(agent, "sum_of_squares", {"a": 3, "b": 4})
+        assert unresolved["isError"] and "add" in unresolved["content"][0]["text"]
+
+
+def succeeds(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> Any:
+    result = call(agent, tool, arguments)
+    return None if result["isError"] else result["structuredContent"]
+
+
+def test_a_new_agent_calls_its_own_capability_through_the_registry(tmp_path: Path) -> None:
+    folder = create_project("shop", directory=tmp_path / "shop")
+    with run_registry(0) as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
+        with run_agent("shop", env=env, cwd=folder) as agent:
+            assert wait_until(lambda: succeeds(agent, "sum_of_squares", {"a": 3, "b": 4})) == {"result": 25}
+
+
+def test_the_other_agents_call_the_first_through_the_registry(tmp_path: Path) -> None:
+    folder = create_project("shop", directory=tmp_path / "shop", agents=["billing", "order-book"])
+    with run_registry(0) as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
+        with (
+            run_agent("shop", env=env, cwd=folder),
+            run_agent("shop.billing", env=env, cwd=folder) as billing,
+            run_agent("shop.order_book", env=env, cwd=folder) as order_book,
+        ):
+            for agent in (billing, order_book):
+                assert wait_until(lambda a=agent: succeeds(a, "sum_of_squares", {"a": 1, "b": 2})) == {
+                    "result": 5
+                }
+            names = {a["name"] for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"]}
+            assert names == {"shop", "billing", "order-book"}
