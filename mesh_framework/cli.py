@@ -8,6 +8,7 @@ mesh status                         their health, last heartbeat and dependencie
 mesh call TOOL [key=value ...]      call a tool of the mesh through the registry
 mesh catalog list|show NAME|export --format F [APP | --file PATH]
                                     the MCP servers of an app's catalog (or of catalog files)
+mesh new NAME [--agent N] [--llm] [--catalog]   a new project (docs/new-project.md)
 mesh completion bash|zsh            a shell completion script
 
 `--json` gives machine-readable output (list, status, config, catalog list/show, call). Exit codes: 0 ok,
@@ -34,6 +35,7 @@ from .commands.common import (
     Unreachable,
 )
 from .errors import MeshError
+from .scaffold import command as scaffold_command
 
 __all__ = [
     "EXIT_ERROR",
@@ -80,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     agents.register(commands)
     call.register(commands)
     catalog.register(commands)
+    scaffold_command.register(commands)
     completion.register(commands)
     return parser
 

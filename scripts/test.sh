@@ -11,5 +11,7 @@ echo "== ruff"
 .venv/bin/ruff format --check --quiet mesh_framework starter_app tests benchmarks
 echo "== mypy"
 .venv/bin/mypy
+echo "== docs"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
 echo "== pytest"
 exec .venv/bin/pytest "$@"
