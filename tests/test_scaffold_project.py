@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from mesh_framework.scaffold import create_project
-from tests.agents import ROOT, AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import ROOT, AgentProcess, run_agent, run_cli, run_registry, wait_until
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -79,6 +79,10 @@ def test_a_new_agent_calls_its_own_capability_through_the_registry(tmp_path: Pat
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
         with run_agent("shop", env=env, cwd=folder) as agent:
             assert wait_until(lambda: succeeds(agent, "sum_of_squares", {"a": 3, "b": 4})) == {"result": 25}
+            called = run_cli(
+                ["call", "sum_of_squares", "a=3", "b=4"], env=env, cwd=folder
+            )  # as its README says
+            assert called.returncode == 0 and called.stdout.strip() == "25", called.stderr
 
 
 def test_the_other_agents_call_the_first_through_the_registry(tmp_path: Path) -> None:
