@@ -47,6 +47,7 @@ def test_the_parser_is_described_completely() -> None:
         "catalog",
         "registry",
         "completion",
+        "new",
     }
     assert commands["catalog"].subcommands == ["list", "show", "export"]
     assert "--json" in commands["catalog list"].options and "--reload" in commands["run"].options
