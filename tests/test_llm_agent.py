@@ -119,7 +119,8 @@ async def test_usage_travels_on_the_answer() -> None:
     assert answer == "four"
     usage = usage_of(answer)
     assert usage is not None and usage.iterations == 2 and usage.tool_calls == 1 and usage.model == "scripted"
-    assert isinstance(usage.latency_ms, float) and agent.last_usage is usage
+    measured = usage.latency_ms  # present; its size is for benchmarks, not tests
+    assert isinstance(measured, float) and agent.last_usage is usage
 
 
 def test_heartbeat_carries_mcp_mesh_llm_fields() -> None:
