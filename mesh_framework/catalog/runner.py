@@ -193,6 +193,13 @@ class CodingAgentRunner:
     def environment(self, config_path: Path) -> dict[str, str]:
         return {}
 
+    def goal_arguments(self, goal: str, extra: list[str]) -> list[str]:
+        """`-p GOAL [--output-format FORMAT] EXTRA...`: how both CLIs take a non-interactive goal."""
+        args = ["-p", goal]
+        if self.output_format:
+            args += ["--output-format", self.output_format]
+        return [*args, *extra]
+
     # -- helpers ---------------------------------------------------------------------------------
 
     def _select(
@@ -250,10 +257,7 @@ class ClaudeCodeRunner(CodingAgentRunner):
         self, goal: str, config_path: Path, servers: Mapping[str, McpServerDefinition], extra: list[str]
     ) -> list[str]:
         # --mcp-config takes several files, so it comes last: nothing after it can be mistaken for one.
-        args = ["-p", goal]
-        if self.output_format:
-            args += ["--output-format", self.output_format]
-        args += extra
+        args = self.goal_arguments(goal, extra)
         if self.strict_mcp_config:
             args.append("--strict-mcp-config")
         return [*args, "--mcp-config", str(config_path)]
@@ -289,10 +293,7 @@ class GeminiCliRunner(CodingAgentRunner):
     def arguments(
         self, goal: str, config_path: Path, servers: Mapping[str, McpServerDefinition], extra: list[str]
     ) -> list[str]:
-        args = ["-p", goal]
-        if self.output_format:
-            args += ["--output-format", self.output_format]
-        args += extra
+        args = self.goal_arguments(goal, extra)
         if self.allowed_only and servers:
             args += ["--allowed-mcp-server-names", *servers]
         return args
