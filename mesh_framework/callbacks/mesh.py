@@ -139,13 +139,9 @@ class MeshToolCallbackProvider(ToolCallbackProvider):
                 found.append((proxy, definition))
         for entry in self.llm_tools:
             definition = _entry_definition(entry)
-            if definition is None:
+            provider = Provider.from_listing(entry)
+            if definition is None or provider is None:
                 continue
-            provider = Provider(
-                agent_id=str(entry.get("agent_id") or entry["endpoint"]),
-                endpoint=str(entry["endpoint"]),
-                function_name=definition.original_name,
-            )
             found.append(
                 (
                     self.factory.proxy_for(str(entry.get("capability") or definition.name), provider),

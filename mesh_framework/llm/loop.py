@@ -23,7 +23,7 @@ from ..tools.context import ToolContext
 from .model import LlmIterationLimit, LlmModel, LlmOutputError
 from .types import LlmToolCall, LlmUsage, Message, tool_spec
 
-__all__ = ["ToolLoop", "result_text"]
+__all__ = ["ToolLoop", "json_body", "result_text"]
 
 logger = logging.getLogger("mesh_framework.llm")
 
@@ -97,7 +97,7 @@ class ToolLoop:
                 if adapter is None:
                     return answer
                 try:
-                    return adapter.validate_json(_json_body(answer))
+                    return adapter.validate_json(json_body(answer))
                 except ValidationError as exc:
                     if repaired:
                         raise LlmOutputError(
@@ -131,7 +131,7 @@ class ToolLoop:
             return f"Error: {type(exc).__name__}: {exc}"
 
 
-def _json_body(answer: str) -> str:
+def json_body(answer: str) -> str:
     """The JSON of an answer, without the Markdown fence some models wrap it in."""
     text = answer.strip()
     if text.startswith("```"):

@@ -31,7 +31,7 @@ from ..mesh.proxy import Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..specs import ToolSpec
 from .config import DEFAULT_MAX_ITERATIONS
-from .loop import ToolLoop
+from .loop import ToolLoop, json_body
 from .model import LlmIterationLimit, LlmModel
 from .types import Message
 
@@ -152,7 +152,7 @@ class LlmProviderService:
             answer["content"] = str(said[-1]) if said else ""
             answer["_mesh_stop_reason"] = "max_iterations"
         if schema is not None and answer["content"]:
-            answer["content"] = _strip_fence(answer["content"])
+            answer["content"] = json_body(answer["content"])
         usage = loop.usage
         answer["_mesh_usage"] = _usage(usage.input_tokens, usage.output_tokens, model_spec)
         return answer
@@ -206,14 +206,6 @@ def _output(control: Mapping[str, Any], messages: list[Message]) -> Mapping[str,
             messages.insert(0, {"role": "system", "content": hint})
         return None
     return {**schema, "title": control.get("output_type_name") or schema.get("title") or "Output"}
-
-
-def _strip_fence(text: str) -> str:
-    stripped = text.strip()
-    if stripped.startswith("```"):
-        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
-        stripped = stripped.rsplit("```", 1)[0].strip()
-    return stripped
 
 
 def mesh_llm_provider(

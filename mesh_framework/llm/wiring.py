@@ -105,8 +105,10 @@ class _ProviderFollower:
             self.model.proxy = None
             logger.info("LLM tool '%s': no provider any more", self.model.tool)
             return
-        provider = _provider(data)
-        alternates = [p for p in (_provider(a) for a in data.get("alternates") or []) if p is not None]
+        provider = Provider.from_listing(data)
+        alternates = [
+            p for p in (Provider.from_listing(a) for a in data.get("alternates") or []) if p is not None
+        ]
         if provider is None:
             return
         proxy = self.factory.proxy_for(str(data.get("capability") or "llm"), provider, alternates)
@@ -114,15 +116,6 @@ class _ProviderFollower:
             proxy.timeout = max(proxy.timeout or 0.0, PROVIDER_TIMEOUT)
         self.model.proxy = proxy
         logger.info("LLM tool '%s': provider %s at %s", self.model.tool, provider.agent_id, provider.endpoint)
-
-
-def _provider(data: Any) -> Provider | None:
-    if not isinstance(data, Mapping):
-        return None
-    name, endpoint = data.get("name") or data.get("function_name"), data.get("endpoint")
-    if not (isinstance(name, str) and isinstance(endpoint, str) and name and endpoint):
-        return None
-    return Provider(agent_id=str(data.get("agent_id") or endpoint), endpoint=endpoint, function_name=name)
 
 
 def _callbacks(items: Iterable[Any]) -> list[ToolCallback]:

@@ -27,6 +27,18 @@ class Provider:
     def url(self) -> str:
         return self.endpoint.rstrip("/") + "/mcp"
 
+    @classmethod
+    def from_listing(cls, entry: Any) -> Provider | None:
+        """A provider from a registry listing (`llm_tools`, `llm_providers` entries), which names the tool
+        `name` (or `function_name`) and may leave out the agent id (the endpoint stands in); None when it
+        names no tool or endpoint."""
+        if not isinstance(entry, Mapping):
+            return None
+        name, endpoint = entry.get("name") or entry.get("function_name"), entry.get("endpoint")
+        if not (isinstance(name, str) and isinstance(endpoint, str) and name and endpoint):
+            return None
+        return cls(agent_id=str(entry.get("agent_id") or endpoint), endpoint=endpoint, function_name=name)
+
 
 def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str, definition: Any = None) -> Any:
     """A `CallToolResult` as a Python value, the way MCP Mesh unwraps it.
