@@ -22,6 +22,7 @@ from typing import Any
 import httpx2
 
 from ..app import MeshApplication
+from ..errors import ToolExecutionError
 from ..mesh.proxy import unwrap_result
 from ..protocol.versions import LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 
@@ -69,18 +70,15 @@ def _message(response: httpx2.Response) -> dict[str, Any]:
     return response.json()  # type: ignore[no-any-return]
 
 
-def _unwrap(tool: str, result: dict[str, Any]) -> Any:
-    return unwrap_result(result, tool=tool, agent="in-process")
-
-
-def checked(result: dict[str, Any], tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-    """`result` when the tool succeeded; an AssertionError with the tool, its arguments and its error."""
-    if result.get("isError"):
-        texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
+def value_of(result: dict[str, Any], tool: str, arguments: Mapping[str, Any] | None) -> Any:
+    """The tool's value (as a proxy unwraps it); an AssertionError with the tool, its arguments and its
+    error when it failed."""
+    try:
+        return unwrap_result(result, tool=tool, agent="in-process")
+    except ToolExecutionError as exc:
         raise AssertionError(
-            f"tool '{tool}' called with {json.dumps(arguments or {})} failed: {' '.join(texts)}"
-        )
-    return result
+            f"tool '{tool}' called with {json.dumps(arguments or {})} failed: {exc.message}"
+        ) from None
 
 
 class MeshTestClient:
@@ -125,7 +123,7 @@ class MeshTestClient:
 
     async def call_ok(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         """The tool's value (structured content, else its text); a readable AssertionError when it fails."""
-        return _unwrap(name, checked(await self.call_tool(name, arguments), name, arguments))
+        return value_of(await self.call_tool(name, arguments), name, arguments)
 
 
 class SyncMeshClient:
@@ -181,7 +179,7 @@ class SyncMeshClient:
         return self.result("tools/call", params, modern=modern, name=name)
 
     def call_ok(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
-        return _unwrap(name, checked(self.call_tool(name, arguments), name, arguments))
+        return value_of(self.call_tool(name, arguments), name, arguments)
 
     def close(self) -> None:
         if self._client is not None:

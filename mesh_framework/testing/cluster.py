@@ -27,8 +27,7 @@ from typing import Any
 
 import httpx2
 
-from ..mesh.proxy import unwrap_result
-from .client import build_request, checked, result_of
+from .client import build_request, result_of, value_of
 
 __all__ = ["ClusterProcess", "MeshCluster"]
 
@@ -180,7 +179,7 @@ class MeshCluster:
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> Any:
         """Call `tool` on the agent of the cluster that serves it; its value, or a readable AssertionError."""
-        for app, process in self.agents.items():
+        for process in self.agents.values():
             body, headers = build_request("tools/list", None, modern=True, name=None)
             listed = result_of(
                 httpx2.post(process.mcp_url, json=body, headers=headers, trust_env=False), "tools/list"
@@ -191,8 +190,7 @@ class MeshCluster:
                 response = httpx2.post(
                     process.mcp_url, json=body, headers=headers, timeout=30, trust_env=False
                 )
-                result = checked(result_of(response, "tools/call"), tool, arguments)
-                return unwrap_result(result, tool=tool, agent=app)
+                return value_of(result_of(response, "tools/call"), tool, arguments)
         raise AssertionError(
             f"no agent of the cluster serves a tool named '{tool}' ({', '.join(self.agents)})"
         )
