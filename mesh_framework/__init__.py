@@ -26,11 +26,13 @@ from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, Wi
 from .events import ApplicationEventPublisher, event_listener
 from .injectables import McpMeshTool, MeshLlmAgent
 from .input_required import InputRequired, elicit, list_roots, sample
+from .jobs import JobCancelled, JobContext, MeshJob
 from .llm.agent import LlmText, usage_of
 from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
 from .llm.provider import MeshLlmRequest, mesh_llm_provider
 from .llm.types import LlmUsage
 from .mesh.proxy_factory import McpMeshToolProxyFactory
+from .propagation import propagated_headers
 from .specs import Selector
 from .tools.context import ToolContext
 from .tools.registry import MeshToolWrapperRegistry
@@ -48,6 +50,8 @@ __all__ = [
     "HttpDefinition",
     "ImageContent",
     "InputRequired",
+    "JobCancelled",
+    "JobContext",
     "LlmError",
     "LlmModel",
     "LlmOutputError",
@@ -61,6 +65,7 @@ __all__ = [
     "McpToolCallbackProvider",
     "MeshApplication",
     "MeshError",
+    "MeshJob",
     "MeshLlmAgent",
     "MeshLlmRequest",
     "MeshSettings",
@@ -89,6 +94,7 @@ __all__ = [
     "mesh_agent",
     "mesh_llm",
     "mesh_llm_provider",
+    "propagated_headers",
     "mesh_tool",
     "sample",
     "usage_of",

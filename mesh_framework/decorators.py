@@ -114,6 +114,9 @@ def mesh_tool(
     timeout: float | None = None,
     input_schema: Mapping[str, Any] | None = None,
     client_capabilities: Sequence[str] = (),
+    background: bool = False,
+    task: bool = False,
+    max_concurrent: int | None = None,
     **kwargs: Any,
 ) -> Callable[[F], F]:
     """Serve a function (or a component's method) as an MCP tool and advertise it as `capability`.
@@ -124,7 +127,16 @@ def mesh_tool(
     replaces the schema derived from the signature (it is served verbatim). `client_capabilities` names
     capabilities a 2026-07-28 client must declare to call the tool (else error -32021). Extra keyword
     arguments are free-form metadata advertised with the tool (MCP Mesh's `kwargs`).
+
+    `background=True` answers a call at once with a job handle while the body runs (poll it with
+    `__mesh_job_status`/`__mesh_job_result`); `task=True` is MCP Mesh's job tool: a plain call runs inline, a
+    job submitted through the registry runs as a job. Either body may take a `JobContext` (`MeshJob`)
+    parameter. `max_concurrent` caps this tool's running jobs (see the `jobs` settings).
     """
+    if max_concurrent is not None and max_concurrent <= 0:
+        raise ValueError(f"max_concurrent must be positive, got {max_concurrent!r}")
+    if task:
+        kwargs = {**kwargs, "task": True}
     if name is not None and not _TOOL_NAME.match(name):
         raise ValueError(f"Tool name {name!r} is invalid: use 1-128 letters, digits, '_', '-' or '.'")
     if timeout is not None and timeout <= 0:
@@ -146,6 +158,9 @@ def mesh_tool(
             input_schema=input_schema,
             client_capabilities=tuple(client_capabilities),
             kwargs=dict(kwargs),
+            background=background,
+            task=task,
+            max_concurrent=max_concurrent,
         )
         setattr(function, TOOL_ATTR, spec)
         return function

@@ -98,6 +98,9 @@ class ToolSpec:
     input_schema: Mapping[str, Any] | None = None
     client_capabilities: tuple[str, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    background: bool = False  # a plain call answers with a job handle while the body runs
+    task: bool = False  # MCP Mesh job semantics: runs as a job when submitted through the registry
+    max_concurrent: int | None = None  # this tool's own limit of running jobs
 
 
 @dataclass(frozen=True, slots=True)

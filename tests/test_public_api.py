@@ -22,6 +22,7 @@ PUBLIC = {
     "ToolDefinition", "ToolsChanged", "event_listener",
     "LlmError", "LlmModel", "LlmOutputError", "LlmProviderError", "LlmText", "LlmUsage", "mesh_llm",
     "usage_of", "mesh_llm_provider", "MeshLlmRequest",
+    "JobCancelled", "JobContext", "MeshJob",
 }  # fmt: skip
 
 

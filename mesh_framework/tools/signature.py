@@ -1,8 +1,9 @@
 """Signature analysis, done once per tool at start-up: what the client sends, what the mesh injects.
 
 Injected parameters are found by type: `McpMeshTool` (one per declared dependency, in order),
-`MeshLlmAgent`, `ToolContext`, and component types the container knows. Everything else is a client
-argument, validated by a pydantic model built from the signature and described by its JSON schema.
+`MeshLlmAgent`, `ToolContext`, `JobContext` (`MeshJob`), and component types the container knows.
+Everything else is a client argument, validated by a pydantic model built from the signature and
+described by its JSON schema.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputRequired
+from ..jobs.context import JobContext
 from .context import ToolContext
 
 __all__ = ["InjectedParam", "ToolSignature", "analyze_signature"]
 
-InjectionKind = Literal["tool", "llm", "context", "bean"]
+InjectionKind = Literal["tool", "llm", "context", "job", "bean"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,8 @@ def analyze_signature(
             injected.append(InjectedParam(param.name, "llm", optional))
         elif _is_subclass(core, ToolContext):
             injected.append(InjectedParam(param.name, "context", optional))
+        elif _is_subclass(core, JobContext):
+            injected.append(InjectedParam(param.name, "job", optional))
         elif bean_types(core):
             injected.append(InjectedParam(param.name, "bean", optional, bean_type=core))
         else:

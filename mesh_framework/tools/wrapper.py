@@ -24,6 +24,8 @@ __all__ = ["MeshToolWrapper", "error_result"]
 logger = logging.getLogger("mesh_framework.tools")
 
 UnresolvedListener = Callable[["MeshToolWrapper", DependencySpec], None]
+# Runs a background/task tool's call instead of the inline path (set by the job runner at start-up).
+JobHook = Callable[["MeshToolWrapper", dict[str, Any], ToolContext | None], Awaitable[dict[str, Any]]]
 
 # Keys MCP Mesh's proxies put inside a tool call's arguments (propagated headers, trace context); its
 # servers strip them before validating, and so do we. They are kept on the call's ToolContext entries.
@@ -95,6 +97,7 @@ class MeshToolWrapper:
         "_injected",
         "_validate",
         "descriptor",
+        "job_hook",
         "key",
         "llm_agent",
         "name",
@@ -124,6 +127,7 @@ class MeshToolWrapper:
         self.slots: list[McpMeshTool | None] = [None] * len(spec.dependencies)
         self.llm_agent: MeshLlmAgent | None = None
         self.unresolved_listener: UnresolvedListener | None = None
+        self.job_hook: JobHook | None = None
         self._beans: dict[str, Any] = {}
         self._call_target = target
         self._injected = signature.injected
@@ -175,12 +179,16 @@ class MeshToolWrapper:
                 kwargs[param.name] = context if context is not None else ToolContext(self.name)
             elif kind == "bean":
                 kwargs[param.name] = self._beans[param.name]
+            elif kind == "job":
+                kwargs[param.name] = None  # the job runner puts the JobContext here when it runs a job
             else:
                 if self.llm_agent is None and not param.optional:
                     return error_result(
                         f"Tool '{self.name}' needs an LLM agent, but no LLM provider is resolved"
                     )
                 kwargs[param.name] = self.llm_agent
+        if self.job_hook is not None:
+            return await self.job_hook(self, kwargs, context)
         try:
             if self.signature.is_async:
                 running = self._call_target(**kwargs)
@@ -205,6 +213,16 @@ class MeshToolWrapper:
             return error_result(
                 f"Tool '{self.name}' returned a value that does not match its return type: {exc}"
             )
+
+    async def invoke(self, kwargs: dict[str, Any]) -> Any:
+        """Run the body with prepared arguments (no timeout, exceptions propagate): the job runner's path."""
+        if self.signature.is_async:
+            return await self._call_target(**kwargs)
+        return await asyncio.to_thread(functools.partial(self._call_target, **kwargs))
+
+    def to_result(self, value: Any) -> dict[str, Any]:
+        """A body's return value as this tool's `CallToolResult` wire dict."""
+        return self._to_result(value)
 
     def _unresolved(self, slot: int) -> dict[str, Any]:
         dependency = self.spec.dependencies[slot]

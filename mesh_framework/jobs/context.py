@@ -1,0 +1,105 @@
+"""`JobContext` (alias `MeshJob`): what a background or task tool's body receives to report on its job.
+
+Declare a parameter of this type and the framework injects it, by type, hidden from the input schema. Its
+methods are plain (not coroutines) so a sync body running in a worker thread can call them too, and they
+never block: they update the job's state, which the status tools and the registry reporter read.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .model import Job
+
+__all__ = ["JobCancelled", "JobContext", "MeshJob"]
+
+
+class JobCancelled(Exception):
+    """Raised by `JobContext.check_cancelled()` once the job was cancelled; the job ends `cancelled`."""
+
+
+class JobContext:
+    """The running job, seen from its body.
+
+    Usage::
+
+        @mesh_tool(background=True)
+        async def reindex(index: str, job: JobContext) -> dict:
+            for i in range(10):
+                job.check_cancelled()
+                job.progress(i, 10, f"shard {i}")
+                ...
+            return {"index": index}
+
+    A sync body may also `print(...)`: each printed line becomes a job message.
+    """
+
+    __slots__ = ("_cancel", "_job", "_on_change")
+
+    def __init__(self, job: Job, *, on_change: Any = None) -> None:
+        self._job = job
+        self._cancel = threading.Event()
+        self._on_change = on_change  # called (no arguments) after each update; schedules registry flushes
+
+    @property
+    def job_id(self) -> str:
+        return self._job.id
+
+    @property
+    def tool(self) -> str:
+        return self._job.tool
+
+    @property
+    def claim_epoch(self) -> int | None:
+        return self._job.claim_epoch
+
+    @property
+    def cancelled(self) -> bool:
+        """True once a cancel was asked for; a long body checks it between steps."""
+        return self._cancel.is_set()
+
+    @property
+    def messages(self) -> list[str]:
+        return list(self._job.messages)
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Report `done` of `total` steps (or a fraction 0..1 when `total` is None), with an optional note."""
+        self._job.done = float(done)
+        self._job.total = float(total) if total is not None else None
+        if message is not None:
+            self._job.progress_message = message
+            self._job.messages.append(message)
+        self._changed()
+
+    def message(self, text: str) -> None:
+        """Add one line to the job's messages (what `get_server_status` shows)."""
+        self._job.messages.append(str(text))
+        self._changed()
+
+    def check_cancelled(self) -> None:
+        """Raise `JobCancelled` if the job was cancelled."""
+        if self._cancel.is_set():
+            raise JobCancelled(f"job {self._job.id} was cancelled")
+
+    def wait_cancelled(self, timeout: float | None = None) -> bool:
+        """Block (a sync body) until cancelled or `timeout` seconds passed; True if cancelled."""
+        return self._cancel.wait(timeout)
+
+    async def update_progress(self, progress: float, message: str | None = None) -> None:
+        """MCP Mesh's `MeshJob.update_progress`: `progress` is a fraction 0..1."""
+        self.progress(progress, None, message)
+
+    def cancel(self) -> None:
+        """Mark the job cancelled (the runner also cancels an async body's task)."""
+        self._cancel.set()
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
+
+    def __repr__(self) -> str:
+        return f"<JobContext {self._job.id} {self._job.tool} {self._job.status}>"
+
+
+MeshJob = JobContext
