@@ -21,7 +21,7 @@ PUBLIC = {
     "McpToolCallbackProvider", "SseDefinition", "StdioDefinition", "ToolCallback", "ToolCallbackProvider",
     "ToolDefinition", "ToolsChanged", "event_listener",
     "LlmError", "LlmModel", "LlmOutputError", "LlmProviderError", "LlmText", "LlmUsage", "mesh_llm",
-    "usage_of", "mesh_llm_provider", "MeshLlmRequest",
+    "usage_of", "mesh_llm_provider", "MeshLlmRequest", "propagated_headers",
     "JobCancelled", "JobContext", "MeshJob",
 }  # fmt: skip
 

@@ -22,6 +22,7 @@ from ..llm.provider import LlmProviderService
 from ..llm.wiring import build_llm_agents
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
+from ..propagation import HeaderAllowlist
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 from ..protocol.request_state import RequestStateSigner
@@ -54,6 +55,7 @@ def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) ->
         max_body_bytes=settings.server.max_body_bytes,
         guard=build_guard(settings),
         state_signer=RequestStateSigner(key.get_secret_value().encode() if key else None),
+        propagation=HeaderAllowlist(settings.mesh.propagate_headers),
     )
 
 

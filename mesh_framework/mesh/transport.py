@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 from pydantic_core import from_json, to_json
 
+from ..propagation import propagated_headers
 from ..protocol.versions import (
     LATEST_MODERN_VERSION,
     META_CLIENT_CAPABILITIES,
@@ -122,6 +123,10 @@ class McpTransport:
     ) -> tuple[int, Any]:
         body_params = dict(params or {})
         headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+        forwarded = propagated_headers()
+        if forwarded:
+            headers.update(forwarded)
+            timeout = _within_budget(timeout, headers.pop("x-mesh-timeout", None))
         if timeout is not None:
             headers["X-Mesh-Timeout"] = str(int(timeout) if float(timeout).is_integer() else timeout)
         if era != LEGACY:
@@ -154,6 +159,17 @@ class McpTransport:
                 f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
             ) from None
         return response.status_code, _decode(response, request_id)
+
+
+def _within_budget(timeout: float | None, inbound: str | None) -> float | None:
+    """The call's own timeout, capped by the budget the incoming call was given (`X-Mesh-Timeout`)."""
+    try:
+        budget = float(inbound) if inbound is not None else None
+    except ValueError:
+        budget = None
+    if budget is None or budget <= 0:
+        return timeout
+    return budget if timeout is None else min(timeout, budget)
 
 
 def _decode(response: httpx2.Response, request_id: int) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
+from ..propagation import HeaderAllowlist, propagating
 from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
@@ -95,6 +96,7 @@ class _Request:
         "name",
         "origin",
         "params",
+        "raw",
         "version",
     )
 
@@ -104,6 +106,7 @@ class _Request:
         self.version = self.method = self.name = None
         self.duplicated: bytes | None = None
         self.params: dict[str, str] = {}
+        self.raw = raw_headers
         for key, value in raw_headers:
             if key == b"accept":
                 self.accept = value
@@ -146,6 +149,7 @@ class McpEndpoint:
         max_body_bytes: int = 4 * 1024 * 1024,
         guard: HostGuard | None = None,
         state_signer: RequestStateSigner | None = None,
+        propagation: HeaderAllowlist | None = None,
     ) -> None:
         self.registry = registry
         self.server_info = {"name": server_name, "version": server_version}
@@ -153,6 +157,7 @@ class McpEndpoint:
         self.max_body_bytes = max_body_bytes
         self.guard = guard
         self.state_signer = state_signer or RequestStateSigner()
+        self.propagation = propagation or HeaderAllowlist()
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
         self.refresh_tools()
 
@@ -293,7 +298,7 @@ class McpEndpoint:
                 )
             if method == "tools/call":
                 await self._call_tool(
-                    params or {}, request_id, send, modern=modern, wants_sse=wants_sse, headers=request.params
+                    params or {}, request_id, send, modern=modern, wants_sse=wants_sse, request=request
                 )
                 return
             result = self._dispatch(method, params or {}, modern)
@@ -414,7 +419,7 @@ class McpEndpoint:
         *,
         modern: bool,
         wants_sse: bool,
-        headers: dict[str, str],
+        request: _Request,
     ) -> None:
         name = params.get("name")
         arguments = params.get("arguments")
@@ -441,13 +446,15 @@ class McpEndpoint:
         mirrored = self._header_params.get(name)
         if modern and mirrored:
             try:
-                check_param_headers(mirrored, arguments or {}, headers)
+                check_param_headers(mirrored, arguments or {}, request.params)
             except ParamHeaderError as exc:
                 raise McpError(HEADER_MISMATCH, str(exc)) from None
-        if wrapper.signature.wants_context:
-            await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
-            return
-        result = await wrapper.call(arguments)
+        forwarded = self.propagation.capture(request.raw, (arguments or {}).get("_mesh_headers"))
+        with propagating(forwarded):
+            if wrapper.signature.wants_context:
+                await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
+                return
+            result = await wrapper.call(arguments)
         await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
 
     async def _call_streaming(

@@ -1,0 +1,87 @@
+"""Header propagation: which headers of an incoming tool call travel on to the calls it makes.
+
+MCP Mesh's rule (`MCP_MESH_PROPAGATE_HEADERS`): an allowlist of header names, each exact or a prefix
+ending in `*`, matched case-insensitively. The mesh's own infrastructure headers (the call budget and
+the calling job's identity) always travel; the job-dispatch headers never do, since forwarding them
+would make a nested call pose as the caller's job. Nothing else is forwarded, `Authorization`
+included, unless the allowlist names it.
+
+The endpoint captures the allowed headers of a call (from the HTTP request, and from the
+`_mesh_headers` argument MCP Mesh's proxies may send; HTTP wins) into a context variable for the
+duration of the call; the mesh transport adds them to every request the call makes.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+__all__ = [
+    "ALWAYS_PROPAGATED",
+    "NEVER_PROPAGATED",
+    "HeaderAllowlist",
+    "propagated_headers",
+    "propagating",
+]
+
+ALWAYS_PROPAGATED = ("x-mesh-timeout", "x-mesh-calling-job-id", "x-mesh-calling-claim-epoch")
+NEVER_PROPAGATED = frozenset({"x-mesh-job-id", "x-mesh-claim-epoch", "x-mesh-recv-cursor"})
+
+_current: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "mesh_propagated_headers", default=MappingProxyType({})
+)
+
+
+class HeaderAllowlist:
+    """Header names (exact, or `prefix*`) that an agent forwards; the infrastructure headers always."""
+
+    __slots__ = ("_exact", "_prefixes", "patterns")
+
+    def __init__(self, patterns: Iterable[str] = ()) -> None:
+        cleaned = [p.strip().lower() for p in patterns if p.strip()]
+        self.patterns = tuple(dict.fromkeys([*cleaned, *ALWAYS_PROPAGATED]))
+        self._exact = frozenset(p for p in self.patterns if not p.endswith("*"))
+        self._prefixes = tuple(p[:-1] for p in self.patterns if p.endswith("*"))
+
+    def allows(self, name: str) -> bool:
+        name = name.lower()
+        if name in NEVER_PROPAGATED:
+            return False
+        return name in self._exact or name.startswith(self._prefixes)
+
+    def capture(self, raw_headers: Iterable[tuple[bytes, bytes]], mesh_headers: Any = None) -> dict[str, str]:
+        """The allowed headers of one call: HTTP request headers over `_mesh_headers` argument values."""
+        captured: dict[str, str] = {}
+        if isinstance(mesh_headers, Mapping):
+            for key, value in mesh_headers.items():
+                if isinstance(key, str) and isinstance(value, str) and self.allows(key):
+                    captured[key.lower()] = value
+        for key, value in raw_headers:
+            name = key.decode("latin-1").lower()
+            if self.allows(name):
+                captured[name] = value.decode("latin-1")
+        return captured
+
+
+def propagated_headers() -> Mapping[str, str]:
+    """The headers the current tool call forwards (empty outside a call)."""
+    return _current.get()
+
+
+class propagating:
+    """`with propagating(headers):` makes `headers` the current call's forwarded headers."""
+
+    __slots__ = ("_headers", "_token")
+
+    def __init__(self, headers: Mapping[str, str]) -> None:
+        self._headers = headers
+        self._token: contextvars.Token[Mapping[str, str]] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _current.set(self._headers)
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._token is not None
+        _current.reset(self._token)
