@@ -15,15 +15,21 @@ from .sources import ACTIVE_SOURCES
 
 __all__ = [
     "AgentSettings",
+    "AuthSettings",
     "ConfigSettings",
     "LlmSettings",
     "LlmToolSettings",
     "LlmVendorSettings",
+    "JobRetentionSettings",
+    "JobSettings",
     "McpSettings",
+    "MeshCallSettings",
     "MeshSettings",
     "RegistrySettings",
     "ScanSettings",
     "ServerSettings",
+    "StaticToken",
+    "TlsSettings",
     "ToolSettings",
 ]
 
@@ -98,7 +104,120 @@ class RegistrySettings(BaseModel):
     )
     heartbeat_interval: Annotated[float, Field(gt=0)] = Field(5.0, description="Seconds between heartbeats")
     timeout: Annotated[float, Field(gt=0)] = Field(10.0, description="Seconds a registry request may take")
-    token: SecretStr | None = Field(None, description="Bearer token sent to the registry")
+    token: SecretStr | None = Field(
+        None, description="Bearer token: sent to the registry; the embedded registry requires it when set"
+    )
+    urls: list[str] = Field(
+        default_factory=list,
+        description="Several registry URLs (replicas), tried in turn on failure; MCP_MESH_REGISTRY_URL may "
+        "list them comma-separated",
+    )
+
+    @field_validator("urls", mode="before")
+    @classmethod
+    def _split_urls(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    def endpoints(self) -> list[str]:
+        """Every registry URL to use, in order (`urls`, else `url` split at commas); empty: embedded."""
+        if self.urls:
+            return list(self.urls)
+        return [part.strip() for part in (self.url or "").split(",") if part.strip()]
+
+
+class TlsSettings(BaseModel):
+    """TLS of this agent's endpoint (and of `mesh registry`), and how its clients verify servers."""
+
+    model_config = _Section
+
+    cert_file: str | None = Field(None, description="PEM certificate (chain) to serve HTTPS with")
+    key_file: str | None = Field(None, description="PEM private key of cert_file")
+    ca_file: str | None = Field(
+        None, description="PEM CA bundle clients verify servers with (default: the system's CAs)"
+    )
+    verify: bool = Field(True, description="Verify server certificates (false only for experiments)")
+    require_client_cert: bool = Field(
+        False, description="Mutual TLS: clients must present a certificate signed by ca_file"
+    )
+    client_cert_file: str | None = Field(
+        None, description="Certificate presented to servers (mutual TLS; default cert_file when required)"
+    )
+    client_key_file: str | None = Field(None, description="Key of client_cert_file")
+    mesh_https: bool | None = Field(
+        None, description="Call other agents over https (default: on when this agent serves TLS)"
+    )
+
+
+class StaticToken(BaseModel):
+    model_config = _Section
+
+    token: SecretStr = Field(description="The bearer token a client presents")
+    scopes: list[str] = Field(default_factory=list, description="Scopes this token grants")
+    client_id: str = Field("static", description="Who the token stands for (logs, the tool's context)")
+
+
+class AuthSettings(BaseModel):
+    """MCP authorization: bearer tokens on this agent's endpoint, and the credentials it sends."""
+
+    model_config = _Section
+
+    tokens: list[StaticToken] = Field(
+        default_factory=list, description="Static tokens accepted, each with its scopes"
+    )
+    jwks_url: str | None = Field(None, description="JWKS URL of the authorization server (JWT access tokens)")
+    issuer: str | None = Field(None, description="Expected JWT 'iss'")
+    audience: str | None = Field(None, description="Expected JWT 'aud' (default: resource)")
+    algorithms: list[str] = Field(
+        default_factory=lambda: ["RS256", "ES256"], description="JWT signature algorithms accepted"
+    )
+    resource: str | None = Field(
+        None, description="This server's canonical URI (default: derived from the request, e.g. https://h/mcp)"
+    )
+    authorization_servers: list[str] = Field(
+        default_factory=list, description="Authorization servers named in the protected-resource metadata"
+    )
+    required_scopes: list[str] = Field(default_factory=list, description="Scopes every request needs")
+    client_token: SecretStr | None = Field(None, description="Bearer token sent on calls to other agents")
+    dependency_tokens: dict[str, SecretStr] = Field(
+        default_factory=dict, description="Bearer token per capability called (overrides client_token)"
+    )
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.tokens or self.jwks_url)
+
+
+class MeshCallSettings(BaseModel):
+    """How calls between agents carry the context of the call that made them."""
+
+    model_config = _Section
+
+    propagate_headers: list[str] = Field(
+        default_factory=list,
+        description="Headers of an incoming call forwarded on the calls it makes: exact names or 'prefix*', "
+        "any case (MCP_MESH_PROPAGATE_HEADERS, comma-separated); x-mesh-timeout always travels",
+    )
+
+    @field_validator("propagate_headers", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("propagate_headers")
+    @classmethod
+    def _valid_patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            name = pattern.removesuffix("*")
+            if not name or "*" in name or any(c.isspace() or c in ':,"' for c in name):
+                raise ValueError(
+                    f"{pattern!r} is not a header name or 'prefix*' pattern, "
+                    "e.g. 'x-tenant-id' or 'x-trace-*'"
+                )
+        return value
 
 
 class ScanSettings(BaseModel):
@@ -112,6 +231,36 @@ class ToolSettings(BaseModel):
     model_config = _Section
 
     timeout: Annotated[float, Field(gt=0)] | None = Field(30.0, description="Seconds one tool call may take")
+
+
+class JobRetentionSettings(BaseModel):
+    model_config = _Section
+
+    max_count: Annotated[int, Field(ge=0)] = Field(100, description="Finished local jobs kept (oldest dropped)")
+    max_age: Annotated[float, Field(gt=0)] = Field(3600.0, description="Seconds a finished local job is kept")
+
+
+class JobSettings(BaseModel):
+    """Background tools and MCP Mesh jobs (`@mesh_tool(background=True)`, `task=True`)."""
+
+    model_config = _Section
+
+    max_concurrent: Annotated[int, Field(gt=0)] = Field(
+        16, description="Jobs this agent runs at once; a tool's own limit is @mesh_tool(max_concurrent=N)"
+    )
+    tools: dict[str, Annotated[int, Field(gt=0)]] = Field(
+        default_factory=dict, description="Per-tool limits of running jobs, by tool name"
+    )
+    queue: bool = Field(False, description="Queue a background call over the limit (false: reject it at once)")
+    max_queued: Annotated[int, Field(ge=0)] = Field(100, description="Queued jobs kept before calls are rejected")
+    timeout: Annotated[float, Field(gt=0)] | None = Field(
+        None, description="Seconds a job may run (none: unbounded; a tool's timeout= applies to it too)"
+    )
+    retention: JobRetentionSettings = Field(default_factory=JobRetentionSettings)
+    claim: bool = Field(True, description="Claim registry jobs for this agent's task=True tools")
+    claim_interval: Annotated[float, Field(gt=0)] = Field(
+        0.5, description="First seconds between claim polls of the registry (doubles to 5 s while idle)"
+    )
 
 
 class McpSettings(BaseModel):
@@ -239,8 +388,12 @@ class MeshSettings(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     registry: RegistrySettings = Field(default_factory=RegistrySettings)
+    tls: TlsSettings = Field(default_factory=TlsSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    mesh: MeshCallSettings = Field(default_factory=MeshCallSettings)
     scan: ScanSettings = Field(default_factory=ScanSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    jobs: JobSettings = Field(default_factory=JobSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
