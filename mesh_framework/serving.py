@@ -8,7 +8,11 @@ from collections.abc import Iterator
 
 import uvicorn
 
-__all__ = ["UvicornServer", "bind_socket"]
+__all__ = ["KEEP_ALIVE_TIMEOUT", "UvicornServer", "bind_socket"]
+
+KEEP_ALIVE_TIMEOUT = 65.0
+"""Seconds our servers keep an idle connection (uvicorn's 5 s equals the heartbeat interval and clients'
+pool expiry, so a request and the server's close could cross; ours outlast the clients' pools)."""
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVING = re.compile(r"serving (http://[\d.]+:(\d+))(/\S*)?")
+SERVING = re.compile(r"serving (https?://[\d.]+:(\d+))(/\S*)?")
 
 
 @dataclass
@@ -44,12 +44,23 @@ def agent_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 @contextmanager
 def run_mesh(
-    arguments: Sequence[str], *, env: Mapping[str, str] | None = None, timeout: float = 20.0, cwd: Path = ROOT
+    arguments: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 20.0,
+    cwd: Path = ROOT,
+    mesh: Sequence[str] | None = None,
 ) -> Iterator[AgentProcess]:
-    """Any long-running `mesh` command that logs `serving http://HOST:PORT[/path]` once ready."""
-    command = [sys.executable, "-m", "mesh_framework.cli", *arguments]
+    """Any long-running `mesh` command that logs `serving http://HOST:PORT[/path]` once ready.
+
+    `mesh` is the command to run instead of this checkout's (an installed `mesh` script, which then
+    imports mesh_framework from where it was installed: no PYTHONPATH is set)."""
+    command = [*(mesh or [sys.executable, "-m", "mesh_framework.cli"]), *arguments]
+    environ = agent_env(env)
+    if mesh is not None:
+        environ.pop("PYTHONPATH", None)
     process = subprocess.Popen(
-        command, cwd=cwd, env=agent_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command, cwd=cwd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     output: list[str] = []
     lines: queue.Queue[str | None] = queue.Queue()
@@ -133,13 +144,20 @@ def stop(process: subprocess.Popen[str], timeout: float = 10.0, sig: int = signa
 
 
 def run_cli(
-    args: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 30.0, cwd: Path = ROOT
+    args: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+    cwd: Path = ROOT,
+    mesh: Sequence[str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `mesh ARGS` to completion (bounded by `timeout`)."""
+    """Run `mesh ARGS` to completion (bounded by `timeout`); `mesh` as for `run_mesh`."""
+    environ = agent_env(env)
+    if mesh is not None:
+        environ.pop("PYTHONPATH", None)
     return subprocess.run(
-        [sys.executable, "-m", "mesh_framework.cli", *args],
+        [*(mesh or [sys.executable, "-m", "mesh_framework.cli"]), *args],
         cwd=cwd,
-        env=agent_env(env),
+        env=environ,
         capture_output=True,
         text=True,
         timeout=timeout,

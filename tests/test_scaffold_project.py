@@ -4,6 +4,7 @@ through a registry (real processes on loopback ports)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import httpx2
 import pytest
 
 from mesh_framework.scaffold import create_project
-from tests.agents import ROOT, AgentProcess, run_agent, run_cli, run_registry, wait_until
+from tests.agents import ROOT, AgentProcess, run_agent, run_cli, run_mesh, run_registry, wait_until
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -100,3 +101,88 @@ def test_the_other_agents_call_the_first_through_the_registry(tmp_path: Path) ->
                 }
             names = {a["name"] for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"]}
             assert names == {"shop", "billing", "order-book"}
+
+
+UV = ROOT / ".tools" / "bootstrap" / "bin" / "uv"
+
+
+def install_project(folder: Path, venv: Path) -> Path:
+    """A fresh virtual environment holding mesh_framework (built from this checkout, its dependencies at
+    the versions of uv.lock), the new project and pytest, as the project's README says; returns its bin/."""
+    uv_env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
+    constraints = venv.parent / "constraints.txt"
+    exported = subprocess.run(
+        [UV, "export", "--frozen", "--no-hashes", "--no-emit-project", "--quiet"],
+        cwd=ROOT,
+        env=uv_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    constraints.write_text(exported.stdout)
+    subprocess.run([UV, "venv", "--quiet", "--python", "python3", venv], env=uv_env, check=True, timeout=60)
+    python = venv / "bin" / "python"
+    installed = subprocess.run(
+        [UV, "pip", "install", "--quiet", "--python", python, "-c", constraints, ROOT, folder, "pytest"],
+        env=uv_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+    return venv / "bin"
+
+
+def test_an_installed_project_works_as_its_readme_says(tmp_path: Path) -> None:
+    folder = create_project("shop", directory=tmp_path / "shop")
+    bin_dir = install_project(folder, tmp_path / "venv")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_", "PYTEST_"))}
+    clean.pop("PYTHONPATH", None)
+    tests = subprocess.run(
+        [bin_dir / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=folder,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert tests.returncode == 0 and "6 passed" in tests.stdout, tests.stdout + tests.stderr
+    where = subprocess.run(
+        [
+            bin_dir / "python",
+            "-c",
+            "import importlib.metadata as m, shop; print(m.version('mesh-framework'), shop.__file__)",
+        ],
+        cwd=tmp_path,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    # both installed: the project in the venv, mesh_framework as the checkout its pyproject names
+    assert where.stdout.startswith("0.1.0 " + str(tmp_path / "venv")), where.stdout
+    # `mesh run shop` with its embedded registry, then `mesh call` from "another terminal"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        registry_port = probe.getsockname()[1]
+    mesh = [str(bin_dir / "mesh")]
+    env = {"MESH_REGISTRY__EMBEDDED_PORT": str(registry_port), "MCP_MESH_HEALTH_INTERVAL": "0.5"}
+    with run_mesh(["run", "shop", "--port", "0"], env=env, cwd=folder, mesh=mesh) as agent:
+        registry = {"MCP_MESH_REGISTRY_URL": f"http://127.0.0.1:{registry_port}"}
+        called = wait_until(
+            lambda: (
+                (
+                    r := run_cli(
+                        ["call", "sum_of_squares", "a=3", "b=4"], env=registry, cwd=folder, mesh=mesh
+                    )
+                ).returncode
+                == 0
+                and r
+            ),
+            timeout=20,
+        )
+        assert called.stdout.strip() == "25", agent.text()  # type: ignore[attr-defined]

@@ -44,6 +44,8 @@ def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
         lifespan="on",
         log_level=settings.logging.level.lower(),
         timeout_graceful_shutdown=5,
+        timeout_keep_alive=settings.server.keep_alive_timeout,
+        limit_concurrency=settings.server.max_concurrency,
     )
     return UvicornServer(config)
 

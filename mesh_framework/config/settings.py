@@ -16,6 +16,7 @@ from .sources import ACTIVE_SOURCES
 __all__ = [
     "AgentSettings",
     "AuthSettings",
+    "ClientSettings",
     "ConfigSettings",
     "LlmSettings",
     "LlmToolSettings",
@@ -73,6 +74,15 @@ class ServerSettings(BaseModel):
     path: str = Field("/mcp", description="Path of the MCP endpoint")
     max_body_bytes: Annotated[int, Field(gt=0)] = Field(
         4 * 1024 * 1024, description="Largest request body accepted (larger: HTTP 413)"
+    )
+    keep_alive_timeout: Annotated[float, Field(gt=0)] = Field(
+        65.0, description="Seconds an idle keep-alive connection stays open (above clients' pool expiry)"
+    )
+    body_timeout: Annotated[float, Field(gt=0)] = Field(
+        30.0, description="Seconds a client may take to send a request body (slower: HTTP 408)"
+    )
+    max_concurrency: Annotated[int, Field(gt=0)] | None = Field(
+        1000, description="Connections and requests served at once (more: HTTP 503); none: unbounded"
     )
     host_check: bool | None = Field(None, description="Host/Origin checks; default on for loopback binds")
     allowed_hosts: list[str] = Field(
@@ -365,6 +375,16 @@ class ConfigSettings(BaseModel):
     )
 
 
+class ClientSettings(BaseModel):
+    """The agent's pooled HTTP client (calls to other agents, the registry)."""
+
+    model_config = _Section
+
+    keepalive_expiry: Annotated[float, Field(gt=0)] = Field(
+        4.0, description="Seconds an idle pooled connection is kept (below peers' keep-alive, 5 s in uvicorn)"
+    )
+
+
 class LoggingSettings(BaseModel):
     model_config = _Section
 
@@ -395,6 +415,7 @@ class MeshSettings(BaseSettings):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
+    client: ClientSettings = Field(default_factory=ClientSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     config: ConfigSettings = Field(default_factory=ConfigSettings)

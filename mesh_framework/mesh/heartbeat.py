@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx2
 
+from .http_pool import IDEMPOTENT
+
 __all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
 
 logger = logging.getLogger("mesh_framework.mesh")
@@ -34,7 +36,8 @@ class RegistryClient:
         self.timeout = timeout
 
     async def register(self, payload: dict[str, Any]) -> dict[str, Any]:
-        response = await self._send("POST", "/heartbeat", json=payload)
+        # the same payload twice registers once: safe to repeat on a stale keep-alive connection
+        response = await self._send("POST", "/heartbeat", json=payload, extensions=IDEMPOTENT)
         try:
             answer = response.json()
         except ValueError:

@@ -12,6 +12,7 @@ from ..config.settings import MeshSettings
 from ..injectables import McpMeshTool
 from ..specs import DependencySpec
 from ..tools.registry import MeshToolWrapperRegistry
+from .http_pool import StaleConnectionRetry
 from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
 from .transport import McpTransport
 
@@ -47,9 +48,13 @@ class McpMeshToolProxyFactory:
         """The process's one pooled HTTP client (proxies and the heartbeat share it)."""
         if self._http is None:
             nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-            limits = httpx2.Limits(max_connections=256, max_keepalive_connections=64, keepalive_expiry=30)
+            expiry = self.settings.client.keepalive_expiry  # below the peers' keep-alive: http_pool.py
+            limits = httpx2.Limits(max_connections=256, max_keepalive_connections=64, keepalive_expiry=expiry)
             self._http = httpx2.AsyncClient(
-                transport=httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits), trust_env=False
+                transport=StaleConnectionRetry(
+                    httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits)
+                ),
+                trust_env=False,
             )
         return self._http
 

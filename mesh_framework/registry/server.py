@@ -17,7 +17,7 @@ from types import TracebackType
 
 import uvicorn
 
-from ..serving import UvicornServer, bind_socket
+from ..serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
 from .app import build_registry_app
 from .store import DEFAULT_TIMEOUT, RegistryStore
 
@@ -79,6 +79,7 @@ class RegistryServer:
         config = uvicorn.Config(
             self.app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2
         )
+        config.timeout_keep_alive = KEEP_ALIVE_TIMEOUT  # see serving.py
         self._server = UvicornServer(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="mesh-registry")
         loop = asyncio.get_running_loop()

@@ -1,0 +1,58 @@
+"""The process's pooled HTTP client: idle connections dropped before their peers drop them, and one
+retry of an idempotent request that met a connection the peer had just closed.
+
+A server closes an idle keep-alive connection after its own timeout (uvicorn's and Node's default: 5 s).
+A client that reuses that connection at the same moment writes its request into a socket the server is
+closing and gets `RemoteProtocolError: Server disconnected without sending a response` (or `ReadError`):
+the request was never processed. Two remedies, both here: the pool forgets idle connections sooner than
+the peers' keep-alive (`mesh.keepalive_expiry`), and an idempotent request (GET, HEAD, PUT, DELETE,
+OPTIONS, or one sent with `extensions=IDEMPOTENT`) that fails that way is sent once more on a fresh
+connection. A request that may have had effects (a plain POST) is never repeated.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+import httpx2
+
+__all__ = ["IDEMPOTENT", "StaleConnectionRetry", "build_http_client"]
+
+logger = logging.getLogger("mesh_framework.mesh")
+
+IDEMPOTENT = {"mesh_idempotent": True}
+"""Request extensions marking a POST safe to repeat (the registry heartbeat, an idempotent tool)."""
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+# What a request written into a connection the peer just closed raises; nothing of an answer was read.
+STALE_CONNECTION_ERRORS = (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError)
+
+
+class StaleConnectionRetry(httpx2.AsyncBaseTransport):
+    """Wraps a transport: an idempotent request failing on a stale connection is retried once."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            return await self.inner.handle_async_request(request)
+        except STALE_CONNECTION_ERRORS as exc:
+            if request.method not in IDEMPOTENT_METHODS and not request.extensions.get("mesh_idempotent"):
+                raise
+            logger.debug("%s %s met a closed connection (%r); retrying", request.method, request.url, exc)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def build_http_client(*, keepalive_expiry: float = 4.0) -> httpx2.AsyncClient:
+    """The pooled client (TCP_NODELAY, keep-alive `keepalive_expiry` seconds, the stale-connection retry)."""
+    nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    limits = httpx2.Limits(
+        max_connections=256, max_keepalive_connections=64, keepalive_expiry=keepalive_expiry
+    )
+    inner = httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits)
+    return httpx2.AsyncClient(transport=StaleConnectionRetry(inner), trust_env=False)
