@@ -67,9 +67,10 @@ class AgentLifecycle:
         if port is not None:
             settings = self.loaded.settings
             logger.info(
-                "agent '%s' (%s) serving http://%s:%d%s with %d tool(s)",
+                "agent '%s' (%s) serving %s://%s:%d%s with %d tool(s)",
                 settings.agent.name,
                 settings.agent.id,
+                "https" if settings.tls.cert_file else "http",
                 settings.server.host,
                 port,
                 settings.server.path,

@@ -36,7 +36,14 @@ def bind_agent_socket(loaded: LoadedSettings) -> socket.socket:
 
 
 def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
-    """uvicorn for the agent's ASGI app, with its lifespan, without its own logging setup."""
+    """uvicorn for the agent's ASGI app, with its lifespan, without its own logging setup; HTTPS when
+    `tls.cert_file`/`tls.key_file` are set (security/tls.py)."""
+    from ..security.tls import server_tls
+
+    try:
+        tls = server_tls(settings.tls)
+    except ValueError as exc:
+        raise ConfigError([str(exc)]) from None
     config = uvicorn.Config(
         asgi,
         log_config=None,
@@ -46,6 +53,7 @@ def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
         timeout_graceful_shutdown=5,
         timeout_keep_alive=settings.server.keep_alive_timeout,
         limit_concurrency=settings.server.max_concurrency,
+        **(tls.uvicorn_options() if tls else {}),
     )
     return UvicornServer(config)
 

@@ -104,4 +104,4 @@ def registry_url(explicit: str | None) -> str:
     if explicit:
         return explicit
     registry = registry_settings()
-    return registry.url or embedded_registry_url(registry.embedded_port)
+    return next(iter(registry.endpoints()), None) or embedded_registry_url(registry.embedded_port)

@@ -161,12 +161,22 @@ def _find(app: str) -> tuple[ModuleSpec, ModuleSpec]:
 
 
 def _serve_registry(args: argparse.Namespace) -> int:
+    from ..config.loader import load_settings
     from ..registry import DEFAULT_TIMEOUT, serve_registry
+    from ..registry.auth import check_bind
+    from ..security.tls import server_tls
 
-    port = args.port if args.port is not None else registry_settings().embedded_port
+    settings = load_settings().settings
+    port = args.port if args.port is not None else settings.registry.embedded_port
     timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+    token = settings.registry.token.get_secret_value() if settings.registry.token else None
     try:
-        asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout))
+        tls = server_tls(settings.tls)
+        check_bind(args.host, token)
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    try:
+        asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout, token=token, ssl=tls))
     except OSError as exc:
         raise CliError(
             f"cannot listen on {args.host}:{port} ({exc.strerror or exc}); choose another --port, or use the "

@@ -226,7 +226,7 @@ def _with_agent_sections(sources: list[LayerSource], agent: str | None) -> list[
 def _derive(loaded: LoadedSettings) -> None:
     """Fill the values computed from others: agent id, advertised host, bind address."""
     settings = loaded.settings
-    registry = registry_host(settings.registry.url)
+    registry = registry_host(next(iter(settings.registry.endpoints()), None))
     local = registry is None or is_loopback(registry)
     if settings.agent.id is None:
         settings.agent.id = generate_agent_id(settings.agent.name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .sources import ACTIVE_SOURCES
@@ -17,7 +17,9 @@ __all__ = [
     "AgentSettings",
     "AuthSettings",
     "ClientSettings",
+    "CommandSettings",
     "ConfigSettings",
+    "HealthSettings",
     "LlmSettings",
     "LlmToolSettings",
     "LlmVendorSettings",
@@ -26,12 +28,17 @@ __all__ = [
     "McpSettings",
     "MeshCallSettings",
     "MeshSettings",
+    "MetricsSettings",
+    "PromptSettings",
     "RegistrySettings",
+    "ResourceSettings",
     "ScanSettings",
     "ServerSettings",
+    "StatusSettings",
     "StaticToken",
     "TlsSettings",
     "ToolSettings",
+    "TracingSettings",
 ]
 
 _Section = ConfigDict(extra="forbid", validate_default=True)
@@ -95,6 +102,9 @@ class ServerSettings(BaseModel):
     request_state_key: SecretStr | None = Field(
         None, description="Key signing multi-round-trip requestState; share it between replicas"
     )
+    shutdown_grace: Annotated[float, Field(ge=0)] = Field(
+        10.0, description="Seconds a stopping agent gives calls in flight (new calls get 503 meanwhile)"
+    )
 
     @field_validator("path")
     @classmethod
@@ -113,6 +123,11 @@ class RegistrySettings(BaseModel):
         8000, description="Port of the embedded registry used (or started) when no url is set"
     )
     heartbeat_interval: Annotated[float, Field(gt=0)] = Field(5.0, description="Seconds between heartbeats")
+    push: bool = Field(
+        True,
+        description="Follow the embedded registry's topology stream (changes in milliseconds); "
+        "false, or a registry without it (MCP Mesh's): heartbeat only",
+    )
     timeout: Annotated[float, Field(gt=0)] = Field(10.0, description="Seconds a registry request may take")
     token: SecretStr | None = Field(
         None, description="Bearer token: sent to the registry; the embedded registry requires it when set"
@@ -183,7 +198,7 @@ class AuthSettings(BaseModel):
         default_factory=lambda: ["RS256", "ES256"], description="JWT signature algorithms accepted"
     )
     resource: str | None = Field(
-        None, description="This server's canonical URI (default: derived from the request, e.g. https://h/mcp)"
+        None, description="This server's canonical URI (default: derived from the request: https://h/mcp)"
     )
     authorization_servers: list[str] = Field(
         default_factory=list, description="Authorization servers named in the protected-resource metadata"
@@ -271,6 +286,56 @@ class JobSettings(BaseModel):
     claim_interval: Annotated[float, Field(gt=0)] = Field(
         0.5, description="First seconds between claim polls of the registry (doubles to 5 s while idle)"
     )
+
+
+class HealthSettings(BaseModel):
+    """Health indicators: how long a verdict is cached, how long one check may take, what `/health` shows."""
+
+    model_config = _Section
+
+    cache_ttl: Annotated[float, Field(gt=0)] = Field(
+        15.0, description="Seconds a health verdict is reused (and the checks re-run in the background)"
+    )
+    timeout: Annotated[float, Field(gt=0)] = Field(
+        5.0, description="Seconds one health check may take; a slower, raising or hanging one is DOWN"
+    )
+    show_details: Literal["never", "always"] = Field(
+        "never", description="Show each indicator's status and details on /health (never: status only)"
+    )
+
+
+class MetricsSettings(BaseModel):
+    """Prometheus metrics on `/metrics`."""
+
+    model_config = _Section
+
+    enabled: bool = Field(True, description="Serve /metrics and record metrics")
+
+
+class CommandSettings(BaseModel):
+    """Click (or Typer) commands served as tools (`@mcp_command`, `commands.expose`)."""
+
+    model_config = _Section
+
+    expose: list[str] = Field(
+        default_factory=list, description="Groups or commands served whole as tools, as 'package.module:attribute'"
+    )
+    background: bool = Field(True, description="Commands run as background jobs; false: inline, answering the output")
+    timeout: Annotated[float, Field(gt=0)] | None = Field(
+        3600.0, description="Seconds a command may run before its process is stopped"
+    )
+    kill_grace: Annotated[float, Field(ge=0)] = Field(
+        2.0, description="Seconds between SIGTERM and SIGKILL when a command is stopped"
+    )
+    output_lines: Annotated[int, Field(gt=0)] = Field(1000, description="Last lines of output kept per run")
+
+
+class StatusSettings(BaseModel):
+    """The `@status_section` endpoint."""
+
+    model_config = _Section
+
+    path: str = Field("/status", description="Path of the status endpoint (GET, ?section=NAME, ?live=true)")
 
 
 class McpSettings(BaseModel):
@@ -389,6 +454,10 @@ class LoggingSettings(BaseModel):
     model_config = _Section
 
     level: str = Field("INFO", description="DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    format: Literal["text", "json"] = Field(
+        "text",
+        description="text: one readable line; json: one object a line with agent, tool, trace and request ids",
+    )
 
     @field_validator("level")
     @classmethod
@@ -397,6 +466,56 @@ class LoggingSettings(BaseModel):
         if upper not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
         return upper
+
+
+class TracingSettings(BaseModel):
+    """OpenTelemetry traces (the SDK and the OTLP exporter come with the `otel` extra)."""
+
+    model_config = _Section
+
+    enabled: bool = Field(False, description="Record spans and carry trace context to other agents")
+    exporter: Literal["otlp", "console", "file", "none"] = Field(
+        "otlp", description="otlp (HTTP), console, file (JSON lines in tracing.file) or none (propagate only)"
+    )
+    endpoint: str | None = Field(
+        None,
+        description="OTLP/HTTP traces URL; default OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, "
+        "OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318/v1/traces",
+    )
+    file: str | None = Field(
+        None, description="Where the file exporter appends spans, one JSON object a line"
+    )
+
+    @model_validator(mode="after")
+    def _file_named(self) -> TracingSettings:
+        if self.enabled and self.exporter == "file" and not self.file:
+            raise ValueError("tracing.exporter 'file' needs tracing.file, the path to append spans to")
+        return self
+
+
+class PromptSettings(BaseModel):
+    """Prompts kept as Markdown files with YAML front matter (`@mesh_prompt` functions need no setting)."""
+
+    model_config = _Section
+
+    folders: list[str] = Field(
+        default_factory=lambda: ["prompts"],
+        description="Folders of *.md prompts, relative to the config folder, else the app package; "
+        "a missing default folder is skipped",
+    )
+
+
+class ResourceSettings(BaseModel):
+    """Static files served as MCP resources (`@mesh_resource` functions need no setting)."""
+
+    model_config = _Section
+
+    files: list[str] = Field(
+        default_factory=list, description="Files or folders to serve, relative to the config folder"
+    )
+    uri_prefix: str = Field(
+        "file:///", description="URI prefix of static files (then the path below the listed entry's parent)"
+    )
 
 
 class MeshSettings(BaseSettings):
@@ -416,9 +535,16 @@ class MeshSettings(BaseSettings):
     jobs: JobSettings = Field(default_factory=JobSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     client: ClientSettings = Field(default_factory=ClientSettings)
+    tracing: TracingSettings = Field(default_factory=TracingSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    health: HealthSettings = Field(default_factory=HealthSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     config: ConfigSettings = Field(default_factory=ConfigSettings)
+    commands: CommandSettings = Field(default_factory=CommandSettings)
+    status: StatusSettings = Field(default_factory=StatusSettings)
+    prompts: PromptSettings = Field(default_factory=PromptSettings)
+    resources: ResourceSettings = Field(default_factory=ResourceSettings)
 
     @classmethod
     def settings_customise_sources(

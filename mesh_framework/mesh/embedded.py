@@ -28,7 +28,9 @@ async def _answers(http: httpx2.AsyncClient, url: str) -> bool:
     return response.status_code == 200
 
 
-async def ensure_embedded_registry(http: httpx2.AsyncClient, port: int) -> tuple[str, Any]:
+async def ensure_embedded_registry(
+    http: httpx2.AsyncClient, port: int, *, token: str | None = None
+) -> tuple[str, Any]:
     """The registry URL to join, and the registry this process started (None if it joined one)."""
     from ..registry import start_registry
 
@@ -37,7 +39,7 @@ async def ensure_embedded_registry(http: httpx2.AsyncClient, port: int) -> tuple
         logger.info("joining the registry already running at %s", url)
         return url, None
     try:
-        registry = await start_registry("127.0.0.1", port)
+        registry = await start_registry("127.0.0.1", port, token=token)
     except OSError as exc:
         logger.warning(
             "cannot start the embedded registry on port %d (%s); will keep trying %s",

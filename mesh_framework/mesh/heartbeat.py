@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx2
@@ -28,12 +28,31 @@ class RegistryError(Exception):
 
 
 class RegistryClient:
-    """The three registry calls an agent makes."""
+    """The three registry calls an agent makes, to one registry or several replicas (`urls`): a call that
+    cannot reach the current one moves on to the next, in a ring, so an agent follows whichever answers.
+    With a `token`, every call carries `Authorization: Bearer TOKEN`."""
 
-    def __init__(self, http: httpx2.AsyncClient, url: str, timeout: float) -> None:
+    def __init__(
+        self, http: httpx2.AsyncClient, url: str | Sequence[str], timeout: float, *, token: str | None = None
+    ) -> None:
         self.http = http
-        self.url = url.rstrip("/")
+        self.urls = [u.rstrip("/") for u in ([url] if isinstance(url, str) else url)]
+        if not self.urls:
+            raise ValueError("a registry client needs at least one URL")
         self.timeout = timeout
+        self._current = 0
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    @property
+    def url(self) -> str:
+        """The registry currently used."""
+        return self.urls[self._current]
+
+    def _fail_over(self) -> None:
+        if len(self.urls) > 1:
+            failed = self.url
+            self._current = (self._current + 1) % len(self.urls)
+            logger.warning("registry %s unreachable; switching to %s", failed, self.url)
 
     async def register(self, payload: dict[str, Any]) -> dict[str, Any]:
         # the same payload twice registers once: safe to repeat on a stale keep-alive connection
@@ -56,10 +75,18 @@ class RegistryClient:
         await self._send("DELETE", f"/agents/{agent_id}")
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
+        url = self.url
         try:
-            return await self.http.request(method, self.url + path, timeout=self.timeout, **kwargs)
+            response = await self.http.request(
+                method, url + path, timeout=self.timeout, headers=self._headers, **kwargs
+            )
         except httpx2.HTTPError as exc:
-            raise RegistryError(f"registry {self.url} unreachable ({type(exc).__name__}: {exc})") from None
+            self._fail_over()
+            raise RegistryError(f"registry {url} unreachable ({type(exc).__name__}: {exc})") from None
+        if response.status_code == 401:
+            given = "refused the token" if self._headers else "requires a token"
+            raise RegistryError(f"registry {url} {given} (HTTP 401); set registry.token to its token")
+        return response
 
 
 class Heartbeat:

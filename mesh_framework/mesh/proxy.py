@@ -101,8 +101,10 @@ class McpMeshToolProxy(McpMeshTool):
         down: DownEndpoints,
         on_unreachable: Callable[[str], None] = lambda _endpoint: None,
         timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.transport = transport
+        self.headers = dict(headers or {})  # credentials for this dependency (auth.dependency_tokens)
         self.capability = capability
         self.provider = provider
         self.alternates = tuple(alternates)
@@ -135,7 +137,9 @@ class McpMeshToolProxy(McpMeshTool):
             tool = provider.function_name if name == self.function_name else name
             params["name"] = tool
             try:
-                return await self.transport.request(provider.url, "tools/call", params, timeout=self.timeout)
+                return await self.transport.request(
+                    provider.url, "tools/call", params, timeout=self.timeout, headers=self.headers
+                )
             except ProviderUnreachable as exc:
                 self._down.mark(provider.endpoint)
                 self._on_unreachable(provider.endpoint)
@@ -152,7 +156,9 @@ class McpMeshToolProxy(McpMeshTool):
 
     async def list_tools(self) -> list[dict[str, Any]]:
         try:
-            result = await self.transport.request(self.provider.url, "tools/list", timeout=self.timeout)
+            result = await self.transport.request(
+                self.provider.url, "tools/list", timeout=self.timeout, headers=self.headers
+            )
         except (ProviderUnreachable, RemoteError) as exc:
             raise ToolExecutionError(str(exc), tool="tools/list", agent=self.agent_id) from None
         return list(result.get("tools") or [])

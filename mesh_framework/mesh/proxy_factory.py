@@ -10,6 +10,8 @@ import httpx2
 
 from ..config.settings import MeshSettings
 from ..injectables import McpMeshTool
+from ..security.credentials import credential_headers
+from ..security.tls import client_ssl_context, mesh_https
 from ..specs import DependencySpec
 from ..tools.registry import MeshToolWrapperRegistry
 from .http_pool import StaleConnectionRetry
@@ -50,9 +52,10 @@ class McpMeshToolProxyFactory:
             nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
             expiry = self.settings.client.keepalive_expiry  # below the peers' keep-alive: http_pool.py
             limits = httpx2.Limits(max_connections=256, max_keepalive_connections=64, keepalive_expiry=expiry)
+            verify = client_ssl_context(self.settings.tls)  # security/tls.py: CA bundle, mutual TLS
             self._http = httpx2.AsyncClient(
                 transport=StaleConnectionRetry(
-                    httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits)
+                    httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits, verify=verify)
                 ),
                 trust_env=False,
             )
@@ -67,6 +70,7 @@ class McpMeshToolProxyFactory:
                 client_name=agent.name,
                 client_version=agent.version,
                 timeout=self.settings.tools.timeout,
+                https=mesh_https(self.settings.tls),
             )
         return self._transport
 
@@ -98,6 +102,7 @@ class McpMeshToolProxyFactory:
                 down=self.down,
                 on_unreachable=self.on_unreachable,
                 timeout=self.settings.tools.timeout,
+                headers=credential_headers(self.settings.auth, capability),
             )
         self._proxies[key] = proxy
         return proxy

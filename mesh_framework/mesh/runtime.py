@@ -42,16 +42,18 @@ class MeshRuntime:
         settings = self.settings
         if not settings.registry.enabled:
             return
-        url = settings.registry.url
-        if url is None:
+        urls = settings.registry.endpoints()
+        token = settings.registry.token.get_secret_value() if settings.registry.token else None
+        if not urls:
             from .embedded import ensure_embedded_registry
 
             url, self._embedded = await ensure_embedded_registry(
-                self.factory.http, settings.registry.embedded_port
+                self.factory.http, settings.registry.embedded_port, token=token
             )
+            urls = [url]
         self.factory.local_registry = self.tools
         self.port = port
-        client = RegistryClient(self.factory.http, url, settings.registry.timeout)
+        client = RegistryClient(self.factory.http, urls, settings.registry.timeout, token=token)
         payload = heartbeat_payload(settings, self.tools, port)
         self.heartbeat = heartbeat = Heartbeat(
             client, payload, interval=settings.registry.heartbeat_interval, on_answer=self._on_answer
@@ -60,7 +62,7 @@ class MeshRuntime:
         for wrapper in self.tools:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
         heartbeat.start()
-        logger.info("joining the mesh at %s as %s", url, settings.agent.id)
+        logger.info("joining the mesh at %s as %s", ", ".join(urls), settings.agent.id)
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""

@@ -61,10 +61,17 @@ class McpTransport:
     """Sends one JSON-RPC request per call over a shared, pooled `httpx2.AsyncClient`."""
 
     def __init__(
-        self, http: httpx2.AsyncClient, *, client_name: str, client_version: str, timeout: float | None = 30.0
+        self,
+        http: httpx2.AsyncClient,
+        *,
+        client_name: str,
+        client_version: str,
+        timeout: float | None = 30.0,
+        https: bool = False,
     ) -> None:
         self.http = http
         self.timeout = timeout
+        self.https = https  # a TLS mesh: registry endpoints say http://, agents are called over https://
         self._client_info = {"name": client_name, "version": client_version}
         self._ids = itertools.count(1)
         self._eras: dict[str, str] = {}  # url -> the version that worked (or LEGACY)
@@ -73,13 +80,21 @@ class McpTransport:
         return self._eras.get(url, LATEST_MODERN_VERSION)
 
     async def request(
-        self, url: str, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+        self,
+        url: str,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """The `result` of `method` at `url` (an MCP endpoint); raises RemoteError or ProviderUnreachable."""
+        """The `result` of `method` at `url` (an MCP endpoint); raises RemoteError or ProviderUnreachable.
+
+        `headers` (credentials, lowercase names) are sent as given; an allowlisted propagated header wins."""
         timeout = self.timeout if timeout is None else timeout
         era = self.era(url)
         for attempt in range(2):
-            status, message = await self._post(url, method, params, era, timeout)
+            status, message = await self._post(url, method, params, era, timeout, extra=headers)
             error = message.get("error") if isinstance(message, dict) else None
             if error is None and status < 400:
                 result = message.get("result")
@@ -119,10 +134,19 @@ class McpTransport:
         return None
 
     async def _post(
-        self, url: str, method: str, params: Mapping[str, Any] | None, era: str, timeout: float | None
+        self,
+        url: str,
+        method: str,
+        params: Mapping[str, Any] | None,
+        era: str,
+        timeout: float | None,
+        *,
+        extra: Mapping[str, str] | None = None,
     ) -> tuple[int, Any]:
         body_params = dict(params or {})
-        headers = {"Accept": ACCEPT, "Content-Type": "application/json"}
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **(extra or {})}
+        if self.https and url.startswith("http://"):
+            url = "https://" + url[7:]
         forwarded = propagated_headers()
         if forwarded:
             headers.update(forwarded)

@@ -17,8 +17,10 @@ from types import TracebackType
 
 import uvicorn
 
+from ..security.tls import ServerTls
 from ..serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
 from .app import build_registry_app
+from .auth import RegistryTokenAuth, check_bind
 from .store import DEFAULT_TIMEOUT, RegistryStore
 
 __all__ = ["RegistryServer", "serve_registry", "start_registry"]
@@ -55,12 +57,18 @@ class RegistryServer:
         timeout: float = DEFAULT_TIMEOUT,
         check_interval: float | None = None,
         store: RegistryStore | None = None,
+        token: str | None = None,
+        ssl: ServerTls | None = None,
     ) -> None:
+        check_bind(host, token)
         self.host = host
+        self.tls = ssl
         self.requested_port = port
         self._owns_store = store is None
         self.store = store if store is not None else RegistryStore(database, timeout=timeout)
         self.app = build_registry_app(self.store, check_interval=check_interval)
+        if token:  # every route but /health wants the token (registry/auth.py)
+            self.app.add_middleware(RegistryTokenAuth, token=token)
         self.port: int | None = None
         self._server: UvicornServer | None = None
         self._task: asyncio.Task[None] | None = None
@@ -70,14 +78,19 @@ class RegistryServer:
         if self.port is None:
             raise RuntimeError("The registry is not serving yet; await start() first")
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     async def start(self) -> str:
         """Bind, serve in a background task, and return the URL once the registry answers."""
         sock = _bind(self.host, self.requested_port)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2
+            self.app,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+            **(self.tls.uvicorn_options() if self.tls else {}),
         )
         config.timeout_keep_alive = KEEP_ALIVE_TIMEOUT  # see serving.py
         self._server = UvicornServer(config)
@@ -134,12 +147,16 @@ async def start_registry(
     database: str | Path | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     check_interval: float | None = None,
+    token: str | None = None,
+    ssl: ServerTls | None = None,
 ) -> RegistryServer:
     """Start a registry in the running event loop; `await registry.stop()` ends it.
 
-    Raises OSError when the port is taken.
+    Raises OSError when the port is taken, ValueError when a non-loopback host has no `token`.
     """
-    server = RegistryServer(host, port, database=database, timeout=timeout, check_interval=check_interval)
+    server = RegistryServer(
+        host, port, database=database, timeout=timeout, check_interval=check_interval, token=token, ssl=ssl
+    )
     try:
         await server.start()
     except BaseException:
@@ -154,6 +171,9 @@ async def serve_registry(
     database: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     check_interval: float | None = None,
+    *,
+    token: str | None = None,
+    ssl: ServerTls | None = None,
 ) -> None:
     """Serve the embedded registry until SIGINT/SIGTERM (logs `registry serving http://HOST:PORT`)."""
     loop = asyncio.get_running_loop()
@@ -168,7 +188,13 @@ async def serve_registry(
     server: RegistryServer | None = None
     try:
         server = await start_registry(
-            host, port, database=database, timeout=timeout, check_interval=check_interval
+            host,
+            port,
+            database=database,
+            timeout=timeout,
+            check_interval=check_interval,
+            token=token,
+            ssl=ssl,
         )
         waiter = asyncio.create_task(server.wait())
         stopper = asyncio.create_task(stopping.wait())
