@@ -12,6 +12,7 @@ from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .proxy_factory import McpMeshToolProxyFactory
 from .registration import heartbeat_payload, tool_slots
+from .subscription import TopologySubscription
 from .topology import parse_answer
 
 __all__ = ["MeshRuntime"]
@@ -34,6 +35,7 @@ class MeshRuntime:
         self.factory = factory
         self.dispatcher = TopologyDispatcher(tools, factory, publisher)
         self.heartbeat: Heartbeat | None = None
+        self.subscription: TopologySubscription | None = None
         self.port: int | None = None
         self._embedded: Any = None
         self._slots = tool_slots(tools)
@@ -62,6 +64,17 @@ class MeshRuntime:
         for wrapper in self.tools:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
         heartbeat.start()
+        if settings.registry.push:  # the embedded registry's push stream (mesh/subscription.py)
+            self.subscription = TopologySubscription(
+                self.factory.http,
+                lambda: client.url,
+                heartbeat.agent_id,
+                on_answer=self._on_answer,
+                on_unknown=lambda: heartbeat.update_payload(heartbeat.payload),  # register again now
+                headers={"Authorization": f"Bearer {token}"} if token else None,
+                after=heartbeat.registered,
+            )
+            self.subscription.start()
         logger.info("joining the mesh at %s as %s", ", ".join(urls), settings.agent.id)
 
     def tools_changed(self) -> None:
@@ -71,9 +84,14 @@ class MeshRuntime:
             self.heartbeat.update_payload(heartbeat_payload(self.settings, self.tools, self.port))
 
     def _on_answer(self, answer: dict[str, Any]) -> None:
+        if self.subscription is not None and self.subscription.outdated(answer):
+            return  # a heartbeat answer older than the last pushed one
         self.dispatcher.apply(parse_answer(answer, self._slots))
 
     async def stop(self) -> None:
+        if self.subscription is not None:
+            await self.subscription.stop()
+            self.subscription = None
         if self.heartbeat is not None:
             await self.heartbeat.stop(unregister=True)
             self.heartbeat = None

@@ -26,8 +26,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .jobs import JobBoard, job_routes
 from .payload import PayloadError
+from .push import TopologyPush
 from .store import RegistryStore
+from .ui import ui_routes
 from .views import agent_view, health_view, timestamp
 
 __all__ = ["MAX_BODY_BYTES", "build_registry_app", "default_check_interval"]
@@ -64,6 +67,7 @@ def build_registry_app(
     if interval <= 0:
         raise ValueError(f"Registry check interval must be positive, not {interval!r}")
     version = _version()
+    push = TopologyPush(store)  # GET /topology/stream, /ui/stream: registry/push.py
 
     async def heartbeat(request: Request) -> Response:
         length = request.headers.get("content-length")
@@ -124,6 +128,7 @@ def build_registry_app(
         try:
             yield
         finally:
+            push.close()
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -135,7 +140,10 @@ def build_registry_app(
         Route("/agents/{agent_id}", unregister, methods=["DELETE"]),
         Route("/agents", agents, methods=["GET"]),
         Route("/health", health, methods=["GET", "HEAD"]),
+        *push.routes(),
+        *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
+        *ui_routes(store),  # the mesh page: registry/ui/
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.store = store
+    app.state.store, app.state.push = store, push
     return app

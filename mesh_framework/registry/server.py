@@ -116,6 +116,7 @@ class RegistryServer:
     async def stop(self) -> None:
         """Stop serving (graceful, then forced after a few seconds) and close an owned store."""
         if self._server is not None and self._task is not None:
+            self.app.state.push.close()  # end the push streams, or uvicorn waits for them
             self._server.should_exit = True
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), STOP_TIMEOUT)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .events import StoreEvent, StoreEvents
 from .payload import PayloadError, Registration, ToolRecord, parse_registration
 from .persistence import SqliteAgents
 from .resolution import Answer, resolve
@@ -123,6 +124,7 @@ class RegistryStore:
         self._agents: dict[str, AgentState] = {}
         self._index: dict[str, list[ToolRecord]] = {}
         self._watchers = _Watchers()
+        self.events = StoreEvents()  # registry/events.py: the push stream and the page listen
         self._db = SqliteAgents(database) if database is not None else None
         if self._db is not None:
             self._load(self._db)
@@ -149,6 +151,7 @@ class RegistryStore:
     def heartbeat(self, body: Any) -> HeartbeatResult:
         """Register or refresh an agent from a decoded `POST /heartbeat` body; returns its answer."""
         agent_id = body.get("agent_id") if isinstance(body, dict) else None
+        down = isinstance(body, dict) and body.get("status") == "unhealthy"  # MCP Mesh's field: not offered
         state = self._agents.get(agent_id) if isinstance(agent_id, str) else None
         same = state is not None and state.registration.raw == body
         registration = state.registration if state is not None and same else parse_registration(body)
@@ -160,9 +163,10 @@ class RegistryStore:
             self._agents[registration.agent_id] = state
             self._add(state)
             self._notify(_provided(registration))
+            self.events.emit(StoreEvent("registered", registration.agent_id))
             logger.info("agent %s registered at %s", registration.agent_id, registration.endpoint)
         else:
-            created = not state.healthy
+            created = not state.healthy and not down
             old = state.registration
             if not same:
                 self._remove(state)
@@ -176,7 +180,11 @@ class RegistryStore:
                 logger.info("agent %s is back at %s", registration.agent_id, registration.endpoint)
             if created or old.provider_view != registration.provider_view:
                 self._notify(_provided(old) | _provided(registration))
+            if created or not same:
+                self.events.emit(StoreEvent("registered" if created else "updated", registration.agent_id))
         state.seen_at, state.last_seen = now, wall
+        if down and state.healthy:
+            self._mark_unhealthy(state, "reported unhealthy")
         if state.stale or state.answer is None:
             state.answer = resolve(registration, self._index)
             state.stale = False
@@ -204,6 +212,24 @@ class RegistryStore:
             self._refresh(state)
         return 202 if state.changed else 200
 
+    def current_answer(self, agent_id: str) -> Answer | None:
+        """The answer `agent_id` would get now (recomputed if stale); None if unknown or unhealthy."""
+        state = self._agents.get(agent_id)
+        if state is None or not state.healthy:
+            return None
+        if state.stale or state.answer is None:
+            self._refresh(state)
+        return state.answer
+
+    def mark_sent(self, agent_id: str, answer: Answer) -> None:
+        """`answer` reached the agent another way (the push stream): HEAD stops saying 202 for it."""
+        state = self._agents.get(agent_id)
+        if state is None or state.answer is not answer:
+            return
+        if answer != state.sent and self._db is not None:
+            self._db.save_answer(agent_id, answer, self._wall())
+        state.sent, state.changed = answer, False
+
     def delete(self, agent_id: str) -> None:
         """Unregister (soft: the agent is kept as unhealthy until purged); unknown ids are fine."""
         state = self._agents.get(agent_id)
@@ -224,6 +250,7 @@ class RegistryStore:
         ]:
             self._remove(state)
             del self._agents[state.agent_id]
+            self.events.emit(StoreEvent("purged", state.agent_id))
             if self._db is not None:
                 self._db.delete(state.agent_id)
         if self._db is not None:
@@ -271,11 +298,12 @@ class RegistryStore:
 
     def _notify(self, capabilities: Iterable[str]) -> None:
         """Providers of `capabilities` changed: their consumers' answers must be recomputed."""
+        consumers = set(self._watchers.wildcard)
         for capability in capabilities:
-            for agent_id in self._watchers.by_capability.get(capability, ()):
-                self._agents[agent_id].stale = True
-        for agent_id in self._watchers.wildcard:
+            consumers.update(self._watchers.by_capability.get(capability, ()))
+        for agent_id in consumers:
             self._agents[agent_id].stale = True
+        self.events.emit(StoreEvent("providers", consumers=frozenset(consumers)))
 
     def _set_health(self, state: AgentState, healthy: bool, now: float) -> None:
         state.healthy = healthy
@@ -287,6 +315,7 @@ class RegistryStore:
     def _mark_unhealthy(self, state: AgentState, reason: str) -> None:
         self._set_health(state, False, self._clock())
         self._notify(_provided(state.registration))
+        self.events.emit(StoreEvent("unhealthy", state.agent_id))
         logger.info("agent %s is unhealthy (%s)", state.agent_id, reason)
         if self._db is not None:
             self._db.save_health(state.agent_id, False, state.last_seen)

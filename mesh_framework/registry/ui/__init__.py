@@ -1,0 +1,35 @@
+"""The mesh page: `GET /ui` (one self-contained HTML page, no CDN) and `GET /ui/state` (its JSON).
+
+The page draws the agents, the dependency graph (SVG) and the LLM providers and filters, and redraws
+whenever the registry's `/ui/stream` (registry/push.py) says something changed.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from ..store import RegistryStore
+from .state import mesh_state
+
+__all__ = ["mesh_state", "page_html", "ui_routes"]
+
+
+def page_html() -> str:
+    """The page's HTML (package data next to this module)."""
+    return resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
+
+
+def ui_routes(store: RegistryStore) -> list[Route]:
+    html = page_html()
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+    async def state(request: Request) -> Response:
+        return JSONResponse(mesh_state(store), headers={"Cache-Control": "no-store"})
+
+    return [Route("/ui", page, methods=["GET"]), Route("/ui/state", state, methods=["GET"])]

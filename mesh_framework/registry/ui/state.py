@@ -1,0 +1,102 @@
+"""`mesh_state`: what the mesh page shows, as one JSON document (`GET /ui/state`).
+
+Agents (status, last heartbeat, capabilities), the dependency graph as edges (consumer → provider per
+slot, `to` None when unresolved), and the LLM side: each tool's provider selector and tool filter with
+what they resolved to. Built from `GET /agents`' views, so the page and `mesh status` read the same facts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..store import RegistryStore
+from ..views import agent_view, timestamp
+
+__all__ = ["mesh_state"]
+
+
+def _llm_declarations(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each tool's `llm_filter` and `llm_provider` as the agent declared them."""
+    filters: list[dict[str, Any]] = []
+    providers: list[dict[str, Any]] = []
+    tools = raw.get("tools") if isinstance(raw, dict) else None
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        name = tool.get("function_name")
+        if tool.get("llm_filter") is not None:
+            filters.append({"tool": name, "filter": tool["llm_filter"]})
+        if tool.get("llm_provider") is not None:
+            providers.append({"tool": name, "selector": tool["llm_provider"]})
+    return filters, providers
+
+
+def mesh_state(store: RegistryStore) -> dict[str, Any]:
+    """The page's document: `agents`, `edges`, `llm` and the registry's `timestamp`."""
+    agents: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    llm: list[dict[str, Any]] = []
+    for state in store.agents():
+        view = agent_view(state)
+        agent_id = view["id"]
+        agents.append(
+            {
+                "id": agent_id,
+                "name": view["name"],
+                "status": view["status"],
+                "endpoint": view["endpoint"],
+                "last_seen": view["last_seen"],
+                "capabilities": [
+                    {
+                        "name": c["name"],
+                        "tool": c["function_name"],
+                        "tags": c["tags"],
+                        "version": c["version"],
+                    }
+                    for c in view["capabilities"]
+                ],
+                "dependencies": {
+                    "total": view["total_dependencies"],
+                    "resolved": view["dependencies_resolved"],
+                },
+            }
+        )
+        for row in view["dependency_resolutions"] or []:
+            resolved = row["status"] == "available"
+            edges.append(
+                {
+                    "from": agent_id,
+                    "to": row["provider_agent_id"] if resolved else None,
+                    "capability": row["capability"],
+                    "tool": row["function_name"],
+                    "kind": "dependency",
+                    "resolved": resolved,
+                }
+            )
+        for row in view["llm_provider_resolutions"] or []:
+            resolved = row["status"] == "available" and bool(row["provider_agent_id"])
+            edges.append(
+                {
+                    "from": agent_id,
+                    "to": row["provider_agent_id"] if resolved else None,
+                    "capability": row["capability"],
+                    "tool": row["function_name"],
+                    "kind": "llm_provider",
+                    "resolved": resolved,
+                }
+            )
+        filters, providers = _llm_declarations(state.registration.raw)
+        matched: dict[str, list[str]] = {}
+        for row in view["llm_tool_resolutions"] or []:
+            matched.setdefault(row["function_name"], []).append(row["mcp_tool"])
+        resolved_by = {
+            row["function_name"]: row["provider_agent_id"] for row in view["llm_provider_resolutions"] or []
+        }
+        for entry in filters:
+            llm.append(
+                {"agent": agent_id, "kind": "filter", **entry, "matches": matched.get(entry["tool"], [])}
+            )
+        for entry in providers:
+            by = resolved_by.get(entry["tool"]) or None
+            llm.append({"agent": agent_id, "kind": "provider", **entry, "resolved_by": by})
+    return {"timestamp": timestamp(), "agents": agents, "edges": edges, "llm": llm}
