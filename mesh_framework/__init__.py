@@ -20,7 +20,16 @@ from .content import (
     TextContent,
     ToolResult,
 )
-from .decorators import component, config_properties, mesh_agent, mesh_llm, mesh_tool
+from .decorators import (
+    completer,
+    component,
+    config_properties,
+    mesh_agent,
+    mesh_llm,
+    mesh_prompt,
+    mesh_resource,
+    mesh_tool,
+)
 from .di.wiring import Qualifier
 from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
 from .events import ApplicationEventPublisher, event_listener
@@ -32,6 +41,7 @@ from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
 from .llm.provider import MeshLlmRequest, mesh_llm_provider
 from .llm.types import LlmUsage
 from .mesh.proxy_factory import McpMeshToolProxyFactory
+from .prompts.messages import PromptMessage
 from .propagation import propagated_headers
 from .specs import Selector
 from .tools.context import ToolContext
@@ -71,6 +81,7 @@ __all__ = [
     "MeshSettings",
     "MeshToolWrapper",
     "MeshToolWrapperRegistry",
+    "PromptMessage",
     "Qualifier",
     "ResourceLink",
     "Selector",
@@ -86,6 +97,7 @@ __all__ = [
     "ToolsChanged",
     "WiringError",
     "__version__",
+    "completer",
     "component",
     "config_properties",
     "elicit",
@@ -94,6 +106,8 @@ __all__ = [
     "mesh_agent",
     "mesh_llm",
     "mesh_llm_provider",
+    "mesh_prompt",
+    "mesh_resource",
     "propagated_headers",
     "mesh_tool",
     "sample",

@@ -10,6 +10,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
+from .completion import completer
+from .prompts.decorator import mesh_prompt
+from .resources.decorator import mesh_resource
 from .specs import (
     AgentSpec,
     ComponentSpec,
@@ -20,7 +23,16 @@ from .specs import (
     ToolSpec,
 )
 
-__all__ = ["component", "config_properties", "mesh_agent", "mesh_llm", "mesh_tool"]
+__all__ = [
+    "completer",
+    "component",
+    "config_properties",
+    "mesh_agent",
+    "mesh_llm",
+    "mesh_prompt",
+    "mesh_resource",
+    "mesh_tool",
+]
 
 AGENT_ATTR = "__mesh_agent__"
 COMPONENT_ATTR = "__mesh_component__"

@@ -10,7 +10,7 @@ import uvicorn
 
 __all__ = ["KEEP_ALIVE_TIMEOUT", "UvicornServer", "bind_socket"]
 
-KEEP_ALIVE_TIMEOUT = 65.0
+KEEP_ALIVE_TIMEOUT = 65
 """Seconds our servers keep an idle connection (uvicorn's 5 s equals the heartbeat interval and clients'
 pool expiry, so a request and the server's close could cross; ours outlast the clients' pools)."""
 

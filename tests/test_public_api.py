@@ -23,6 +23,7 @@ PUBLIC = {
     "LlmError", "LlmModel", "LlmOutputError", "LlmProviderError", "LlmText", "LlmUsage", "mesh_llm",
     "usage_of", "mesh_llm_provider", "MeshLlmRequest", "propagated_headers",
     "JobCancelled", "JobContext", "MeshJob",
+    "PromptMessage", "completer", "mesh_prompt", "mesh_resource",
 }  # fmt: skip
 
 

@@ -12,9 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dependency_injector import providers
+
 from ..config.loader import LoadedSettings, load_settings
 from ..di.assembly import assemble_container
 from ..di.container import FRAMEWORK_BEANS
+from ..di.features import plan_features
 from ..di.scan import ScanResult, find_agent, scan_packages
 from ..di.wiring import BeanCatalog
 from ..errors import ConfigError
@@ -58,6 +61,11 @@ def load_application(
     scan = scan_packages(packages, exclude)
     catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
     container = assemble_container(loaded, scan, catalog, servers)
+    owners = {bean.type: bean.name for bean in catalog.components}
+    module_file = getattr(sys.modules[agent.module], "__file__", None)
+    package_dir = Path(module_file).resolve().parent if module_file else None
+    features = plan_features(loaded, scan, owners, config_dir, package_dir)
+    container.feature_plan.override(providers.Object(features))
     return LoadedApplication(agent, loaded, scan, container, catalog)
 
 

@@ -82,8 +82,8 @@ class ServerSettings(BaseModel):
     max_body_bytes: Annotated[int, Field(gt=0)] = Field(
         4 * 1024 * 1024, description="Largest request body accepted (larger: HTTP 413)"
     )
-    keep_alive_timeout: Annotated[float, Field(gt=0)] = Field(
-        65.0, description="Seconds an idle keep-alive connection stays open (above clients' pool expiry)"
+    keep_alive_timeout: Annotated[int, Field(gt=0)] = Field(
+        65, description="Seconds an idle keep-alive connection stays open (above clients' pool expiry)"
     )
     body_timeout: Annotated[float, Field(gt=0)] = Field(
         30.0, description="Seconds a client may take to send a request body (slower: HTTP 408)"

@@ -24,11 +24,13 @@ from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
 from ..propagation import HeaderAllowlist
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
+from ..protocol.features import FeatureHandlers
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 from ..protocol.request_state import RequestStateSigner
 from ..protocol.server import McpEndpoint
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.registry import MeshToolWrapperRegistry
+from .features import build_features
 
 __all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
 
@@ -45,7 +47,9 @@ def build_guard(settings: MeshSettings) -> HostGuard | None:
     return HostGuard(server.allowed_hosts or LOOPBACK_HOSTS, server.allowed_origins or LOOPBACK_ORIGINS)
 
 
-def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) -> McpEndpoint:
+def build_endpoint(
+    settings: MeshSettings, registry: MeshToolWrapperRegistry, features: FeatureHandlers | None = None
+) -> McpEndpoint:
     key = settings.server.request_state_key
     return McpEndpoint(
         registry,
@@ -56,6 +60,7 @@ def build_endpoint(settings: MeshSettings, registry: MeshToolWrapperRegistry) ->
         guard=build_guard(settings),
         state_signer=RequestStateSigner(key.get_secret_value().encode() if key else None),
         propagation=HeaderAllowlist(settings.mesh.propagate_headers),
+        features=features,
     )
 
 
@@ -108,6 +113,7 @@ class MeshContainer(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=MeshSettings)
     tool_plans = providers.Dependency(instance_of=list)
     llm_configs = providers.Dependency(instance_of=dict)
+    feature_plan: Any = providers.Object(None)  # prompts and resources (FeaturePlan), set by loading
     mcp_catalog = providers.Dependency(instance_of=McpServerCatalog)
     lifespan = providers.Object(no_lifespan)
 
@@ -126,7 +132,10 @@ class MeshContainer(containers.DeclarativeContainer):
         proxy_factory=proxy_factory,
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
-    mcp_endpoint = providers.ThreadSafeSingleton(build_endpoint, settings=settings, registry=tools)
+    features = providers.ThreadSafeSingleton(build_features, plan=feature_plan, container=__self__)
+    mcp_endpoint = providers.ThreadSafeSingleton(
+        build_endpoint, settings=settings, registry=tools, features=features
+    )
     mesh_runtime = providers.ThreadSafeSingleton(
         MeshRuntime, settings=settings, tools=tools, factory=proxy_factory, publisher=event_publisher
     )

@@ -15,11 +15,15 @@ from fnmatch import fnmatchcase
 from types import ModuleType
 from typing import Any
 
+from ..completion import COMPLETER_ATTR
 from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, TOOL_ATTR, own_metadata
 from ..errors import WiringError
 from ..specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, ToolSpec
 
-__all__ = ["ScanResult", "ScannedTool", "find_agent", "scan_packages"]
+__all__ = ["FEATURE_ATTRS", "ScanResult", "ScannedFeature", "ScannedTool", "find_agent", "scan_packages"]
+
+# Prompts, resources and completers: found like tools (functions and component methods).
+FEATURE_ATTRS = ("__mesh_prompt__", "__mesh_resource__", COMPLETER_ATTR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +36,23 @@ class ScannedTool:
     attribute: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ScannedFeature:
+    """A prompt, resource or completer found by the scan (`spec` is what its decorator recorded)."""
+
+    key: str
+    spec: Any
+    owner: type | None = None
+    attribute: str = ""
+
+
 @dataclass
 class ScanResult:
     modules: list[str] = field(default_factory=list)
     components: list[ComponentSpec] = field(default_factory=list)
     tools: list[ScannedTool] = field(default_factory=list)
     config_properties: list[ConfigPropertiesSpec] = field(default_factory=list)
+    features: list[ScannedFeature] = field(default_factory=list)
 
 
 def find_agent(module_name: str) -> AgentSpec:
@@ -121,6 +136,7 @@ def _collect(module: ModuleType, result: ScanResult) -> None:
             if isinstance(component, ComponentSpec):
                 result.components.append(component)
                 result.tools.extend(_component_tools(value))
+                result.features.extend(_component_features(value))
             config = own_metadata(value, CONFIG_ATTR)
             if isinstance(config, ConfigPropertiesSpec):
                 result.config_properties.append(config)
@@ -128,6 +144,9 @@ def _collect(module: ModuleType, result: ScanResult) -> None:
             spec = getattr(value, TOOL_ATTR, None)
             if isinstance(spec, ToolSpec):
                 result.tools.append(ScannedTool(key=f"{module.__name__}.{value.__qualname__}", spec=spec))
+            for attr in FEATURE_ATTRS:
+                if (found := getattr(value, attr, None)) is not None:
+                    result.features.append(ScannedFeature(f"{module.__name__}.{value.__qualname__}", found))
 
 
 def _component_tools(cls: type) -> list[ScannedTool]:
@@ -145,3 +164,14 @@ def _component_tools(cls: type) -> list[ScannedTool]:
                 )
             )
     return tools
+
+
+def _component_features(cls: type) -> list[ScannedFeature]:
+    found = []
+    for attribute, member in inspect.getmembers(cls):
+        function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+        for attr in FEATURE_ATTRS:
+            if (spec := getattr(function, attr, None)) is not None:
+                key = f"{cls.__module__}.{cls.__qualname__}.{attribute}"
+                found.append(ScannedFeature(key, spec, owner=cls, attribute=attribute))
+    return found

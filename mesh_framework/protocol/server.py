@@ -23,6 +23,7 @@ from ..propagation import HeaderAllowlist, propagating
 from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
+from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
 from .request_state import RequestStateSigner, TamperedStateError
@@ -150,6 +151,7 @@ class McpEndpoint:
         guard: HostGuard | None = None,
         state_signer: RequestStateSigner | None = None,
         propagation: HeaderAllowlist | None = None,
+        features: FeatureHandlers | None = None,
     ) -> None:
         self.registry = registry
         self.server_info = {"name": server_name, "version": server_version}
@@ -159,6 +161,8 @@ class McpEndpoint:
         self.state_signer = state_signer or RequestStateSigner()
         self.propagation = propagation or HeaderAllowlist()
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
+        self.features = features or FeatureHandlers()
+        self.capabilities.update(self.features.capabilities())
         self.refresh_tools()
 
     def refresh_tools(self) -> None:
@@ -301,7 +305,10 @@ class McpEndpoint:
                     params or {}, request_id, send, modern=modern, wants_sse=wants_sse, request=request
                 )
                 return
-            result = self._dispatch(method, params or {}, modern)
+            if method in FEATURE_METHODS:
+                result = await self._feature(method, params or {}, modern)
+            else:
+                result = self._dispatch(method, params or {}, modern)
         except McpError as error:
             await _send_error(
                 send,
@@ -312,6 +319,15 @@ class McpEndpoint:
             )
             return
         await _send_result(send, request_id, result, sse=wants_sse)
+
+    async def _feature(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
+        """Prompts, resources and completion (`protocol/features.py`)."""
+        try:
+            result = await self.features.handle(method, params, modern=modern)
+        except FeatureError as exc:
+            status = 500 if exc.code == INTERNAL_ERROR else 400
+            raise McpError(exc.code, exc.message, data=exc.data, status=status) from None
+        return self._modern(result) if modern else result
 
     def _check_envelope(self, request: _Request, method: str, params: dict[str, Any] | None) -> None:
         """The 2026-07-28 ladder: the envelope, then the headers against the body, then the version."""

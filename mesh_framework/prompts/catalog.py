@@ -1,0 +1,129 @@
+"""`PromptCatalog`: every prompt of an agent (functions and Markdown files), listed and rendered."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..completion import call_completer, complete_from
+from .arguments import Argument, ArgumentError, convert_arguments
+from .markdown import MarkdownPrompt
+from .messages import PromptMessage, to_messages
+
+__all__ = ["Prompt", "PromptCatalog", "PromptError"]
+
+logger = logging.getLogger("mesh_framework.prompts")
+
+
+class PromptError(ValueError):
+    """A `prompts/get` or completion request that cannot be answered; the message says why and how to fix."""
+
+    def __init__(self, message: str, *, internal: bool = False) -> None:
+        super().__init__(message)
+        self.internal = internal  # a failure of the prompt itself, not of the request
+
+
+@dataclass(slots=True)
+class Prompt:
+    """One servable prompt. `target` returns the callable (a component's bound method is resolved late);
+    Markdown prompts have `markdown` instead."""
+
+    name: str
+    description: str
+    arguments: tuple[Argument, ...]
+    title: str | None = None
+    target: Callable[[], Callable[..., Any]] | None = None
+    markdown: MarkdownPrompt | None = None
+    origin: str = ""
+    completers: dict[str, Callable[[], Callable[..., Any]]] | None = None
+
+    def descriptor(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"name": self.name, "description": self.description}
+        if self.title:
+            wire["title"] = self.title
+        wire["arguments"] = [a.descriptor() for a in self.arguments]
+        return wire
+
+    async def render(self, given: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+        values = convert_arguments(self.arguments, given, owner=f"prompt '{self.name}'")
+        if self.markdown is not None:
+            text = self.markdown.render(values)
+            return [PromptMessage(text, role=self.markdown.role).to_wire()]
+        assert self.target is not None
+        function = self.target()
+        if inspect.iscoroutinefunction(function):
+            value = await function(**values)
+        else:
+            value = await asyncio.to_thread(function, **values)
+        return to_messages(value)
+
+
+class PromptCatalog:
+    """The prompts of one agent, by name. Built at start-up; never changes while the agent runs."""
+
+    def __init__(self, prompts: list[Prompt] | None = None) -> None:
+        self._prompts = {p.name: p for p in prompts or []}
+        self._listed = [p.descriptor() for p in self._prompts.values()]
+
+    def __iter__(self) -> Iterator[Prompt]:
+        return iter(self._prompts.values())
+
+    def __len__(self) -> int:
+        return len(self._prompts)
+
+    def get(self, name: str) -> Prompt | None:
+        return self._prompts.get(name)
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        return self._listed
+
+    def _find(self, name: Any) -> Prompt:
+        prompt = self._prompts.get(name) if isinstance(name, str) else None
+        if prompt is None:
+            available = ", ".join(self._prompts) or "none"
+            raise PromptError(f"Unknown prompt '{name}'. Available prompts: {available}")
+        return prompt
+
+    async def render(self, name: Any, arguments: Any) -> dict[str, Any]:
+        """The `GetPromptResult` of prompt `name`; PromptError for a bad request or a failing prompt."""
+        prompt = self._find(name)
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise PromptError(f"prompts/get params.arguments must be an object, not {arguments!r}")
+        try:
+            messages = await prompt.render(arguments)
+        except ArgumentError as exc:
+            raise PromptError(str(exc)) from None
+        except Exception as exc:
+            logger.exception("prompt '%s' failed", prompt.name)
+            raise PromptError(
+                f"Prompt '{prompt.name}' failed: {type(exc).__name__}: {exc}", internal=True
+            ) from None
+        result: dict[str, Any] = {"messages": messages}
+        if prompt.description:
+            result["description"] = prompt.description
+        return result
+
+    async def complete(
+        self, name: Any, argument: str, value: str, context: Mapping[str, str]
+    ) -> dict[str, Any]:
+        prompt = self._find(name)
+        declared = next((a for a in prompt.arguments if a.name == argument), None)
+        if declared is None:
+            names = ", ".join(a.name for a in prompt.arguments) or "none"
+            raise PromptError(f"prompt '{prompt.name}' has no argument '{argument}' (it has: {names})")
+        completer = (prompt.completers or {}).get(argument)
+        if completer is not None:
+            try:
+                return await call_completer(completer(), value, context)
+            except Exception as exc:
+                logger.exception("completer of prompt '%s' argument '%s' failed", prompt.name, argument)
+                raise PromptError(
+                    f"Completer of prompt '{prompt.name}' argument '{argument}' failed: "
+                    f"{type(exc).__name__}: {exc}",
+                    internal=True,
+                ) from None
+        return complete_from(declared.choices, value)

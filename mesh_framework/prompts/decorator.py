@@ -1,0 +1,55 @@
+"""`@mesh_prompt`: serve a function (or a component's method) as an MCP prompt. It records, nothing more."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+__all__ = ["PROMPT_ATTR", "PromptSpec", "mesh_prompt"]
+
+PROMPT_ATTR = "__mesh_prompt__"
+F = TypeVar("F", bound=Callable[..., Any])
+
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSpec:
+    function: Callable[..., Any]
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+
+
+@overload
+def mesh_prompt(function: F, /) -> F: ...
+@overload
+def mesh_prompt(
+    name: str | None = None, /, *, title: str | None = None, description: str | None = None
+) -> Callable[[F], F]: ...
+def mesh_prompt(name: Any = None, /, *, title: str | None = None, description: str | None = None) -> Any:
+    """Serve the function as a prompt: its parameters are the prompt's arguments (all sent as strings,
+    converted to the annotations), its docstring the description, its return value the messages.
+
+    Return a string (one user message), a `PromptMessage`, a content block (`ImageContent`,
+    `EmbeddedResource`, ...) or a list of these. Usage::
+
+        @mesh_prompt()
+        def review(code: str, language: Literal["python", "go"] = "python") -> str:
+            "Ask for a code review."
+            return f"Review this {language} code:\\n{code}"
+    """
+    if callable(name):
+        return _mark(name, None, title, description)
+    if name is not None and not _NAME.match(name):
+        raise ValueError(f"Prompt name {name!r} is invalid: use 1-128 letters, digits, '_', '-' or '.'")
+    return lambda function: _mark(function, name, title, description)
+
+
+def _mark(function: F, name: str | None, title: str | None, description: str | None) -> F:
+    if not callable(function):
+        raise TypeError(f"@mesh_prompt applies to functions and methods, not {function!r}")
+    setattr(function, PROMPT_ATTR, PromptSpec(function, name, title, description))
+    return function

@@ -1,0 +1,115 @@
+"""The endpoint's prompts, resources and completion methods, for both protocol eras.
+
+`McpEndpoint` hands every method of `FEATURE_METHODS` here and stamps the result for 2026-07-28; errors
+come back as `FeatureError` with their JSON-RPC code. A missing prompt argument, an unknown prompt or a
+URI nothing serves is -32602 (SEP-2164: `data.uri` names the URI); a failing prompt or resource function
+is -32603 with a one-line reason (the traceback goes to the agent's log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..prompts.catalog import PromptCatalog, PromptError
+from ..resources.catalog import ResourceCatalog, ResourceError
+from .versions import INTERNAL_ERROR, INVALID_PARAMS
+
+__all__ = ["FEATURE_METHODS", "FeatureError", "FeatureHandlers"]
+
+FEATURE_METHODS = frozenset(
+    {
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "completion/complete",
+    }
+)
+# SEP-2549 hints on list and read results of 2026-07-28 (the lists are fixed, but private to the agent).
+_CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
+_CACHEABLE = {"prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+
+
+class FeatureError(Exception):
+    """A request of a feature method that cannot be answered, with its JSON-RPC code."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class FeatureHandlers:
+    """Serves prompts, resources and completion from the agent's catalogs."""
+
+    def __init__(
+        self, prompts: PromptCatalog | None = None, resources: ResourceCatalog | None = None
+    ) -> None:
+        self.prompts = prompts or PromptCatalog()
+        self.resources = resources or ResourceCatalog()
+
+    def capabilities(self) -> dict[str, Any]:
+        """What `initialize` and `server/discover` declare: only the features this agent has."""
+        declared: dict[str, Any] = {}
+        if len(self.prompts):
+            declared["prompts"] = {"listChanged": False}
+        if len(self.resources):
+            declared["resources"] = {"listChanged": False, "subscribe": False}
+        if len(self.prompts) or self.resources.template_count:
+            declared["completions"] = {}
+        return declared
+
+    async def handle(self, method: str, params: Mapping[str, Any], *, modern: bool) -> dict[str, Any]:
+        try:
+            result = await self._handle(method, params)
+        except PromptError as exc:
+            raise FeatureError(INTERNAL_ERROR if exc.internal else INVALID_PARAMS, str(exc)) from None
+        except ResourceError as exc:
+            data = {"uri": exc.uri} if exc.uri is not None else None
+            raise FeatureError(INTERNAL_ERROR if exc.internal else INVALID_PARAMS, str(exc), data) from None
+        if modern and method in _CACHEABLE:
+            return {**result, **_CACHE_HINTS}
+        return result
+
+    async def _handle(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        if method == "prompts/list":
+            return {"prompts": self.prompts.descriptors()}
+        if method == "prompts/get":
+            return await self.prompts.render(params.get("name"), params.get("arguments"))
+        if method == "resources/list":
+            return {"resources": self.resources.descriptors()}
+        if method == "resources/templates/list":
+            return {"resourceTemplates": self.resources.template_descriptors()}
+        if method == "resources/read":
+            return await self.resources.read(params.get("uri"))
+        return await self._complete(params)
+
+    async def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, Mapping) or not isinstance(argument, Mapping):
+            raise FeatureError(
+                INVALID_PARAMS,
+                "completion/complete needs params.ref ({type: 'ref/prompt', name} or {type: 'ref/resource', "
+                "uri}) and params.argument ({name, value})",
+            )
+        name, value = argument.get("name"), argument.get("value", "")
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise FeatureError(
+                INVALID_PARAMS, "completion/complete params.argument needs a string name and value"
+            )
+        context = params.get("context")
+        given = context.get("arguments") if isinstance(context, Mapping) else None
+        filled = {str(k): str(v) for k, v in given.items()} if isinstance(given, Mapping) else {}
+        if ref.get("type") == "ref/prompt":
+            completion = await self.prompts.complete(ref.get("name"), name, value, filled)
+        elif ref.get("type") == "ref/resource":
+            completion = await self.resources.complete(ref.get("uri"), name, value, filled)
+        else:
+            raise FeatureError(
+                INVALID_PARAMS,
+                f"completion/complete params.ref.type {ref.get('type')!r} must be ref/prompt or ref/resource",
+            )
+        return {"completion": completion}

@@ -1,0 +1,167 @@
+"""`ResourceCatalog`: the resources of an agent (functions, templates, static files), listed and read."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..completion import call_completer, complete_from
+from ..prompts.arguments import Argument, ArgumentError
+from .contents import to_contents
+from .files import StaticFile
+from .template import UriTemplate
+
+__all__ = ["FunctionResource", "ResourceCatalog", "ResourceError", "TemplateResource"]
+
+logger = logging.getLogger("mesh_framework.resources")
+
+
+class ResourceError(ValueError):
+    """A `resources/read` (or completion) request that cannot be answered; `uri` is the one asked for."""
+
+    def __init__(self, message: str, *, uri: str | None = None, internal: bool = False) -> None:
+        super().__init__(message)
+        self.uri = uri
+        self.internal = internal
+
+
+@dataclass(slots=True)
+class FunctionResource:
+    """A resource served by a function: a fixed URI, or a URI template (`template` set)."""
+
+    uri: str
+    name: str
+    description: str
+    target: Callable[[], Callable[..., Any]]
+    arguments: tuple[Argument, ...] = ()
+    title: str | None = None
+    mime_type: str | None = None
+    origin: str = ""
+
+    def descriptor(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"uri": self.uri, "name": self.name}
+        return self._describe(wire)
+
+    def _describe(self, wire: dict[str, Any]) -> dict[str, Any]:
+        if self.title:
+            wire["title"] = self.title
+        if self.description:
+            wire["description"] = self.description
+        if self.mime_type:
+            wire["mimeType"] = self.mime_type
+        return wire
+
+    async def read(self, uri: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
+        kwargs = {}
+        for argument in self.arguments:
+            if argument.name in values:
+                try:
+                    kwargs[argument.name] = argument.convert(values[argument.name])
+                except ArgumentError as exc:
+                    raise ResourceError(f"Resource '{uri}': {exc}", uri=uri) from None
+        function = self.target()
+        if inspect.iscoroutinefunction(function):
+            value = await function(**kwargs)
+        else:
+            value = await asyncio.to_thread(function, **kwargs)
+        return to_contents(uri, value, self.mime_type)
+
+
+@dataclass(slots=True)
+class TemplateResource(FunctionResource):
+    template: UriTemplate | None = None
+    completers: dict[str, Callable[[], Callable[..., Any]]] | None = None
+
+    def descriptor(self) -> dict[str, Any]:
+        return self._describe({"uriTemplate": self.uri, "name": self.name})
+
+
+class ResourceCatalog:
+    """The resources of one agent. Built at start-up; never changes while the agent runs."""
+
+    def __init__(
+        self,
+        resources: list[FunctionResource] | None = None,
+        templates: list[TemplateResource] | None = None,
+        files: list[StaticFile] | None = None,
+    ) -> None:
+        self._static: dict[str, FunctionResource | StaticFile] = {}
+        items: list[FunctionResource | StaticFile] = [*(files or []), *(resources or [])]
+        for item in items:
+            self._static[item.uri] = item
+        self._templates = {t.uri: t for t in templates or []}
+        self._listed = [item.descriptor() for item in self._static.values()]
+        self._listed_templates = [t.descriptor() for t in self._templates.values()]
+
+    def __len__(self) -> int:
+        return len(self._static) + len(self._templates)
+
+    @property
+    def template_count(self) -> int:
+        return len(self._templates)
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        return self._listed
+
+    def template_descriptors(self) -> list[dict[str, Any]]:
+        return self._listed_templates
+
+    async def read(self, uri: Any) -> dict[str, Any]:
+        """The `ReadResourceResult` of `uri`; ResourceError when nothing serves it or its function fails."""
+        if not isinstance(uri, str) or not uri:
+            raise ResourceError("resources/read needs params.uri, the URI of the resource to read")
+        item: FunctionResource | StaticFile | None = self._static.get(uri)
+        values: Mapping[str, str] = {}
+        if item is None:
+            for template in self._templates.values():
+                assert template.template is not None
+                matched = template.template.match(uri)
+                if matched is not None:
+                    item, values = template, matched
+                    break
+        if item is None:
+            raise ResourceError(
+                f"Resource not found: '{uri}' is no resource of this agent and matches none of its URI "
+                "templates; resources/list and resources/templates/list show what it serves",
+                uri=uri,
+            )
+        try:
+            contents = item.read() if isinstance(item, StaticFile) else await item.read(uri, values)
+        except ResourceError:
+            raise
+        except Exception as exc:
+            logger.exception("resource '%s' failed", uri)
+            raise ResourceError(
+                f"Resource '{uri}' failed: {type(exc).__name__}: {exc}", uri=uri, internal=True
+            ) from None
+        return {"contents": contents}
+
+    async def complete(
+        self, template_uri: Any, argument: str, value: str, context: Mapping[str, str]
+    ) -> dict[str, Any]:
+        template = self._templates.get(template_uri) if isinstance(template_uri, str) else None
+        if template is None:
+            known = ", ".join(self._templates) or "none"
+            raise ResourceError(f"Unknown resource template '{template_uri}'. Templates: {known}")
+        declared = next((a for a in template.arguments if a.name == argument), None)
+        if declared is None:
+            names = ", ".join(a.name for a in template.arguments) or "none"
+            raise ResourceError(
+                f"resource template '{template.uri}' has no variable '{argument}' (it has: {names})"
+            )
+        completer = (template.completers or {}).get(argument)
+        if completer is not None:
+            try:
+                return await call_completer(completer(), value, context)
+            except Exception as exc:
+                logger.exception("completer of '%s' argument '%s' failed", template.uri, argument)
+                raise ResourceError(
+                    f"Completer of resource template '{template.uri}' variable '{argument}' failed: "
+                    f"{type(exc).__name__}: {exc}",
+                    internal=True,
+                ) from None
+        return complete_from(declared.choices, value)
