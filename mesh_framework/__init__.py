@@ -10,6 +10,7 @@ from .callbacks import (
     ToolsChanged,
 )
 from .catalog import HttpDefinition, McpServerCatalog, SseDefinition, StdioDefinition
+from .clicommands import mcp_command
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings
 from .content import (
@@ -44,6 +45,7 @@ from .mesh.proxy_factory import McpMeshToolProxyFactory
 from .prompts.messages import PromptMessage
 from .propagation import propagated_headers
 from .specs import Selector
+from .status import status_section
 from .tools.context import ToolContext
 from .tools.registry import MeshToolWrapperRegistry
 from .tools.wrapper import MeshToolWrapper
@@ -103,13 +105,15 @@ __all__ = [
     "elicit",
     "event_listener",
     "list_roots",
+    "mcp_command",
     "mesh_agent",
     "mesh_llm",
     "mesh_llm_provider",
     "mesh_prompt",
     "mesh_resource",
-    "propagated_headers",
     "mesh_tool",
+    "propagated_headers",
     "sample",
+    "status_section",
     "usage_of",
 ]

@@ -24,6 +24,7 @@ PUBLIC = {
     "usage_of", "mesh_llm_provider", "MeshLlmRequest", "propagated_headers",
     "JobCancelled", "JobContext", "MeshJob",
     "PromptMessage", "completer", "mesh_prompt", "mesh_resource",
+    "mcp_command", "status_section",
 }  # fmt: skip
 
 

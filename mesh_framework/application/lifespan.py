@@ -54,6 +54,7 @@ class AgentLifecycle:
             await agent.aclose()
         await self.container.llm_provider_service().aclose()
         await self.container.mcp_tool_callbacks().aclose()
+        await self.container.job_service().aclose()
         await self.container.event_publisher().drain()
 
     @contextlib.asynccontextmanager
@@ -62,6 +63,8 @@ class AgentLifecycle:
         mesh."""
         state = self.container.agent_state()
         await self.prepare()
+        status_board = self.container.status_board()
+        status_board.start()  # `@status_section`s refreshed in the background while serving
         runtime: Any = None
         joining: asyncio.Task[None] | None = None
         if port is not None:
@@ -80,11 +83,12 @@ class AgentLifecycle:
             # Joining the mesh must not hold up serving: it runs beside the server, which is already
             # listening (the socket was bound before the lifespan started).
             joining = asyncio.get_running_loop().create_task(_join(runtime, port))
-        state.ready = True
+        state.ready = state.started = True
         try:
             yield
         finally:
             state.ready = False
+            await status_board.aclose()
             if runtime is not None and joining is not None:
                 if not joining.done():
                     joining.cancel()

@@ -12,11 +12,13 @@ from typing import Any
 from dependency_injector import providers
 
 from ..catalog.catalog import McpServerCatalog
+from ..clicommands.wiring import plan_agent_commands
 from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR
 from ..errors import ConfigError, WiringError
 from ..llm.config import LlmToolConfig, resolve_llm_config
+from ..status.discovery import plan_status_sections
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer
@@ -46,6 +48,11 @@ def assemble_container(
     problems += tool_problems
     llm_configs, llm_problems = _plan_llm_tools(loaded, plans, servers)
     problems += llm_problems
+    command_plans, command_problems = plan_agent_commands(loaded, scan.modules, plans)
+    status_plans, status_problems = plan_status_sections(
+        scan.modules, {bean.type: bean.name for bean in catalog.components}
+    )
+    problems += command_problems + status_problems
     unread = unknown_settings(loaded, {spec.prefix: spec.model for spec in scan.config_properties})
     if loaded.settings.config.strict:
         problems += [f"{p} (config.strict is on)" for p in unread]
@@ -55,6 +62,8 @@ def assemble_container(
         raise WiringError(problems)
     container.tool_plans.override(providers.Object(plans))
     container.llm_configs.override(providers.Object(llm_configs))
+    container.command_plans.override(providers.Object(command_plans))
+    container.status_plans.override(providers.Object(status_plans))
     return container
 
 

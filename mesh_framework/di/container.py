@@ -17,11 +17,14 @@ from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
 from ..gateway import McpGateway
+from ..health.monitor import HealthMonitor
+from ..jobs.service import JobService
 from ..llm.model import LlmModel
 from ..llm.provider import LlmProviderService
 from ..llm.wiring import build_llm_agents
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
+from ..metrics.mesh_metrics import MeshMetrics
 from ..propagation import HeaderAllowlist
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
 from ..protocol.features import FeatureHandlers
@@ -64,6 +67,11 @@ def build_endpoint(
     )
 
 
+def build_health_monitor(settings: MeshSettings) -> HealthMonitor:
+    """The agent's health monitor; its indicators are added when the app is built."""
+    return HealthMonitor(cache_ttl=settings.health.cache_ttl, timeout=settings.health.timeout)
+
+
 def build_tool_callbacks(
     settings: MeshSettings,
     catalog: McpServerCatalog,
@@ -100,10 +108,29 @@ def build_tools(
     registry: MeshToolWrapperRegistry,
     container: Any,
     proxy_factory: McpMeshToolProxyFactory,
+    *,
+    commands: list[Any] | None = None,
+    settings: MeshSettings | None = None,
 ) -> MeshToolWrapperRegistry:
-    return build_wrappers(
-        plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy
-    )
+    build_wrappers(plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy)
+    if commands and settings is not None:  # click commands served as tools (clicommands/)
+        from ..clicommands.wiring import add_command_tools
+
+        add_command_tools(registry, commands, settings)
+    return registry
+
+
+def build_status(plans: list[Any], container: Any, settings: MeshSettings) -> Any:
+    """The `@status_section` board (status/)."""
+    from ..status.discovery import build_status_board
+
+    return build_status_board(plans, lambda name: getattr(container, name)(), settings.agent.name)
+
+
+def build_status_routes(board: Any, settings: MeshSettings) -> list[Any]:
+    from ..status.route import status_route
+
+    return [status_route(board, settings.status.path)]
 
 
 class MeshContainer(containers.DeclarativeContainer):
@@ -124,12 +151,23 @@ class MeshContainer(containers.DeclarativeContainer):
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
+    command_plans: Any = providers.Object([])  # clicommands.discovery.CommandPlan, set at assembly
+    status_plans: Any = providers.Object([])  # status.discovery.StatusPlan, set at assembly
     tools = providers.ThreadSafeSingleton(
         build_tools,
         plans=tool_plans,
         registry=wrapper_registry,
         container=__self__,
         proxy_factory=proxy_factory,
+        commands=command_plans,
+        settings=settings,
+    )
+    status_board = providers.ThreadSafeSingleton(
+        build_status, plans=status_plans, container=__self__, settings=settings
+    )
+    # Background/task tools' runner and the job tools (jobs/service.py); built before the endpoint.
+    job_service = providers.ThreadSafeSingleton(
+        JobService, settings=settings, tools=tools, factory=proxy_factory
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     features = providers.ThreadSafeSingleton(build_features, plan=feature_plan, container=__self__)
@@ -158,8 +196,17 @@ class MeshContainer(containers.DeclarativeContainer):
     gateway = providers.ThreadSafeSingleton(
         build_gateway, settings=settings, callbacks=mcp_tool_callbacks, tools=tools, publisher=event_publisher
     )
+    health_monitor = providers.ThreadSafeSingleton(build_health_monitor, settings=settings)
+    metrics = providers.ThreadSafeSingleton(MeshMetrics)
     asgi_app = providers.ThreadSafeSingleton(
-        build_asgi_app, settings=settings, endpoint=mcp_endpoint, state=agent_state, lifespan=lifespan
+        build_asgi_app,
+        settings=settings,
+        endpoint=mcp_endpoint,
+        state=agent_state,
+        lifespan=lifespan,
+        health=health_monitor,
+        metrics=metrics,
+        extra_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
     )
 
 
@@ -172,6 +219,8 @@ FRAMEWORK_BEANS: dict[str, type] = {
     "proxy_factory": McpMeshToolProxyFactory,
     "mcp_endpoint": McpEndpoint,
     "agent_state": AgentState,
+    "health_monitor": HealthMonitor,
+    "metrics": MeshMetrics,
     "event_publisher": ApplicationEventPublisher,
     "mcp_catalog": McpServerCatalog,
     "mcp_tool_callbacks": McpToolCallbackProvider,

@@ -1,17 +1,23 @@
-"""The agent's ASGI application: the MCP endpoint plus `/health`, `/ready` and `/livez`."""
+"""The agent's ASGI application: the MCP endpoint plus `/health`, `/ready`, `/livez`, `/startupz` and
+`/metrics`."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from ..config.settings import MeshSettings
+from ..health.drain import Drain
+from ..health.monitor import HealthMonitor
+from ..health.status import Status
+from ..metrics.mesh_metrics import MeshMetrics
+from ..metrics.route import metrics_response
 from .server import McpEndpoint
 
 __all__ = ["AgentApp", "AgentState", "build_asgi_app"]
@@ -20,11 +26,14 @@ Lifespan = Callable[[Any], contextlib.AbstractAsyncContextManager[None]]
 
 
 class AgentState:
-    """What the health endpoints report; `ready` turns true once start-up has finished."""
+    """What the health endpoints report; `ready` turns true once start-up has finished (`started` stays
+    true from then on); `drain` refuses new calls while the agent stops."""
 
     def __init__(self, settings: MeshSettings) -> None:
         self.settings = settings
         self.ready = False
+        self.started = False
+        self.drain = Drain()
 
     def describe(self, status: str) -> dict[str, Any]:
         agent = self.settings.agent
@@ -35,39 +44,77 @@ class AgentApp:
     """The agent's ASGI app: MCP requests go straight to the endpoint (no routing or middleware on the hot
     path); everything else, lifespan included, to the Starlette app with the health routes."""
 
-    def __init__(self, path: str, endpoint: McpEndpoint, web: Starlette) -> None:
+    def __init__(self, path: str, endpoint: McpEndpoint, web: Starlette, drain: Drain | None = None) -> None:
         self.path = path
         self.endpoint = endpoint
         self.web = web
         self.router = web.router  # its lifespan_context, for in-process clients
+        self.drain = drain if drain is not None else Drain()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == self.path:
-            await self.endpoint(scope, receive, send)
+            drain = self.drain
+            if drain.draining:
+                await drain.refuse(send)
+                return
+            drain.enter()
+            try:
+                await self.endpoint(scope, receive, send)
+            finally:
+                drain.leave()
         else:
             await self.web(scope, receive, send)
 
 
 def build_asgi_app(
-    settings: MeshSettings, endpoint: McpEndpoint, state: AgentState, lifespan: Lifespan
+    settings: MeshSettings,
+    endpoint: McpEndpoint,
+    state: AgentState,
+    lifespan: Lifespan,
+    *,
+    health: HealthMonitor | None = None,
+    metrics: MeshMetrics | None = None,
+    extra_routes: Sequence[BaseRoute] = (),
 ) -> AgentApp:
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse(state.describe("healthy"))
+    monitor = health if health is not None else HealthMonitor()
+    details = settings.health.show_details == "always"
+
+    async def health_route(request: Request) -> JSONResponse:
+        """UP or DEGRADED: 200; DOWN: 503 (Spring's mapping). Indicators' details only if configured."""
+        report = await monitor.check()
+        body = {**state.describe(report.status.value), **report.to_json(details=details)}
+        return JSONResponse(body, status_code=503 if report.status is Status.DOWN else 200)
 
     async def ready(request: Request) -> JSONResponse:
+        if state.drain.draining:
+            return JSONResponse({**state.describe("shutting_down"), "ready": False}, status_code=503)
         if state.ready:
-            return JSONResponse(state.describe("ready"))
-        return JSONResponse(state.describe("starting"), status_code=503)
+            return JSONResponse({**state.describe("ready"), "ready": True})
+        return JSONResponse({**state.describe("starting"), "ready": False}, status_code=503)
 
     async def livez(request: Request) -> JSONResponse:
-        return JSONResponse(state.describe("alive"))
+        return JSONResponse({**state.describe("alive"), "alive": True})
+
+    async def startupz(request: Request) -> JSONResponse:
+        if state.started:
+            return JSONResponse({**state.describe("started"), "started": True})
+        return JSONResponse({**state.describe("starting"), "started": False}, status_code=503)
 
     routes = [
-        Route("/health", health, methods=["GET", "HEAD"]),
+        Route("/health", health_route, methods=["GET", "HEAD"]),
         Route("/ready", ready, methods=["GET", "HEAD"]),
         Route("/livez", livez, methods=["GET", "HEAD"]),
+        Route("/startupz", startupz, methods=["GET", "HEAD"]),
     ]
-    return AgentApp(settings.server.path, endpoint, Starlette(routes=routes, lifespan=lifespan))
+    if metrics is not None and settings.metrics.enabled:
+        registry = metrics.registry
+
+        async def metrics_route(request: Request) -> Response:
+            return metrics_response(registry, request)
+
+        routes.append(Route("/metrics", metrics_route, methods=["GET"]))
+    web = Starlette(routes=[*routes, *extra_routes], lifespan=lifespan)  # + feature routes (`/status`)
+    return AgentApp(settings.server.path, endpoint, web, state.drain)
 
 
 @contextlib.asynccontextmanager

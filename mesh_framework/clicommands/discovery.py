@@ -1,0 +1,176 @@
+"""Which commands become tools: `@mcp_command` marks in the scanned modules, and whole groups named in
+`commands.expose` (`package.module:attribute`). Every problem is reported together, before serving."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import click
+
+from ..config.loader import LoadedSettings
+from .marks import CommandMark, mark_of
+from .naming import check_name, tool_name
+from .schema import CommandSchema, analyze_command
+
+__all__ = ["CommandPlan", "plan_commands"]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPlan:
+    """One command served as a tool: how to find it in a fresh interpreter, and how to call it."""
+
+    name: str
+    reference: str  # `module:attribute` of the root command the child process invokes
+    prog: str  # the root's name, as its own command line is called (`ops`)
+    path: tuple[str, ...]  # words below the root (`("cassandra", "stress", "start")`)
+    description: str
+    schema: CommandSchema
+    background: bool
+    timeout: float | None
+    capability: str
+    tags: tuple[str, ...]
+
+    @property
+    def display(self) -> str:
+        return " ".join([self.prog, *self.path])
+
+
+def _as_click(value: object) -> click.Command | None:
+    if isinstance(value, click.Command):
+        return value
+    if type(value).__name__ == "Typer" and "typer" in sys.modules:  # a Typer app: its click command
+        import typer.main  # type: ignore[import-not-found]
+
+        command: click.Command = typer.main.get_command(value)
+        return command
+    return None
+
+
+def _walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    """Every leaf command below `command` (itself if it is not a group), hidden ones left out."""
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            if not sub.hidden:
+                yield from _walk(sub, (*path, name))
+    else:
+        yield path, command
+
+
+def _module_commands(modules: Sequence[str]) -> dict[int, tuple[str, click.Command]]:
+    """Commands held by module variables of the scanned modules: id → (`module:attribute`, command)."""
+    found: dict[int, tuple[str, click.Command]] = {}
+    for name in modules:
+        module = sys.modules.get(name)
+        for attribute, value in list(vars(module).items()) if module else []:
+            command = value if isinstance(value, click.Command) else None
+            if command is not None and id(command) not in found:
+                found[id(command)] = (f"{name}:{attribute}", command)
+    return found
+
+
+def _marked(modules: Sequence[str]) -> list[tuple[str, str, tuple[str, ...], click.Command, CommandMark]]:
+    """Marked commands, each with its outermost group's reference and its path below that group."""
+    commands = _module_commands(modules)
+    parents: dict[int, tuple[click.Group, str]] = {}
+    for _, command in commands.values():
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                parents.setdefault(id(sub), (command, name))
+    result = []
+    for reference, command in commands.values():
+        mark = mark_of(command)
+        if mark is None or isinstance(command, click.Group):
+            continue
+        path: list[str] = []
+        root: click.Command = command
+        seen = {id(root)}
+        while id(root) in parents:
+            group, name = parents[id(root)]
+            path.insert(0, name)
+            root = group
+            if id(root) in seen:
+                break
+            seen.add(id(root))
+        root_reference = commands[id(root)][0] if root is not command else reference
+        prog = root.name or root_reference.rpartition(":")[2]
+        result.append((root_reference, prog, tuple(path), command, mark))
+    return result
+
+
+def plan_commands(
+    loaded: LoadedSettings, modules: Sequence[str], taken: dict[str, str]
+) -> tuple[list[CommandPlan], list[str]]:
+    """The command tools of an agent, and every problem found. `taken` maps tool names already served
+    to where they come from (function tools), so a clash names both."""
+    settings = loaded.settings.commands
+    problems: list[str] = []
+    found: list[tuple[str, str, tuple[str, ...], click.Command, CommandMark | None, str]] = []
+    for reference, prog, path, command, mark in _marked(modules):
+        found.append((reference, prog, path, command, mark, "@mcp_command"))
+    origin = loaded.origin_of("commands.expose")
+    for index, reference in enumerate(settings.expose):
+        root, problem = _resolve(reference)
+        if root is None:
+            problems.append(f"commands.expose[{index}] = {reference!r} (from {origin}): {problem}")
+            continue
+        prog = root.name or reference.rpartition(":")[2]
+        for path, command in _walk(root, ()):
+            found.append((reference, prog, path, command, mark_of(command), f"commands.expose[{index}]"))
+    plans: list[CommandPlan] = []
+    seen_commands: set[tuple[str, tuple[str, ...]]] = set()
+    names = dict(taken)
+    for reference, prog, path, command, marked, source in found:
+        if (reference, path) in seen_commands:
+            continue
+        seen_commands.add((reference, path))
+        mark = marked or CommandMark()
+        name = mark.name or tool_name(path or (command.name or reference.rpartition(":")[2],))
+        where = f"command '{' '.join((prog, *path))}' ({reference}, {source})"
+        invalid = check_name(name)
+        if invalid:
+            problems.append(f"{where}: {invalid}; pass @mcp_command(name=...)")
+            continue
+        if name in names:
+            problems.append(
+                f"tool name '{name}' is used by both {names[name]} and {where}; rename one of the commands "
+                "or pass @mcp_command(name=...)"
+            )
+            continue
+        names[name] = where
+        schema, description = analyze_command(command, f"{name}_arguments")
+        plans.append(
+            CommandPlan(
+                name=name,
+                reference=reference,
+                prog=prog,
+                path=path,
+                description=mark.description if mark.description is not None else description,
+                schema=schema,
+                background=mark.background if mark.background is not None else settings.background,
+                timeout=mark.timeout if mark.timeout is not None else settings.timeout,
+                capability=mark.capability or name,
+                tags=("command", *mark.tags),
+            )
+        )
+    return plans, problems
+
+
+def _resolve(reference: str) -> tuple[click.Command | None, str]:
+    module_name, sep, attribute = reference.partition(":")
+    if not sep or not module_name or not attribute:
+        return None, "not of the form 'package.module:attribute' (e.g. 'ops.cli:main')"
+    try:
+        value: object = importlib.import_module(module_name)
+    except ImportError as exc:
+        return None, f"cannot import '{module_name}' ({exc}); is its folder on sys.path?"
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            return None, f"module '{module_name}' has no attribute '{attribute}'"
+        value = getattr(value, part)
+    command = _as_click(value)
+    if command is None:
+        return None, f"'{attribute}' is a {type(value).__name__}, not a click command or group (or Typer app)"
+    return command, ""

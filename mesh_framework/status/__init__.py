@@ -1,0 +1,7 @@
+"""Status sections (seed 002): `@status_section` functions refreshed in the background, served at
+`GET /status`."""
+
+from .board import StatusBoard, StatusSection
+from .marks import status_section
+
+__all__ = ["StatusBoard", "StatusSection", "status_section"]

@@ -1,0 +1,73 @@
+"""Status sections found in the scanned modules (functions) and components (methods)."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .board import StatusBoard, StatusSection
+from .marks import STATUS_ATTR, StatusSectionSpec
+
+__all__ = ["StatusPlan", "build_status_board", "plan_status_sections"]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusPlan:
+    spec: StatusSectionSpec
+    where: str
+    owner: str | None = None  # provider name of the component owning the method
+    attribute: str = ""
+
+
+def _takes_nothing(function: Callable[..., Any], is_method: bool) -> bool:
+    params = list(inspect.signature(function).parameters.values())[1 if is_method else 0 :]
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
+def plan_status_sections(
+    modules: Sequence[str], components: dict[type, str]
+) -> tuple[list[StatusPlan], list[str]]:
+    """Every `@status_section` of the scanned modules and components, and every problem found."""
+    plans: list[StatusPlan] = []
+    problems: list[str] = []
+    for name in modules:
+        module = sys.modules.get(name)
+        for value in list(vars(module).values()) if module else []:
+            spec = getattr(value, STATUS_ATTR, None)
+            defined_here = getattr(value, "__module__", None) == name
+            if isinstance(spec, StatusSectionSpec) and defined_here and not inspect.isclass(value):
+                plans.append(StatusPlan(spec, f"{name}.{value.__qualname__}"))
+    for cls, provider in components.items():
+        for attribute, member in inspect.getmembers(cls):
+            spec = getattr(member, STATUS_ATTR, None)
+            if isinstance(spec, StatusSectionSpec):
+                plans.append(
+                    StatusPlan(spec, f"{cls.__module__}.{cls.__qualname__}.{attribute}", provider, attribute)
+                )
+    seen: dict[str, str] = {}
+    for plan in plans:
+        if not _takes_nothing(plan.spec.function, plan.owner is not None):
+            problems.append(
+                f"{plan.where}: @status_section('{plan.spec.name}') must take no arguments (it is called "
+                "with none on each refresh)"
+            )
+        if plan.spec.name in seen:
+            problems.append(
+                f"{plan.where}: status section '{plan.spec.name}' is already served by "
+                f"{seen[plan.spec.name]}; give one of them another name"
+            )
+        seen.setdefault(plan.spec.name, plan.where)
+    return plans, problems
+
+
+def build_status_board(
+    plans: list[StatusPlan], provide: Callable[[str], Any], agent: str = ""
+) -> StatusBoard:
+    sections = []
+    for plan in plans:
+        function = getattr(provide(plan.owner), plan.attribute) if plan.owner else plan.spec.function
+        sections.append(StatusSection(plan.spec.name, function, plan.spec.refresh))
+    return StatusBoard(sections, agent)
