@@ -25,7 +25,9 @@ from .application.beans import overriding, section_of
 from .application.building import build_agent
 from .application.lifespan import AgentLifecycle
 from .application.loading import load_application
+from .application.observability import wire_observability
 from .application.server import bind_agent_socket, serve_until_stopped, uvicorn_server
+from .application.shutdown import GracefulStop
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings
 from .di.scan import ScanResult
@@ -53,6 +55,7 @@ class MeshApplication:
         self.catalog = catalog
         self.bound_port: int | None = None
         self._server: Any = None
+        self._stopping: GracefulStop | None = None
         self._lifecycle = AgentLifecycle(container, loaded)
 
     @property
@@ -77,7 +80,9 @@ class MeshApplication:
 
     def build(self) -> Any:
         """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""
-        return build_agent(self.container, self.catalog, self._lifespan)
+        asgi = build_agent(self.container, self.catalog, self._lifespan)
+        wire_observability(self.container, self.catalog, self.agent, self.scan)
+        return asgi
 
     async def prepare(self) -> None:
         """What must happen before serving, once: with `mcp.fail_fast`, reach every catalog server (all
@@ -110,8 +115,11 @@ class MeshApplication:
         asyncio.run(self.serve())
 
     def stop(self) -> None:
+        """Stop serving gracefully (see `application/shutdown.py`); called again, stop at once."""
         if self._server is not None:
-            self._server.should_exit = True
+            if self._stopping is None:
+                self._stopping = GracefulStop(self._server, self.container)
+            self._stopping.request()
 
     @contextmanager
     def override(self, target: type | str, value: Any) -> Iterator[None]:

@@ -84,11 +84,15 @@ def mesh_agent(
     heartbeat_interval: float | None = None,
     scan: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    health_check: Callable[[], Any] | None = None,
+    health_check_ttl: float | None = None,
 ) -> Callable[[C], C]:
     """Declare the agent an application runs. Parameters left `None` are not values (settings decide).
 
     `scan` names the packages to scan for components and tools (default: the package of the decorated
-    class); `exclude` holds module-name patterns (`fnmatch`) skipped by the scan.
+    class); `exclude` holds module-name patterns (`fnmatch`) skipped by the scan. `health_check` (sync or
+    async, no arguments) is a health indicator named `health_check`; `health_check_ttl` sets
+    `health.cache_ttl` (MCP Mesh's parameters).
     """
     params: dict[str, Any] = {
         "agent.name": name,
@@ -99,6 +103,7 @@ def mesh_agent(
         "agent.namespace": namespace,
         "registry.url": registry_url,
         "registry.heartbeat_interval": heartbeat_interval,
+        "health.cache_ttl": health_check_ttl,
     }
 
     def mark(target: C) -> C:
@@ -108,6 +113,7 @@ def mesh_agent(
             params={k: v for k, v in params.items() if v is not None},
             scan=tuple(scan),
             exclude=tuple(exclude),
+            health_check=health_check,
         )
         setattr(target, AGENT_ATTR, spec)
         return target
@@ -129,6 +135,7 @@ def mesh_tool(
     background: bool = False,
     task: bool = False,
     max_concurrent: int | None = None,
+    scopes: Sequence[str] = (),
     **kwargs: Any,
 ) -> Callable[[F], F]:
     """Serve a function (or a component's method) as an MCP tool and advertise it as `capability`.
@@ -144,7 +151,11 @@ def mesh_tool(
     `__mesh_job_status`/`__mesh_job_result`); `task=True` is MCP Mesh's job tool: a plain call runs inline, a
     job submitted through the registry runs as a job. Either body may take a `JobContext` (`MeshJob`)
     parameter. `max_concurrent` caps this tool's running jobs (see the `jobs` settings).
+
+    `scopes` are the OAuth scopes a caller's access token needs (with `auth.*` configured; else HTTP 403).
     """
+    if isinstance(scopes, str) or any(not isinstance(s, str) or not s or " " in s for s in scopes):
+        raise ValueError(f"scopes must be a list of scope names without spaces, got {scopes!r}")
     if max_concurrent is not None and max_concurrent <= 0:
         raise ValueError(f"max_concurrent must be positive, got {max_concurrent!r}")
     if task:
@@ -173,6 +184,7 @@ def mesh_tool(
             background=background,
             task=task,
             max_concurrent=max_concurrent,
+            scopes=tuple(scopes),
         )
         setattr(function, TOOL_ATTR, spec)
         return function

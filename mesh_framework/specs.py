@@ -98,6 +98,7 @@ class ToolSpec:
     input_schema: Mapping[str, Any] | None = None
     client_capabilities: tuple[str, ...] = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    scopes: tuple[str, ...] = ()  # OAuth scopes a caller's token needs (security/authorization.py)
     background: bool = False  # a plain call answers with a job handle while the body runs
     task: bool = False  # MCP Mesh job semantics: runs as a job when submitted through the registry
     max_concurrent: int | None = None  # this tool's own limit of running jobs
@@ -131,6 +132,7 @@ class AgentSpec:
     params: Mapping[str, Any]
     scan: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    health_check: Any = None  # `@mesh_agent(health_check=fn)`: a health indicator
 
 
 @dataclass(frozen=True, slots=True)

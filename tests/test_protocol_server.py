@@ -308,7 +308,8 @@ async def test_foreign_host_and_origin_are_refused_on_loopback(client: MeshTestC
 
 
 async def test_health_endpoints(client: MeshTestClient) -> None:
-    for path, status in (("/health", "healthy"), ("/ready", "ready"), ("/livez", "alive")):
+    probes = (("/health", "UP"), ("/ready", "ready"), ("/livez", "alive"), ("/startupz", "started"))
+    for path, status in probes:
         response = await client.http.get(path)
         assert response.status_code == 200
         assert response.json()["status"] == status

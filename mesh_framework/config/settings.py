@@ -282,7 +282,12 @@ class JobSettings(BaseModel):
         None, description="Seconds a job may run (none: unbounded; a tool's timeout= applies to it too)"
     )
     retention: JobRetentionSettings = Field(default_factory=JobRetentionSettings)
-    claim: bool = Field(True, description="Claim registry jobs for this agent's task=True tools")
+    serve_tools: bool | None = Field(
+        None,
+        description="Serve __mesh_job_status/_result/_cancel and get_server_status (none: when the agent "
+        "has a background or task tool; true: always, as mcp-mesh agents do)",
+    )
+    claim: bool = Field(True, description="Claim registry jobs for this agent's background and task tools")
     claim_interval: Annotated[float, Field(gt=0)] = Field(
         0.5, description="First seconds between claim polls of the registry (doubles to 5 s while idle)"
     )

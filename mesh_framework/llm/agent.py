@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..callbacks.connection_info import McpConnectionInfo
@@ -71,6 +71,8 @@ class LlmAgent(MeshLlmAgent):
         self.providers = list(providers)
         self.callbacks = list(callbacks)
         self.last_usage: LlmUsage | None = None
+        # Told what each run cost: (tool, usage). Metrics set it when the app is built.
+        self.on_usage: Callable[[str, LlmUsage], None] | None = None
         self._names = ToolNameGenerator()
 
     async def tools(self) -> list[ToolCallback]:
@@ -112,6 +114,8 @@ class LlmAgent(MeshLlmAgent):
             value = await loop.run(messages, output)
         finally:
             self.last_usage = loop.usage
+            if self.on_usage is not None:
+                self.on_usage(self.config.tool, loop.usage)
         return _with_usage(value, loop.usage)
 
     def _messages(

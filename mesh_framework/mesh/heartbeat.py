@@ -11,16 +11,19 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import httpx2
 
+from ..tracing.spans import registry_call
 from .http_pool import IDEMPOTENT
 
 __all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
 
 logger = logging.getLogger("mesh_framework.mesh")
+
+T = TypeVar("T")
 
 
 class RegistryError(Exception):
@@ -75,6 +78,13 @@ class RegistryClient:
         await self._send("DELETE", f"/agents/{agent_id}")
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
+        route = "/" + path.split("/")[1]  # the span's name carries no agent id
+        with registry_call(method, self.url + path, route) as span:
+            response = await self._request(method, path, **kwargs)
+            span.set("http.response.status_code", response.status_code)
+            return response
+
+    async def _request(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
         url = self.url
         try:
             response = await self.http.request(
@@ -112,20 +122,53 @@ class Heartbeat:
         self._needs_post = True
         self._last_wake = 0.0
         self._task: asyncio.Task[None] | None = None
+        self._down = payload.get("status") == "unhealthy"
+        # Registry request timings, for metrics: (kind, seconds, failed).
+        self.observer: Callable[[str, float, bool], None] | None = None
+
+    @property
+    def withdrawn(self) -> bool:
+        """The agent reported itself unhealthy: the heartbeat is paused until it is healthy again."""
+        return self._down
+
+    def set_health(self, status: str) -> None:
+        """Report MCP Mesh's `status` (healthy, degraded, unhealthy) in a POST at once. Unhealthy withdraws
+        the agent: the POST says so (our registry stops offering it) and a DELETE follows (MCP Mesh's
+        registry reads no status; its soft delete does the same); then the heartbeat pauses, as MCP Mesh's
+        does, until a healthy or degraded status registers the agent again."""
+        if status == self.payload.get("status", "healthy"):
+            return
+        self.payload = {**self.payload, "status": status}
+        self._down = status == "unhealthy"
+        self._needs_post = True
+        self._wake.set()
+
+    async def _timed(self, kind: str, call: Awaitable[T]) -> T:
+        observer = self.observer
+        if observer is None:
+            return await call
+        started = time.perf_counter()
+        try:
+            value = await call
+        except BaseException:
+            observer(kind, time.perf_counter() - started, True)
+            raise
+        observer(kind, time.perf_counter() - started, False)
+        return value
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"heartbeat {self.agent_id}")
 
     def update_payload(self, payload: dict[str, Any]) -> None:
         """Register again with a new payload (the agent's tools changed), at once."""
-        self.payload = payload
+        self.payload = {**payload, "status": self.payload.get("status", "healthy")}
         self._needs_post = True
         self._wake.set()
 
     def wake(self) -> None:
         """Ask for a full heartbeat now (rate-limited): the topology may have changed."""
         now = time.monotonic()
-        if now - self._last_wake >= self.min_wake_gap:
+        if not self._down and now - self._last_wake >= self.min_wake_gap:
             self._last_wake = now
             self._needs_post = True
             self._wake.set()
@@ -141,7 +184,7 @@ class Heartbeat:
             try:
                 if self._needs_post:
                     self._needs_post = False
-                    answer = await self.client.register(self.payload)
+                    answer = await self._timed("register", self.client.register(self.payload))
                     if failures:
                         logger.info(
                             "registry %s is back: agent %s registered again", self.client.url, self.agent_id
@@ -149,8 +192,11 @@ class Heartbeat:
                     failures = 0
                     self.registered.set()
                     self.on_answer(answer)
-                else:
-                    status = await self.client.check(self.agent_id)
+                    if self._down:
+                        await self._timed("unregister", self.client.unregister(self.agent_id))
+                        logger.warning("agent %s is DOWN: withdrawn from the registry", self.agent_id)
+                elif not self._down:
+                    status = await self._timed("check", self.client.check(self.agent_id))
                     if status in (202, 410):
                         self._needs_post = True
                         continue

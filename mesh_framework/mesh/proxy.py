@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool
 from ..tools.registry import MeshToolWrapperRegistry
+from ..tracing.spans import outbound_call
 from .transport import McpTransport, ProviderUnreachable, RemoteError
 
 __all__ = ["DownEndpoints", "InProcessMcpMeshTool", "McpMeshToolProxy", "Provider", "unwrap_result"]
@@ -91,6 +93,9 @@ class McpMeshToolProxy(McpMeshTool):
     a provider is never repeated, since tools need not be idempotent.
     """
 
+    # Metrics (`MeshMetrics`: proxy_call, proxy_failover), set by the factory when metrics are on.
+    observer: Any = None
+
     def __init__(
         self,
         transport: McpTransport,
@@ -115,6 +120,9 @@ class McpMeshToolProxy(McpMeshTool):
         self._down = down
         self._on_unreachable = on_unreachable
 
+    def _observed(self, observer: Any, provider: Provider, outcome: str, started: float) -> None:
+        observer.proxy_call(self.capability, provider.endpoint, outcome, perf_counter() - started)
+
     def _candidates(self) -> list[Provider]:
         everyone = [self.provider, *self.alternates]
         up = [p for p in everyone if not self._down.is_down(p.endpoint)]
@@ -132,26 +140,42 @@ class McpMeshToolProxy(McpMeshTool):
         if meta:
             params["_meta"] = dict(meta)
         candidates = self._candidates()
-        for attempt, provider in enumerate(candidates[:2]):
-            # Another provider's tool may carry another function name for the same capability.
-            tool = provider.function_name if name == self.function_name else name
-            params["name"] = tool
-            try:
-                return await self.transport.request(
-                    provider.url, "tools/call", params, timeout=self.timeout, headers=self.headers
-                )
-            except ProviderUnreachable as exc:
-                self._down.mark(provider.endpoint)
-                self._on_unreachable(provider.endpoint)
-                if attempt == 0 and len(candidates) > 1:
-                    continue
-                raise ToolExecutionError(
-                    f"{exc}; no other provider of '{self.capability}' is known",
-                    tool=tool,
-                    agent=provider.agent_id,
-                ) from None
-            except RemoteError as exc:
-                raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
+        with outbound_call(self.capability, name) as span:
+            for attempt, provider in enumerate(candidates[:2]):
+                # Another provider's tool may carry another function name for the same capability.
+                tool = provider.function_name if name == self.function_name else name
+                params["name"] = tool
+                span.set("mesh.provider.agent_id", provider.agent_id)
+                span.set("url.full", provider.url)
+                observer, started = self.observer, perf_counter()
+                try:
+                    result = await self.transport.request(
+                        provider.url, "tools/call", params, timeout=self.timeout, headers=self.headers
+                    )
+                    span.result(result)
+                    if observer is not None:
+                        outcome = "error" if result.get("isError") else "ok"
+                        self._observed(observer, provider, outcome, started)
+                    return result
+                except ProviderUnreachable as exc:
+                    self._down.mark(provider.endpoint)
+                    self._on_unreachable(provider.endpoint)
+                    if observer is not None:
+                        self._observed(observer, provider, "unreachable", started)
+                    if attempt == 0 and len(candidates) > 1:
+                        span.event("failover", {"mesh.unreachable": provider.endpoint})
+                        if observer is not None:
+                            observer.proxy_failover(self.capability, provider.endpoint)
+                        continue
+                    raise ToolExecutionError(
+                        f"{exc}; no other provider of '{self.capability}' is known",
+                        tool=tool,
+                        agent=provider.agent_id,
+                    ) from None
+                except RemoteError as exc:
+                    if observer is not None:
+                        self._observed(observer, provider, "error", started)
+                    raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -162,6 +186,15 @@ class McpMeshToolProxy(McpMeshTool):
         except (ProviderUnreachable, RemoteError) as exc:
             raise ToolExecutionError(str(exc), tool="tools/list", agent=self.agent_id) from None
         return list(result.get("tools") or [])
+
+    async def _feature_request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Prompts and resources of the chosen provider (`RemoteFeatures`)."""
+        try:
+            return await self.transport.request(
+                self.provider.url, method, params, timeout=self.timeout, headers=self.headers
+            )
+        except (ProviderUnreachable, RemoteError) as exc:
+            raise ToolExecutionError(str(exc), tool=method, agent=self.agent_id) from None
 
 
 class InProcessMcpMeshTool(McpMeshTool):

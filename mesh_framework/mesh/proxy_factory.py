@@ -36,7 +36,9 @@ class McpMeshToolProxyFactory:
         self.settings = settings
         self.down = DownEndpoints(ttl=2 * settings.registry.heartbeat_interval)
         self.on_unreachable: Callable[[str], None] = lambda _endpoint: None
+        self.observer: Any = None  # metrics of outbound calls (MeshMetrics), given to every remote proxy
         self.local_registry: MeshToolWrapperRegistry | None = None
+        self.job_submitter: Any = None  # JobService.submit once the agent joined a registry (jobs/)
         self._proxies: dict[ProxyKey, McpMeshTool] = {}
         self._http: httpx2.AsyncClient | None = None
         self._transport: McpTransport | None = None
@@ -104,6 +106,8 @@ class McpMeshToolProxyFactory:
                 timeout=self.settings.tools.timeout,
                 headers=credential_headers(self.settings.auth, capability),
             )
+            proxy.observer = self.observer
+        proxy.job_submitter = self.job_submitter
         self._proxies[key] = proxy
         return proxy
 

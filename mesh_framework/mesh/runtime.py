@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
+from ..health.monitor import HealthMonitor
+from ..health.status import Status
 from ..tools.registry import MeshToolWrapperRegistry
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
@@ -22,6 +25,11 @@ logger = logging.getLogger("mesh_framework.mesh")
 
 class MeshRuntime:
     """Heartbeat, topology and proxies of one agent. Started by the app's lifespan, after binding."""
+
+    # Set when the app is built: the health verdict the heartbeat reports, and a timer of registry calls.
+    health: HealthMonitor | None = None
+    registry_observer: Callable[[str, float, bool], None] | None = None
+    jobs: Any = None  # the JobService (jobs/service.py): joins and leaves the registry with the agent
 
     def __init__(
         self,
@@ -57,13 +65,22 @@ class MeshRuntime:
         self.port = port
         client = RegistryClient(self.factory.http, urls, settings.registry.timeout, token=token)
         payload = heartbeat_payload(settings, self.tools, port)
+        health = self.health
+        if health is not None:  # registered with its verdict (bounded by health.timeout)
+            payload["status"] = (await health.check()).status.mesh_status
         self.heartbeat = heartbeat = Heartbeat(
             client, payload, interval=settings.registry.heartbeat_interval, on_answer=self._on_answer
         )
         self.factory.on_unreachable = lambda _endpoint: heartbeat.wake()
         for wrapper in self.tools:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
+        heartbeat.observer = self.registry_observer
+        if health is not None:
+            health.add_listener(self._on_health)
+            health.start()
         heartbeat.start()
+        if self.jobs is not None:
+            self.jobs.joined(lambda: client.url)
         if settings.registry.push:  # the embedded registry's push stream (mesh/subscription.py)
             self.subscription = TopologySubscription(
                 self.factory.http,
@@ -83,12 +100,20 @@ class MeshRuntime:
         if self.heartbeat is not None and self.port is not None:
             self.heartbeat.update_payload(heartbeat_payload(self.settings, self.tools, self.port))
 
+    def _on_health(self, status: Status) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.set_health(status.mesh_status)
+
     def _on_answer(self, answer: dict[str, Any]) -> None:
         if self.subscription is not None and self.subscription.outdated(answer):
             return  # a heartbeat answer older than the last pushed one
         self.dispatcher.apply(parse_answer(answer, self._slots))
 
     async def stop(self) -> None:
+        if self.jobs is not None:
+            await self.jobs.leave()
+        if self.health is not None:
+            await self.health.stop()
         if self.subscription is not None:
             await self.subscription.stop()
             self.subscription = None

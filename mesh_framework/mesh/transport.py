@@ -27,6 +27,8 @@ from ..protocol.versions import (
     NAME_BEARING_METHODS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from ..tracing.carriers import inject_trace
+from ..tracing.state import state as trace_state
 
 __all__ = ["LEGACY", "McpTransport", "ProviderUnreachable", "RemoteError"]
 
@@ -151,6 +153,8 @@ class McpTransport:
         if forwarded:
             headers.update(forwarded)
             timeout = _within_budget(timeout, headers.pop("x-mesh-timeout", None))
+        if trace_state.tracer is not None:
+            inject_trace(method, body_params, headers)
         if timeout is not None:
             headers["X-Mesh-Timeout"] = str(int(timeout) if float(timeout).is_integer() else timeout)
         if era != LEGACY:
@@ -182,6 +186,9 @@ class McpTransport:
             raise RemoteError(
                 f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
             ) from None
+        if response.status_code == 503 and "retry-after" in response.headers:
+            # A stopping agent refused the call before processing it (health/drain.py): another may take it.
+            raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
         return response.status_code, _decode(response, request_id)
 
 

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from time import perf_counter
 from typing import Any
 
 from pydantic_core import from_json, to_json
@@ -23,6 +24,7 @@ from ..propagation import HeaderAllowlist, propagating
 from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
+from ..tracing.spans import incoming_call
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
@@ -163,6 +165,8 @@ class McpEndpoint:
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
         self.features = features or FeatureHandlers()
         self.capabilities.update(self.features.capabilities())
+        # Told of every tool call served: (tool, isError, seconds). Metrics set it when the app is built.
+        self.on_tool_call: Callable[[str, bool, float], None] | None = None
         self.refresh_tools()
 
     def refresh_tools(self) -> None:
@@ -466,11 +470,15 @@ class McpEndpoint:
             except ParamHeaderError as exc:
                 raise McpError(HEADER_MISMATCH, str(exc)) from None
         forwarded = self.propagation.capture(request.raw, (arguments or {}).get("_mesh_headers"))
-        with propagating(forwarded):
+        with propagating(forwarded), incoming_call(name, request_id, params, request.raw) as span:
             if wrapper.signature.wants_context:
                 await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
                 return
+            started = perf_counter()
             result = await wrapper.call(arguments)
+            if self.on_tool_call is not None:
+                self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
+            span.result(result)
         await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
 
     async def _call_streaming(
@@ -506,12 +514,15 @@ class McpEndpoint:
             request_state=state,
             encode_state=self.state_signer.encode,
         )
+        started = perf_counter()
         task = asyncio.ensure_future(wrapper.call(params.get("arguments"), context))
         task.add_done_callback(lambda _t: queue.put_nowait(None))
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         while (notification := await queue.get()) is not None:
             await send({"type": "http.response.body", "body": _sse_frame(notification), "more_body": True})
         result = task.result()
+        if self.on_tool_call is not None:
+            self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
         answer = {"jsonrpc": "2.0", "id": request_id, "result": self._modern(result) if modern else result}
         await send({"type": "http.response.body", "body": _sse_frame(answer)})
 

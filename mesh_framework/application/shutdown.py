@@ -1,0 +1,59 @@
+"""Graceful stop on SIGTERM/SIGINT: withdraw from the mesh, refuse new calls (503 with `Retry-After`, which
+mesh consumers take as "try another provider"), let the calls in flight finish within
+`server.shutdown_grace`, and only then close the socket. A second signal stops at once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+__all__ = ["DRAIN_QUIET", "GracefulStop"]
+
+logger = logging.getLogger("mesh_framework")
+
+# Seconds without a new call after which a draining agent closes its socket early: its consumers have
+# moved to other providers (they are told by the registry, or by a 503, whichever comes first).
+DRAIN_QUIET = 0.5
+
+
+class GracefulStop:
+    """Stops one served agent: `request()` from a signal handler, on the serving loop."""
+
+    def __init__(self, server: Any, container: Any) -> None:
+        self.server = server
+        self.container = container
+        self.task: asyncio.Task[None] | None = None
+
+    def request(self) -> None:
+        if self.task is not None or self.server.should_exit:
+            logger.info("stopping now")
+            self.server.should_exit = True
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not called on the serving loop: nothing to wait for
+            self.server.should_exit = True
+            return
+        self.task = loop.create_task(self._drain(), name="graceful stop")
+
+    async def _drain(self) -> None:
+        state = self.container.agent_state()
+        grace = self.container.settings().server.shutdown_grace
+        drain = state.drain
+        drain.begin()
+        state.ready = False
+        logger.info("stopping: leaving the mesh, %d call(s) in flight, up to %ss", drain.in_flight, grace)
+        try:
+            runtime = self.container.mesh_runtime()
+            heartbeat, runtime.heartbeat = runtime.heartbeat, None
+            if heartbeat is not None:
+                await heartbeat.stop(unregister=True)  # the registry stops offering this agent
+            if not await drain.settle(grace, min(DRAIN_QUIET, grace)):
+                logger.warning(
+                    "%d call(s) still in flight after %ss; stopping anyway", drain.in_flight, grace
+                )
+        except Exception:
+            logger.exception("graceful stop failed; stopping now")
+        finally:
+            self.server.should_exit = True

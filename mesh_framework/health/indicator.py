@@ -1,0 +1,96 @@
+"""Health indicators: `@health_indicator` functions and methods, and components that are a `HealthIndicator`.
+
+    @health_indicator
+    async def database() -> Health:             # module-level function in a scanned package
+        return Health.up(pool=3)
+
+    @component
+    class Vendor:
+        @health_indicator("vendor-api")         # a component's method
+        def reachable(self) -> bool: ...
+
+    @component
+    class DiskSpaceHealthIndicator:             # a component with health(): indicator "diskSpace"
+        def health(self) -> Health: ...
+
+`@mesh_agent(health_check=fn)` (MCP Mesh's parameter) adds `fn` as the indicator `health_check`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, overload, runtime_checkable
+
+__all__ = ["HealthIndicator", "NamedIndicator", "collect_indicators", "health_indicator"]
+
+INDICATOR_ATTR = "__mesh_health_indicator__"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@runtime_checkable
+class HealthIndicator(Protocol):
+    """A component whose `health()` (sync or async) says how it is; named after its class, without a
+    `HealthIndicator` suffix, first letter lowered (Spring's rule)."""
+
+    def health(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class NamedIndicator:
+    """One check to run: its name on `/health` and a callable taking no arguments (sync or async)."""
+
+    name: str
+    check: Callable[[], Any]
+
+
+@overload
+def health_indicator(function: F, /) -> F: ...
+@overload
+def health_indicator(name: str | None = None, /) -> Callable[[F], F]: ...
+def health_indicator(arg: Any = None, /) -> Any:
+    """Mark a function or a component method as a health indicator (named after the function unless
+    given a name)."""
+    if callable(arg):
+        setattr(arg, INDICATOR_ATTR, arg.__name__)
+        return arg
+    if arg is not None and (not isinstance(arg, str) or not arg.strip()):
+        raise TypeError(f"@health_indicator takes a non-empty name, not {arg!r}")
+
+    def mark(function: F) -> F:
+        setattr(function, INDICATOR_ATTR, arg or function.__name__)
+        return function
+
+    return mark
+
+
+def indicator_name(cls: type) -> str:
+    name = cls.__name__.removesuffix("HealthIndicator") or cls.__name__
+    return name[0].lower() + name[1:]
+
+
+def collect_indicators(
+    modules: Iterable[str], components: Iterable[object], agent_check: Callable[[], Any] | None = None
+) -> list[NamedIndicator]:
+    """Every indicator of an application: `@mesh_agent(health_check=...)`, `@health_indicator` functions
+    of the scanned `modules`, and the indicator methods (or `health()`) of the `components`."""
+    found: list[NamedIndicator] = []
+    if agent_check is not None:
+        found.append(NamedIndicator("health_check", agent_check))
+    for module_name in modules:
+        module = sys.modules.get(module_name)
+        for value in vars(module).values() if module is not None else ():
+            name = getattr(value, INDICATOR_ATTR, None) if inspect.isfunction(value) else None
+            if isinstance(name, str) and value.__module__ == module_name:
+                found.append(NamedIndicator(name, value))
+    for component in components:
+        for attribute, member in inspect.getmembers(type(component), inspect.isfunction):
+            name = getattr(member, INDICATOR_ATTR, None)
+            if isinstance(name, str):
+                found.append(NamedIndicator(name, getattr(component, attribute)))
+        if isinstance(component, HealthIndicator) and not isinstance(component, type):
+            found.append(NamedIndicator(indicator_name(type(component)), component.health))
+    return found
