@@ -12,6 +12,7 @@ from dependency_injector import providers
 
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import MeshError, WiringError
+from ..tracing import configure_tracing
 
 __all__ = ["build_agent"]
 
@@ -24,6 +25,10 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     Raises WiringError listing every component that failed to start."""
     if not container.lifespan.overridden:  # build may run again (tests); override once
         container.lifespan.override(providers.Object(lifespan))
+    settings = container.settings()
+    configure_tracing(
+        settings.tracing, agent=settings.agent.name, json_logs=settings.logging.format == "json"
+    )
     _instantiate_components(container, catalog)
     _register_listeners(container, catalog)
     asgi = container.asgi_app()

@@ -81,7 +81,8 @@ def _run_one(app_name: str, args: argparse.Namespace) -> int:
     from ..logs import configure_logging
 
     app = MeshApplication.load(app_name, cli=cli_settings(args), profiles=profiles(args), config=args.config)
-    configure_logging(app.settings.logging.level)
+    logs = app.settings.logging
+    configure_logging(logs.level, format=logs.format, agent=app.settings.agent.name)
     app.run()
     return EXIT_OK
 

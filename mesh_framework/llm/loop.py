@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..callbacks.definition import ToolCallback
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
+from ..tracing.spans import llm_iteration
 from .model import LlmIterationLimit, LlmModel, LlmOutputError
 from .types import LlmToolCall, LlmUsage, Message, tool_spec
 
@@ -78,21 +79,26 @@ class ToolLoop:
             schema = adapter.json_schema()
         repaired = False
         try:
-            for _ in range(self.max_iterations):
-                turn = await self.model.complete(
-                    messages,
-                    tools=self.specs,
-                    params=self.params,
-                    response_schema=schema,
-                    parallel_tool_calls=self.parallel_tool_calls,
-                )
-                self.usage.add(turn)
-                messages.append(turn.to_message())
-                if turn.tool_calls:
-                    results = await asyncio.gather(*(self._call(call) for call in turn.tool_calls))
-                    for call, text in zip(turn.tool_calls, results, strict=True):
-                        messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
-                    continue
+            for iteration in range(self.max_iterations):
+                with llm_iteration(self.label, iteration) as span:
+                    turn = await self.model.complete(
+                        messages,
+                        tools=self.specs,
+                        params=self.params,
+                        response_schema=schema,
+                        parallel_tool_calls=self.parallel_tool_calls,
+                    )
+                    self.usage.add(turn)
+                    messages.append(turn.to_message())
+                    span.set("gen_ai.usage.input_tokens", turn.input_tokens)
+                    span.set("gen_ai.usage.output_tokens", turn.output_tokens)
+                    span.set("mesh.llm.tool_calls", len(turn.tool_calls))
+                    span.set("gen_ai.response.model", turn.model)
+                    if turn.tool_calls:
+                        results = await asyncio.gather(*(self._call(call) for call in turn.tool_calls))
+                        for call, text in zip(turn.tool_calls, results, strict=True):
+                            messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+                        continue
                 answer = turn.content or ""
                 if adapter is None:
                     return answer
