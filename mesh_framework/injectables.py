@@ -28,6 +28,8 @@ class McpMeshTool(ABC):
     function_name: str
     endpoint: str
     agent_id: str
+    # Submits a job through the registry (set by the proxy factory once the agent joined one).
+    job_submitter: Any = None
 
     async def __call__(self, arguments: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
         """Call the tool with keyword arguments or one dict; returns the unwrapped result."""
@@ -56,6 +58,32 @@ class McpMeshTool(ABC):
         text = value if isinstance(value, str) else to_json(value, fallback=str).decode()
         content = [{"type": "text", "text": text}]
         return {"content": content, "structuredContent": {"result": value}, "isError": False}
+
+    async def submit(
+        self,
+        arguments: Mapping[str, Any] | None = None,
+        /,
+        *,
+        max_duration: int | None = None,
+        max_retries: int = 1,
+        **kwargs: Any,
+    ) -> Any:
+        """Submit a job to this capability through the registry and return its `JobHandle` at once
+        (`status()`, `result()`, `cancel()`, `events()`). The provider runs it as a job: a `task=True` or
+        `background=True` tool of ours, or an mcp-mesh `@mesh.tool(task=True)`."""
+        submitter = self.job_submitter
+        if submitter is None:
+            from .errors import ToolExecutionError
+
+            raise ToolExecutionError(
+                f"cannot submit a job to '{self.capability}': jobs go through the registry, and this agent "
+                "has not joined one (is it serving, with registry.enabled?)",
+                tool=self.capability,
+            )
+        options = {"max_retries": max_retries}
+        if max_duration is not None:
+            options["max_duration"] = max_duration
+        return await submitter(self.capability, {**(arguments or {}), **kwargs}, **options)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.capability} -> {self.function_name} at {self.endpoint}>"

@@ -31,7 +31,10 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     )
     _instantiate_components(container, catalog)
     _register_listeners(container, catalog)
+    jobs = container.job_service()  # adds the job tools, so before the endpoint lists the tools
     asgi = container.asgi_app()
+    jobs.attach(asgi)
+    container.mesh_runtime().jobs = jobs
     try:
         container.llm_agents()
     except MeshError as exc:

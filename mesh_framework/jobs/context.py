@@ -60,6 +60,15 @@ class JobContext:
         return self._cancel.is_set()
 
     @property
+    def command(self) -> str:
+        """The command line `get_server_status` shows (default: the tool and its arguments); settable."""
+        return self._job.describe()
+
+    @command.setter
+    def command(self, value: str) -> None:
+        self._job.command = value
+
+    @property
     def messages(self) -> list[str]:
         return list(self._job.messages)
 

@@ -35,6 +35,7 @@ class Job:
     result: Any = None
     error: str | None = None
     submitted_by: str | None = None
+    command: str | None = None  # what get_server_status shows; default the tool and its arguments
     claim_epoch: int | None = None
     submitted_at: float = field(default_factory=time.time)
     started_at: float | None = None
@@ -55,6 +56,12 @@ class Job:
         if self.started_at is None:
             return 0.0
         return round((self.finished_at or time.time()) - self.started_at, 3)
+
+    def describe(self) -> str:
+        """The job's command line as seed 002's `get_server_status` shows it."""
+        if self.command is not None:
+            return self.command
+        return " ".join([self.tool, *(f"{k}={v}" for k, v in self.arguments.items())])
 
     def to_row(self) -> dict[str, Any]:
         """The job as MCP Mesh's `GET /jobs/{id}` and `__mesh_job_status` answer (plus `messages`)."""

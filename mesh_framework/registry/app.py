@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .jobs import JobBoard, job_routes
 from .payload import PayloadError
 from .push import TopologyPush
 from .store import RegistryStore
@@ -140,6 +141,7 @@ def build_registry_app(
         Route("/agents", agents, methods=["GET"]),
         Route("/health", health, methods=["GET", "HEAD"]),
         *push.routes(),
+        *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
         *ui_routes(store),  # the mesh page: registry/ui/
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,317 @@
+"""`JobRunner`: runs background and task tools' jobs in this process, within the concurrency limits.
+
+A background tool's call answers at once with a job handle and its body runs as an asyncio task; a task
+tool's plain call runs inline (its `JobContext` slot gets None), and a registry job (pushed with
+`X-Mesh-Job-Id` or claimed) runs bound to that job, its progress and result reported to the registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import to_jsonable_python
+
+from ..config.settings import JobSettings
+from ..errors import ToolExecutionError
+from ..tools.wrapper import MeshToolWrapper, error_result
+from .capture import capturing, release
+from .context import JobCancelled, JobContext
+from .model import Job, new_job_id
+from .store import JobStore
+
+if TYPE_CHECKING:
+    from ..tools.context import ToolContext
+    from ..tools.registry import MeshToolWrapperRegistry
+
+__all__ = ["DISPATCH", "Dispatch", "JobLimitError", "JobRunner", "handle_result"]
+
+logger = logging.getLogger("mesh_framework.jobs")
+
+POLL_TOOLS = {"status": "__mesh_job_status", "result": "__mesh_job_result", "cancel": "__mesh_job_cancel"}
+HANDLE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "job_id": {"type": "string"},
+        "status": {"type": "string"},
+        "tool": {"type": "string"},
+        "poll": {"type": "object"},
+    },
+    "required": ["job_id", "status"],
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    """A registry job this request runs (`X-Mesh-Job-Id` and its companion headers)."""
+
+    job_id: str
+    timeout: float | None = None
+    claim_epoch: int | None = None
+
+
+DISPATCH: contextvars.ContextVar[Dispatch | None] = contextvars.ContextVar("mesh_job_dispatch", default=None)
+
+
+class JobLimitError(Exception):
+    """A job cannot start now: the agent's or the tool's limit of running jobs is reached."""
+
+
+def handle_result(job: Job) -> dict[str, Any]:
+    """What a background call answers: the job handle, and how to poll it."""
+    verb = "Queued" if job.status == "queued" else "Started"
+    text = (
+        f"{verb} job {job.id} for tool '{job.tool}'; poll it with __mesh_job_status(job_id) or "
+        "__mesh_job_result(job_id), cancel it with __mesh_job_cancel(job_id)"
+    )
+    handle = {"job_id": job.id, "status": job.status, "tool": job.tool, "poll": POLL_TOOLS}
+    return {"content": [{"type": "text", "text": text}], "structuredContent": handle, "isError": False}
+
+
+Reporter = Callable[[Job, bool], None]  # (job, final) -> schedules a report to the registry
+
+
+class JobRunner:
+    """Starts, limits, cancels and keeps this agent's jobs."""
+
+    def __init__(self, settings: JobSettings) -> None:
+        self.settings = settings
+        self.store = JobStore(max_count=settings.retention.max_count, max_age=settings.retention.max_age)
+        self.reporter: Reporter | None = None  # set when jobs are bound to a registry
+        self._running: dict[str, tuple[MeshToolWrapper, Job]] = {}
+        self._per_tool: dict[str, int] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._contexts: dict[str, JobContext] = {}
+        self._queue: deque[tuple[MeshToolWrapper, dict[str, Any], Job]] = deque()
+
+    def install(self, tools: MeshToolWrapperRegistry) -> None:
+        """Route the calls of every background and task tool through this runner."""
+        for wrapper in tools:
+            if wrapper.spec.background or wrapper.spec.task:
+                wrapper.job_hook = self.hook
+            if wrapper.spec.background:
+                wrapper.descriptor = {**wrapper.descriptor, "outputSchema": HANDLE_SCHEMA}
+
+    @property
+    def running(self) -> int:
+        return len(self._running)
+
+    async def hook(
+        self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], context: ToolContext | None
+    ) -> dict[str, Any]:
+        dispatch = DISPATCH.get()
+        if dispatch is not None:
+            return await self.run_dispatched(wrapper, kwargs, dispatch)
+        if wrapper.spec.background:
+            try:
+                job = self.submit(wrapper, kwargs)
+            except JobLimitError as exc:
+                return error_result(str(exc))
+            return handle_result(job)
+        return await self._inline(wrapper, kwargs)
+
+    def submit(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], job: Job | None = None) -> Job:
+        """Start (or queue) a job of `wrapper` with prepared arguments; raises JobLimitError."""
+        if job is None:
+            job = Job(
+                id=new_job_id(),
+                tool=wrapper.name,
+                capability=wrapper.capability,
+                arguments=_client_arguments(wrapper, kwargs),
+            )
+        problem = self._over_limit(wrapper)
+        if problem is not None:
+            if not self.settings.queue or len(self._queue) >= self.settings.max_queued:
+                raise JobLimitError(problem)
+            job.status = "queued"
+            self.store.add(job)
+            self._queue.append((wrapper, kwargs, job))
+            return job
+        self.store.add(job)
+        self._start(wrapper, kwargs, job)
+        return job
+
+    def _limit_of(self, wrapper: MeshToolWrapper) -> int | None:
+        if wrapper.spec.max_concurrent is not None:
+            return wrapper.spec.max_concurrent
+        return self.settings.tools.get(wrapper.name)
+
+    def _over_limit(self, wrapper: MeshToolWrapper) -> str | None:
+        limit = self._limit_of(wrapper)
+        if limit is not None and self._per_tool.get(wrapper.name, 0) >= limit:
+            busy = next(j for w, j in self._running.values() if w.name == wrapper.name)
+            scope = f"the limit of tool '{wrapper.name}' is {limit}"
+        elif len(self._running) >= self.settings.max_concurrent:
+            busy = next(iter(self._running.values()))[1]
+            scope = f"jobs.max_concurrent is {self.settings.max_concurrent}"
+        else:
+            return None
+        return (
+            f"Tool '{wrapper.name}' cannot start a job now: job {busy.id} ('{busy.tool}', running for "
+            f"{busy.runtime_seconds:.1f}s) is running and {scope}; poll __mesh_job_status('{busy.id}') and "
+            "call again when it finishes, or set jobs.queue: true to queue calls"
+        )
+
+    def _start(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], job: Job) -> JobContext:
+        reporter = self.reporter if job.claim_epoch is not None or job.submitted_by == "registry" else None
+        context = JobContext(job, on_change=(lambda: reporter(job, False)) if reporter else None)
+        for param in wrapper.signature.injected:
+            if param.kind == "job":
+                kwargs[param.name] = context
+        job.status = "working"
+        job.started_at = time.time()
+        self._running[job.id] = (wrapper, job)
+        self._per_tool[wrapper.name] = self._per_tool.get(wrapper.name, 0) + 1
+        self._contexts[job.id] = context
+        self._tasks[job.id] = asyncio.get_running_loop().create_task(self._run(wrapper, kwargs, job, context))
+        return context
+
+    async def _run(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], job: Job, ctx: JobContext) -> None:
+        DISPATCH.set(None)  # calls the body makes are not this job (this task's own context)
+        token, buffer = capturing(ctx.message)
+        timeout = wrapper.spec.timeout if wrapper.spec.timeout is not None else self.settings.timeout
+        try:
+            running = wrapper.invoke(kwargs)
+            value = await (running if timeout is None else asyncio.wait_for(running, timeout))
+            if ctx.cancelled:
+                raise JobCancelled(job.id)
+            job.result = _job_result(wrapper, value)
+            job.status = "completed"
+        except (asyncio.CancelledError, JobCancelled):
+            job.status = "cancelled"
+            job.error = job.error or "cancelled"
+        except TimeoutError:
+            job.status = "failed"
+            job.error = f"Tool '{wrapper.name}' timed out after {timeout}s"
+        except ToolExecutionError as exc:
+            job.status = "failed"
+            job.error = str(exc)
+        except Exception as exc:
+            logger.warning("job %s of tool '%s' failed: %r", job.id, wrapper.name, exc)
+            job.status = "failed"
+            job.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            release(token, buffer)
+            self._finish(wrapper, job)
+
+    def _finish(self, wrapper: MeshToolWrapper, job: Job) -> None:
+        if job.finished_at is None:
+            job.finished_at = time.time()
+        if self._running.pop(job.id, None) is not None:
+            self._per_tool[wrapper.name] -= 1
+        self._tasks.pop(job.id, None)
+        self._contexts.pop(job.id, None)
+        self.store.finished(job)
+        if self.reporter is not None and (job.claim_epoch is not None or job.submitted_by == "registry"):
+            self.reporter(job, True)
+        self._pump()
+
+    def _pump(self) -> None:
+        """Start queued jobs while there is room."""
+        while self._queue:
+            wrapper, kwargs, job = self._queue[0]
+            if job.status != "queued":
+                self._queue.popleft()
+                continue
+            if self._over_limit(wrapper) is not None:
+                return
+            self._queue.popleft()
+            self._start(wrapper, kwargs, job)
+
+    def cancel(self, job_id: str, reason: str | None = None) -> Job:
+        """Cancel a queued or running job of this agent; raises ValueError if it already finished."""
+        job = self.store.get(job_id)
+        if job.terminal:
+            raise ValueError(
+                f"Job {job_id} already finished ({job.status}); there is nothing to cancel. "
+                "Read its outcome with __mesh_job_result"
+            )
+        job.error = f"cancelled: {reason}" if reason else "cancelled"
+        context = self._contexts.get(job_id)
+        if context is not None:
+            context.cancel()
+        task = self._tasks.get(job_id)
+        job.status = "cancelled"
+        if task is not None:
+            task.cancel()
+        else:  # queued: never started
+            job.finished_at = time.time()
+            self.store.finished(job)
+        return job
+
+    async def run_dispatched(
+        self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], dispatch: Dispatch
+    ) -> dict[str, Any]:
+        """Run a registry job pushed to this agent (`X-Mesh-Job-Id`): bound to the job, answered inline."""
+        job = Job(
+            id=dispatch.job_id,
+            tool=wrapper.name,
+            capability=wrapper.capability,
+            arguments=_client_arguments(wrapper, kwargs),
+            submitted_by="registry",
+            claim_epoch=dispatch.claim_epoch,
+        )
+        self.store.add(job)
+        self._start(wrapper, kwargs, job)
+        task = self._tasks.get(job.id)
+        if task is not None:
+            await asyncio.shield(task)
+        if job.status == "completed":
+            return _answer(job.result)
+        return error_result(job.error or f"job {job.id} {job.status}")
+
+    async def _inline(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            running = wrapper.invoke(kwargs)
+            value = await (running if wrapper.timeout is None else asyncio.wait_for(running, wrapper.timeout))
+        except TimeoutError:
+            return error_result(f"Tool '{wrapper.name}' timed out after {wrapper.timeout}s")
+        except ToolExecutionError as exc:
+            return error_result(str(exc))
+        except Exception as exc:
+            logger.exception("tool '%s' raised", wrapper.name)
+            return error_result(f"{type(exc).__name__}: {exc}")
+        return wrapper.to_result(value)
+
+    async def aclose(self) -> None:
+        """Cancel every running job (the agent stops)."""
+        self._queue.clear()
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _client_arguments(wrapper: MeshToolWrapper, kwargs: dict[str, Any]) -> dict[str, Any]:
+    injected = {p.name for p in wrapper.signature.injected}
+    return {k: to_jsonable_python(v, fallback=str) for k, v in kwargs.items() if k not in injected}
+
+
+def _job_result(wrapper: MeshToolWrapper, value: Any) -> Any:
+    """A body's value as a job result (JSON): the tool's structured result, or its text as `{"value"}`."""
+    wire = wrapper.to_result(value)
+    if "structuredContent" in wire:
+        return wire["structuredContent"]
+    if value is None:
+        return None
+    texts = [c.get("text", "") for c in wire.get("content", []) if c.get("type") == "text"]
+    return {"value": "\n".join(texts)}
+
+
+def _answer(result: Any) -> dict[str, Any]:
+    from pydantic_core import to_json
+
+    if result is None:
+        return {"content": [], "isError": False}
+    text = to_json(result).decode()
+    wire: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": False}
+    if isinstance(result, dict):
+        wire["structuredContent"] = result
+    return wire

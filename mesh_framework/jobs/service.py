@@ -1,0 +1,263 @@
+"""`JobService`: jobs wired into an agent: the runner on its background and task tools, the job tools, the
+agent's `POST /jobs/{id}/cancel` route, `X-Mesh-Job-Id` dispatch, and, once the agent joins a registry, the
+claim loops, the progress reporter and the consumers' `submit`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ..config.settings import MeshSettings
+from ..errors import ToolExecutionError
+from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper import MeshToolWrapper
+from .client import JobApiError, RegistryJobClient
+from .handle import JobHandle
+from .model import Job
+from .runner import DISPATCH, Dispatch, JobRunner
+from .tools import JobTools
+
+__all__ = ["JobService"]
+
+logger = logging.getLogger("mesh_framework.jobs")
+
+FLUSH_SECONDS = 1.0  # progress deltas are coalesced this long (MCP Mesh: 2 s); final states go at once
+MAX_BACKOFF = 5.0
+
+
+class JobService:
+    """Everything jobs add to one agent. Built with the tools; joined to a registry by the mesh runtime."""
+
+    def __init__(self, settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: Any) -> None:
+        self.settings = settings
+        self.tools = tools
+        self.runner = JobRunner(settings.jobs)
+        self.runner.install(tools)
+        serve = settings.jobs.serve_tools
+        if serve or (serve is None and self.job_tools):
+            JobTools(self).install(tools)
+        self.client: RegistryJobClient | None = None
+        self.factory = factory  # the proxy factory: its HTTP client, and `submit` for its proxies
+        self._dirty: dict[str, Job] = {}
+        self._loops: list[asyncio.Task[None]] = []
+        self._flushing: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+
+    @property
+    def job_tools(self) -> list[MeshToolWrapper]:
+        return [w for w in self.tools if w.spec.background or w.spec.task]
+
+    # --- the agent's HTTP surface -----------------------------------------------------------------
+
+    def attach(self, asgi: Any) -> None:
+        """Add `POST /jobs/{id}/cancel` to the agent's app and read `X-Mesh-Job-Id` on task tools' calls."""
+        if getattr(asgi, "_mesh_jobs_attached", False):  # an app built again (tests)
+            return
+        asgi._mesh_jobs_attached = True
+        asgi.web.router.routes.append(Route("/jobs/{job_id}/cancel", self._cancel_route, methods=["POST"]))
+        if any(w.spec.task for w in self.tools):
+            asgi.endpoint = _DispatchHeaders(asgi.endpoint)
+
+    async def _cancel_route(self, request: Request) -> JSONResponse:
+        job_id = request.path_params["job_id"]
+        try:
+            body = await request.json()
+        except ValueError:
+            body = {}
+        reason = body.get("reason") if isinstance(body, dict) else None
+        try:
+            self.cancel_local(job_id, reason, report=False)
+        except (LookupError, ValueError):
+            return JSONResponse({"cancelled": False, "job_id": job_id})
+        return JSONResponse({"cancelled": True, "job_id": job_id})
+
+    def cancel_local(self, job_id: str, reason: str | None = None, *, report: bool = True) -> Job:
+        """Cancel a job this agent runs; a registry job is cancelled in the registry too (`report`)."""
+        job = self.runner.cancel(job_id, reason)
+        if report and self.client is not None and job.submitted_by == "registry":
+            self._spawn(self._cancel_remote(job_id, reason))
+        return job
+
+    async def _cancel_remote(self, job_id: str, reason: str | None) -> None:
+        assert self.client is not None
+        with contextlib.suppress(JobApiError):
+            await self.client.cancel(job_id, reason)
+
+    # --- the registry ------------------------------------------------------------------------------
+
+    def joined(self, url: Callable[[], str]) -> None:
+        """The agent joined a registry: report registry jobs there, claim work, let consumers submit."""
+        self.factory.job_submitter = self.submit
+        self.client = RegistryJobClient(
+            self.factory.http, url, self.settings.agent.id or "", timeout=self.settings.registry.timeout
+        )
+        self.runner.reporter = self._report
+        self._loops.append(asyncio.get_running_loop().create_task(self._flush_loop()))
+        if self.settings.jobs.claim:
+            capabilities = {w.capability: w for w in self.job_tools}
+            for capability, wrapper in capabilities.items():
+                self._loops.append(
+                    asyncio.get_running_loop().create_task(self._claim_loop(capability, wrapper))
+                )
+
+    async def submit(self, capability: str, arguments: Mapping[str, Any], **options: Any) -> JobHandle:
+        """Submit a job to `capability` through the registry (what `McpMeshTool.submit` calls)."""
+        if self.client is None:
+            raise ToolExecutionError(
+                f"cannot submit a job to '{capability}': the agent has not joined a registry "
+                "(jobs live in the registry; enable registry.enabled or wait until the agent serves)",
+                tool=capability,
+            )
+        try:
+            answer = await self.client.submit(capability, arguments, **options)
+        except JobApiError as exc:
+            raise ToolExecutionError(str(exc), tool=capability) from None
+        return JobHandle(self.client, str(answer["id"]), capability)
+
+    def _report(self, job: Job, final: bool) -> None:
+        self._dirty[job.id] = job
+        if final:
+            self._wake.set()
+
+    async def _flush_loop(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
+            self._wake.clear()
+            if self._dirty:
+                await self._flush()
+
+    async def _flush(self) -> None:
+        jobs, self._dirty = list(self._dirty.values()), {}
+        deltas = [_delta(job) for job in jobs]
+        assert self.client is not None
+        try:
+            answer = await self.client.report(deltas)
+        except JobApiError as exc:
+            logger.warning("could not report %d job update(s) to the registry: %s", len(deltas), exc)
+            for job in jobs:  # try again on the next flush
+                self._dirty.setdefault(job.id, job)
+            return
+        for rejected in answer.get("rejected") or []:
+            logger.info(
+                "registry rejected the update of job %s: %s", rejected.get("id"), rejected.get("reason")
+            )
+
+    async def _claim_loop(self, capability: str, wrapper: MeshToolWrapper) -> None:
+        assert self.client is not None
+        delay = self.settings.jobs.claim_interval
+        while True:
+            claimed = None
+            if self.runner._over_limit(wrapper) is None:
+                try:
+                    claimed = await self.client.claim(capability)
+                except JobApiError as exc:
+                    logger.debug("claim for '%s' failed: %s", capability, exc)
+            if claimed is None:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, MAX_BACKOFF)
+                continue
+            delay = self.settings.jobs.claim_interval
+            self._spawn(self._run_claimed(wrapper, claimed))
+
+    async def _run_claimed(self, wrapper: MeshToolWrapper, claimed: dict[str, Any]) -> None:
+        job_id = str(claimed["id"])
+        epoch = claimed.get("claim_epoch")
+        DISPATCH.set(Dispatch(job_id, claimed.get("max_duration"), epoch if isinstance(epoch, int) else None))
+        payload = claimed.get("submitted_payload") or {}
+        result = await wrapper.call(payload if isinstance(payload, dict) else {})
+        if result.get("isError") and self.runner.store.find(job_id) is None:
+            # refused before the body ran (invalid arguments, unresolved dependency): fail the job
+            text = "; ".join(c.get("text", "") for c in result.get("content") or [])
+            assert self.client is not None
+            with contextlib.suppress(JobApiError):
+                await self.client.report(
+                    [{"id": job_id, "claim_epoch": epoch, "status": "failed", "error": text}]
+                )
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._flushing.add(task)
+        task.add_done_callback(self._flushing.discard)
+
+    async def leave(self) -> None:
+        """Stop claiming and flush what is left (the agent leaves the registry)."""
+        for task in self._loops:
+            task.cancel()
+        await asyncio.gather(*self._loops, return_exceptions=True)
+        self._loops.clear()
+        if self._dirty and self.client is not None:
+            with contextlib.suppress(Exception):
+                await self._flush()
+
+    async def aclose(self) -> None:
+        await self.leave()
+        await self.runner.aclose()
+        if self._dirty and self.client is not None:
+            with contextlib.suppress(Exception):
+                await self._flush()
+        for task in list(self._flushing):
+            task.cancel()
+        await asyncio.gather(*self._flushing, return_exceptions=True)
+        self.client = None
+
+
+def _delta(job: Job) -> dict[str, Any]:
+    delta: dict[str, Any] = {"id": job.id, "progress": job.progress}
+    if job.claim_epoch is not None:
+        delta["claim_epoch"] = job.claim_epoch
+    if job.progress_message is not None:
+        delta["progress_message"] = job.progress_message
+    if job.terminal:
+        delta["status"] = job.status
+        if job.status == "completed":
+            result = job.result
+            delta["result"] = result if isinstance(result, dict) else {"value": result}
+        elif job.error is not None:
+            delta["error"] = job.error
+    return delta
+
+
+class _DispatchHeaders:
+    """In front of the MCP endpoint: a call carrying `X-Mesh-Job-Id` (and no `X-Mesh-Calling-Job-Id`) runs
+    bound to that registry job."""
+
+    def __init__(self, endpoint: Any) -> None:
+        self.endpoint = endpoint
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.endpoint, name)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        job_id = timeout = epoch = None
+        for key, value in scope["headers"]:
+            if key == b"x-mesh-job-id":
+                job_id = value.decode("latin-1")
+            elif key == b"x-mesh-calling-job-id":
+                job_id = None
+                break
+            elif key == b"x-mesh-timeout":
+                timeout = value
+            elif key == b"x-mesh-claim-epoch":
+                epoch = value
+        if job_id is None:
+            await self.endpoint(scope, receive, send)
+            return
+        token = DISPATCH.set(
+            Dispatch(
+                job_id,
+                float(timeout) if timeout and timeout.replace(b".", b"").isdigit() else None,
+                int(epoch) if epoch and epoch.isdigit() else None,
+            )
+        )
+        try:
+            await self.endpoint(scope, receive, send)
+        finally:
+            DISPATCH.reset(token)
