@@ -43,7 +43,20 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     if gateway is not None:
         endpoint, runtime = container.mcp_endpoint(), container.mesh_runtime()
         gateway.on_change = lambda: (endpoint.refresh_tools(), runtime.tools_changed())
-    return asgi
+    return _authorized(container, catalog, asgi)
+
+
+def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
+    """The app behind MCP authorization when a verifier is configured or declared (security/)."""
+    from ..security.authorization import protect_agent
+    from ..security.verifiers import TokenVerifier
+
+    declared = [b for b in catalog.components if issubclass(b.type, TokenVerifier)]
+    verifier = getattr(container, declared[0].name)() if declared else None
+    try:
+        return protect_agent(container.settings(), container.tools(), asgi, verifier)
+    except (ValueError, ImportError) as exc:
+        raise WiringError([str(exc)]) from None
 
 
 def _instantiate_components(container: Any, catalog: BeanCatalog) -> None:

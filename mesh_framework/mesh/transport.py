@@ -112,6 +112,10 @@ class McpTransport:
                     era = next_era
                     continue
             text = error.get("message", "error") if isinstance(error, dict) else f"HTTP {status}"
+            if status in (401, 403) and isinstance(message, dict):  # an OAuth refusal (security/)
+                text = (
+                    f"{url} refused the call: HTTP {status} {message.get('error_description', '')}".rstrip()
+                )
             raise RemoteError(
                 str(text),
                 code=code,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["AccessToken", "JwtVerifier", "StaticTokenVerifier", "TokenVerifier"]
+__all__ = ["AccessToken", "AnyOfVerifier", "JwtVerifier", "StaticTokenVerifier", "TokenVerifier"]
 
 logger = logging.getLogger("mesh_framework.security")
 
@@ -124,3 +124,20 @@ class JwtVerifier(TokenVerifier):
 
     def describe(self) -> str:
         return f"JWT ({self.jwks_url})"
+
+
+class AnyOfVerifier(TokenVerifier):
+    """The first verifier that accepts the token wins (static tokens beside JWTs)."""
+
+    def __init__(self, verifiers: Sequence[TokenVerifier]) -> None:
+        self.verifiers = list(verifiers)
+
+    async def verify(self, token: str) -> AccessToken | None:
+        for verifier in self.verifiers:
+            found = await verifier.verify(token)
+            if found is not None:
+                return found
+        return None
+
+    def describe(self) -> str:
+        return " or ".join(v.describe() for v in self.verifiers)
