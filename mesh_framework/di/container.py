@@ -60,6 +60,7 @@ def build_endpoint(
         server_version=settings.agent.version,
         instructions=settings.server.instructions,
         max_body_bytes=settings.server.max_body_bytes,
+        body_timeout=settings.server.body_timeout,
         guard=build_guard(settings),
         state_signer=RequestStateSigner(key.get_secret_value().encode() if key else None),
         propagation=HeaderAllowlist(settings.mesh.propagate_headers),

@@ -25,6 +25,7 @@ from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_call
+from .body import BodyRefused, read_body
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
@@ -150,6 +151,7 @@ class McpEndpoint:
         server_version: str,
         instructions: str | None = None,
         max_body_bytes: int = 4 * 1024 * 1024,
+        body_timeout: float = 30.0,
         guard: HostGuard | None = None,
         state_signer: RequestStateSigner | None = None,
         propagation: HeaderAllowlist | None = None,
@@ -159,6 +161,7 @@ class McpEndpoint:
         self.server_info = {"name": server_name, "version": server_version}
         self.instructions = instructions
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
         self.guard = guard
         self.state_signer = state_signer or RequestStateSigner()
         self.propagation = propagation or HeaderAllowlist()
@@ -210,12 +213,17 @@ class McpEndpoint:
             )
             await _send_error(send, 406, error, None)
             return
-        if request.content_length > self.max_body_bytes:
-            await self._too_large(send)
-            return
-        body = await self._read_body(receive)
-        if body is None:
-            await self._too_large(send)
+        try:
+            body = await read_body(
+                receive,
+                max_bytes=self.max_body_bytes,
+                timeout=self.body_timeout,
+                declared=request.content_length,
+            )
+        except BodyRefused as refused:
+            close = [(b"connection", b"close")] if refused.close else []
+            message = McpError(INVALID_REQUEST, refused.message).to_wire(None)
+            await _send_body(send, refused.status, to_json(message), [*_JSON_HEADERS, *close])
             return
         try:
             message = from_json(body)
@@ -242,28 +250,6 @@ class McpEndpoint:
         if b"text/event-stream" in accept:
             return True
         return None
-
-    async def _read_body(self, receive: Receive) -> bytes | None:
-        """The whole body, or None as soon as it exceeds the limit."""
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            chunk: bytes = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                return None
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-    async def _too_large(self, send: Send) -> None:
-        error = McpError(
-            INVALID_REQUEST,
-            f"Request body exceeds the limit of {self.max_body_bytes} bytes (server.max_body_bytes)",
-        )
-        await _send_error(send, 413, error, None)
 
     # -- JSON-RPC --------------------------------------------------------------------------------------
 
