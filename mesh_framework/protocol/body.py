@@ -1,0 +1,77 @@
+"""Reading a request body within limits: size (`server.max_body_bytes`) and time (`server.body_timeout`).
+
+A body over the limit is answered 413, but only after the rest of it has been read and dropped (up to
+`DRAIN_FACTOR` times the limit): a client that writes its whole body before reading (Python's urllib,
+most HTTP libraries) would otherwise get a connection reset instead of the answer. A body larger than
+that is not drained: the 413 is sent and the connection closed. A client that sends its body too slowly
+(a slow-loris sender) is answered 408 once `server.body_timeout` has passed, and the connection closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+__all__ = ["DRAIN_FACTOR", "BodyRefused", "read_body"]
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+DRAIN_FACTOR = 4
+"""An over-limit body is read and dropped up to this many times `server.max_body_bytes`."""
+
+
+class BodyRefused(Exception):
+    """The body was not accepted: the HTTP status to answer, the reason, and whether to close."""
+
+    def __init__(self, status: int, message: str, *, close: bool) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.close = close
+
+
+async def read_body(receive: Receive, *, max_bytes: int, timeout: float, declared: int = -1) -> bytes:
+    """The whole body; raises BodyRefused (413 over `max_bytes`, 408 when slower than `timeout`)."""
+    try:
+        return await asyncio.wait_for(_read(receive, max_bytes, declared), timeout)
+    except TimeoutError:
+        raise BodyRefused(
+            408,
+            f"Request body not received within {timeout:g} s (server.body_timeout); send it faster",
+            close=True,
+        ) from None
+
+
+async def _read(receive: Receive, max_bytes: int, declared: int) -> bytes:
+    drain_limit = DRAIN_FACTOR * max_bytes
+    if declared > drain_limit:
+        raise _too_large(max_bytes, close=True)
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away; whatever came is answered (nobody reads it)
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > max_bytes:
+            chunks.clear()
+            if size > drain_limit:
+                raise _too_large(max_bytes, close=True)
+            continue  # keep reading and dropping, so the client gets to read the answer
+        chunks.append(chunk)
+    if size > max_bytes:
+        raise _too_large(max_bytes, close=False)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large(max_bytes: int, *, close: bool) -> BodyRefused:
+    return BodyRefused(
+        413,
+        f"Request body exceeds the limit of {max_bytes} bytes (server.max_body_bytes); send less, "
+        "or raise the limit",
+        close=close,
+    )

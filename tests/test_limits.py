@@ -1,0 +1,96 @@
+"""Request limits on a real agent process: over-limit bodies, slow senders, huge headers, deep JSON."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+
+from tests.agents import AgentProcess, run_agent
+
+LIMIT = 64 * 1024
+HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[AgentProcess]:
+    env = {"MESH_SERVER__MAX_BODY_BYTES": str(LIMIT), "MESH_SERVER__BODY_TIMEOUT": "1"}
+    with run_agent("starter_app", env=env) as running:
+        yield running
+
+
+def _list_tools(agent: AgentProcess) -> int:
+    with httpx2.Client(timeout=10, trust_env=False) as http:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        return http.post(agent.mcp_url, json=body, headers=HEADERS).status_code
+
+
+def _oversized(size: int) -> bytes:
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * size}}
+    ).encode()
+
+
+def test_urllib_reads_the_413_of_an_over_limit_body(agent: AgentProcess) -> None:
+    """urllib writes the whole body before reading: the server drains it, then answers."""
+    request = urllib.request.Request(
+        agent.mcp_url, data=_oversized(3 * LIMIT), headers=HEADERS, method="POST"
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == 413
+    error = json.loads(caught.value.read())["error"]
+    assert "server.max_body_bytes" in error["message"]
+    assert _list_tools(agent) == 200
+
+
+def test_a_body_far_over_the_limit_is_refused_without_reading_it(agent: AgentProcess) -> None:
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=10) as sock:
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {100 * LIMIT}\r\n\r\n"
+        )
+        sock.sendall(head.encode())
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 413")
+    assert b"connection: close" in answer.lower()
+    assert _list_tools(agent) == 200
+
+
+def test_a_slow_body_is_answered_408(agent: AgentProcess) -> None:
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=15) as sock:
+        head = (
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Content-Length: 100\r\n\r\n"
+        )
+        sock.sendall(head.encode() + b'{"jsonrpc"')  # ... and nothing more
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 408")
+    assert b"server.body_timeout" in answer
+    assert _list_tools(agent) == 200
+
+
+def test_huge_headers_are_refused_and_the_agent_keeps_serving(agent: AgentProcess) -> None:
+    with httpx2.Client(timeout=10, trust_env=False) as http:
+        try:
+            status = http.post(
+                agent.mcp_url, json={}, headers={**HEADERS, "X-Padding": "x" * (256 * 1024)}
+            ).status_code
+        except httpx2.TransportError:
+            status = 0  # the connection was closed on the client
+    assert status in (0, 400, 431)
+    assert _list_tools(agent) == 200
+
+
+@pytest.mark.parametrize("depth", [1_000, 20_000])
+def test_deep_json_is_a_parse_error(agent: AgentProcess, depth: int) -> None:
+    body = b"[" * depth + b"]" * depth
+    with httpx2.Client(timeout=10, trust_env=False) as http:
+        answer = http.post(agent.mcp_url, content=body, headers=HEADERS)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == -32700
