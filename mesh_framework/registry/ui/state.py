@@ -99,4 +99,17 @@ def mesh_state(store: RegistryStore) -> dict[str, Any]:
         for entry in providers:
             by = resolved_by.get(entry["tool"]) or None
             llm.append({"agent": agent_id, "kind": "provider", **entry, "resolved_by": by})
+            if by is None:  # answers leave unresolved LLM providers out (as MCP Mesh does): draw them
+                selector = entry["selector"]
+                capability = selector.get("capability") if isinstance(selector, dict) else None
+                edges.append(
+                    {
+                        "from": agent_id,
+                        "to": None,
+                        "capability": str(capability or "llm"),
+                        "tool": entry["tool"],
+                        "kind": "llm_provider",
+                        "resolved": False,
+                    }
+                )
     return {"timestamp": timestamp(), "agents": agents, "edges": edges, "llm": llm}
