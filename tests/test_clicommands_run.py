@@ -4,6 +4,7 @@ stdin at EOF. The sample application is served in process; the commands run for 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +20,14 @@ def client() -> Iterator[SyncMeshClient]:
     client = SyncMeshClient(app)
     yield client
     client.close()
+
+
+def process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def text_of(result: dict[str, Any]) -> str:
@@ -84,7 +93,9 @@ def test_a_hanging_command_is_stopped_at_its_timeout(client: SyncMeshClient) -> 
     assert result["isError"] is True
     assert text_of(result).startswith("Command 'cli hang' did not finish within 4.0s and was stopped")
     assert result["structuredContent"]["exit_code"] < 0  # killed by a signal
-    assert "hanging" in result["structuredContent"]["output"]
+    (line,) = result["structuredContent"]["output"]
+    assert line.startswith("hanging as pid ")
+    assert not process_exists(int(line.rpartition(" ")[2]))  # the process is gone, not left running
 
 
 def test_stdin_is_at_eof(client: SyncMeshClient) -> None:

@@ -1,37 +1,36 @@
-"""`CommandTool`: the wrapper serving one command; inline it answers with the output, in the background
-it answers with a job handle and the output becomes the job's messages."""
+"""`CommandTool`: the wrapper serving one command. Inline it answers with the command's output; in the
+background (the default) the agent's job runner answers with a job handle, and each line the command
+prints becomes a job message."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
+from ..errors import ToolExecutionError
 from ..specs import ToolSpec
 from ..tools.context import ToolContext
-from ..tools.signature import ToolSignature
+from ..tools.signature import InjectedParam, ToolSignature
 from ..tools.wrapper import MeshToolWrapper, _format_validation_error, error_result
 from .discovery import CommandPlan
 from .runner import CommandOutcome, LineListener, run_command
 
-__all__ = ["CommandFailed", "CommandTool", "describe_outcome"]
+__all__ = ["JOB_PARAMETER", "CommandFailed", "CommandTool", "describe_outcome"]
 
 logger = logging.getLogger("mesh_framework.commands")
 
-# Starts a background job: (tool, arguments, body) → the handle answered to the caller. The body receives
-# a line listener (the job's messages) and returns the result, or raises CommandFailed.
-JobStarter = Callable[
-    ["CommandTool", Mapping[str, Any], Callable[[LineListener], Awaitable[Any]]], Awaitable[dict[str, Any]]
-]
+JOB_PARAMETER = "_mesh_job"  # where the job runner puts the JobContext (never a click parameter name)
 
 
-class CommandFailed(Exception):
+class CommandFailed(ToolExecutionError):
     """A command exited non-zero or ran past its timeout; the message has the exit code and last lines."""
 
-    def __init__(self, message: str, outcome: CommandOutcome) -> None:
+    def __init__(self, message: str, outcome: CommandOutcome, tool: str) -> None:
         super().__init__(message)
+        self.tool = tool
         self.outcome = outcome
 
 
@@ -54,12 +53,14 @@ def describe_outcome(display: str, outcome: CommandOutcome, last: int = 10) -> s
 class CommandTool(MeshToolWrapper):
     """Serves one click command: arguments validated against its options, run in a child process."""
 
-    __slots__ = ("keep_lines", "kill_grace", "plan", "start_job")
+    __slots__ = ("keep_lines", "kill_grace", "plan")
 
     def __init__(self, plan: CommandPlan, *, keep_lines: int = 1000, kill_grace: float = 2.0) -> None:
+        # A background command declares a JobContext slot, so the job runner takes over its calls.
+        injected = (InjectedParam(JOB_PARAMETER, "job", True),) if plan.background else ()
         signature = ToolSignature(
             arguments_model=plan.schema.model,
-            injected=(),
+            injected=injected,
             input_schema=plan.schema.input_schema,
             output_schema=None,
             output_adapter=None,
@@ -73,8 +74,8 @@ class CommandTool(MeshToolWrapper):
             capability=plan.capability,
             description=plan.description,
             tags=plan.tags,
-            timeout=plan.timeout,
-            kwargs={"command": plan.display, "background": plan.background},
+            background=plan.background,
+            kwargs={"command": plan.display, "timeout": plan.timeout},
         )
         super().__init__(
             key=f"command.{plan.reference}" + "".join(f".{p}" for p in plan.path),
@@ -83,21 +84,20 @@ class CommandTool(MeshToolWrapper):
             signature=signature,
             target=_command,
             description=plan.description,
-            timeout=None,  # the runner enforces the command's own timeout, killing the process
+            timeout=None,  # the runner enforces the command's own timeout, stopping its process
         )
         self.plan = plan
         self.keep_lines = keep_lines
         self.kill_grace = kill_grace
-        self.start_job: JobStarter | None = None
 
-    @property
-    def background(self) -> bool:
-        return self.plan.background and self.start_job is not None
+    def values(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The caller's arguments, validated (only those given); raises pydantic's ValidationError."""
+        model = self.plan.schema.model.model_validate(arguments or {})
+        return model.model_dump(by_alias=True, exclude_unset=True)
 
     def argv(self, arguments: Mapping[str, Any] | None) -> list[str]:
         """Validated arguments as the command line below the root; raises pydantic's ValidationError."""
-        values = self.plan.schema.model.model_validate(arguments or {})
-        return [*self.plan.path, *self.plan.schema.argv(values.model_dump(by_alias=True, exclude_unset=True))]
+        return [*self.plan.path, *self.plan.schema.argv(self.values(arguments))]
 
     async def run(self, argv: list[str], on_line: LineListener | None = None) -> CommandOutcome:
         return await run_command(
@@ -114,39 +114,43 @@ class CommandTool(MeshToolWrapper):
         self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
     ) -> dict[str, Any]:
         try:
-            argv = self.argv(arguments)
+            values = self.values(arguments)
         except ValidationError as exc:
             return error_result(_format_validation_error(self.name, exc))
-        if self.background and self.start_job is not None:
-            return await self.start_job(
-                self, dict(arguments or {}), lambda listener: self._job(argv, listener)
-            )
+        if self.job_hook is not None:  # background: the job runner answers with a handle
+            return await self.job_hook(self, {**values, JOB_PARAMETER: None}, context)
+        argv = [*self.plan.path, *self.plan.schema.argv(values)]
         try:
             outcome = await self.run(argv)
         except OSError as exc:
             logger.warning("command tool '%s' could not start: %s", self.name, exc)
             return error_result(f"Command '{self.plan.display}' could not start: {exc}")
-        structured = {
-            "command": self.plan.display,
-            "exit_code": outcome.exit_code,
-            "output": list(outcome.lines),
-        }
+        text = outcome.text()
         if not outcome.ok:
-            message = describe_outcome(self.plan.display, outcome)
-            logger.warning("command tool '%s': %s", self.name, message.partition("\n")[0])
-            return {
-                "content": [{"type": "text", "text": message}],
-                "structuredContent": structured,
-                "isError": True,
-            }
+            text = describe_outcome(self.plan.display, outcome)
+            logger.warning("command tool '%s': %s", self.name, text.partition("\n")[0])
         return {
-            "content": [{"type": "text", "text": outcome.text()}],
-            "structuredContent": structured,
-            "isError": False,
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": self._summary(outcome, list(outcome.lines)),
+            "isError": not outcome.ok,
         }
 
-    async def _job(self, argv: list[str], on_line: LineListener) -> dict[str, Any]:
+    async def invoke(self, kwargs: dict[str, Any]) -> Any:
+        """The job runner's path: run the command, its lines becoming the job's messages; a failure raises
+        `CommandFailed` (the job ends `failed` with the exit code and last lines)."""
+        values = dict(kwargs)
+        job = values.pop(JOB_PARAMETER, None)
+        argv = [*self.plan.path, *self.plan.schema.argv(values)]
+        on_line: LineListener | None = None
+        if job is not None:
+
+            def on_line(stream: str, line: str) -> None:
+                job.message(line)
+
         outcome = await self.run(argv, on_line)
         if not outcome.ok:
-            raise CommandFailed(describe_outcome(self.plan.display, outcome), outcome)
-        return {"command": self.plan.display, "exit_code": outcome.exit_code, "output": outcome.last(20)}
+            raise CommandFailed(describe_outcome(self.plan.display, outcome), outcome, self.name)
+        return self._summary(outcome, outcome.last(20))
+
+    def _summary(self, outcome: CommandOutcome, output: list[str]) -> dict[str, Any]:
+        return {"command": self.plan.display, "exit_code": outcome.exit_code, "output": output}

@@ -4,6 +4,7 @@ names and every kind of option. The agent exposes it whole through `commands.exp
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -77,7 +78,7 @@ def fail(code: int) -> None:
 @cli.command("hang")
 def hang() -> None:
     """Never finish."""
-    click.echo("hanging", err=False)
+    click.echo(f"hanging as pid {os.getpid()}")
     time.sleep(600)
 
 
