@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
@@ -33,6 +36,23 @@ def traced_env(registry: AgentProcess, spans: Path, **extra: str) -> dict[str, s
     }
 
 
+@contextmanager
+def started_together(*processes: AbstractContextManager[Any]) -> Iterator[list[Any]]:
+    """Enter several process context managers at once (each waits for its own start), exit them all."""
+    with ExitStack() as stack, ThreadPoolExecutor(len(processes)) as pool:
+        futures = [pool.submit(p.__enter__) for p in processes]
+        entered, failure = [], None
+        for process, future in zip(processes, futures, strict=True):
+            try:
+                entered.append(future.result())
+                stack.push(process.__exit__)
+            except Exception as exc:  # the others that started are still stopped
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+        yield entered
+
+
 def read_spans(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
@@ -41,14 +61,15 @@ def read_spans(path: Path) -> list[dict[str, Any]]:
 
 def test_one_request_through_three_agents_is_one_trace(registry: AgentProcess, tmp_path: Path) -> None:
     files = {name: tmp_path / f"{name}.jsonl" for name in ("front", "middle", "back")}
-    with (
-        run_agent("tests.apps.tracing_app.back", env=traced_env(registry, files["back"])) as back,
-        run_agent("tests.apps.tracing_app.middle", env=traced_env(registry, files["middle"])),
+    with started_together(
+        run_agent("tests.apps.tracing_app.back", env=traced_env(registry, files["back"]), timeout=60),
+        run_agent("tests.apps.tracing_app.middle", env=traced_env(registry, files["middle"]), timeout=60),
         run_agent(
             "tests.apps.tracing_app.front",
             env=traced_env(registry, files["front"], MESH_LOGGING__FORMAT="json"),
-        ) as front,
-    ):
+            timeout=60,
+        ),
+    ) as (back, _middle, front):
         ready = wait_until(lambda: not (r := call(front, "front", {"text": "warm-up"}))["isError"] and r, 15)
         assert ready
         for path in files.values():  # start from the traced request alone
@@ -59,8 +80,6 @@ def test_one_request_through_three_agents_is_one_trace(registry: AgentProcess, t
             "method": "tools/call",
             "params": {"name": "front", "arguments": {"text": "hi"}},
         }
-        import httpx2
-
         response = httpx2.post(
             front.mcp_url,
             json=body,
