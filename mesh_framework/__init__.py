@@ -34,6 +34,7 @@ from .decorators import (
 from .di.wiring import Qualifier
 from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
 from .events import ApplicationEventPublisher, event_listener
+from .health import Health, HealthIndicator, HealthStatus, health_indicator
 from .injectables import McpMeshTool, MeshLlmAgent
 from .input_required import InputRequired, elicit, list_roots, sample
 from .jobs import JobCancelled, JobContext, MeshJob
@@ -59,6 +60,9 @@ __all__ = [
     "ConfigError",
     "EmbeddedResource",
     "FunctionToolCallback",
+    "Health",
+    "HealthIndicator",
+    "HealthStatus",
     "HttpDefinition",
     "ImageContent",
     "InputRequired",
@@ -104,6 +108,7 @@ __all__ = [
     "config_properties",
     "elicit",
     "event_listener",
+    "health_indicator",
     "list_roots",
     "mcp_command",
     "mesh_agent",

@@ -25,6 +25,7 @@ PUBLIC = {
     "JobCancelled", "JobContext", "MeshJob",
     "PromptMessage", "completer", "mesh_prompt", "mesh_resource",
     "mcp_command", "status_section",
+    "Health", "HealthIndicator", "HealthStatus", "health_indicator",
 }  # fmt: skip
 
 

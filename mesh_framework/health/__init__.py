@@ -3,7 +3,7 @@
 from .drain import Drain
 from .indicator import HealthIndicator, NamedIndicator, collect_indicators, health_indicator
 from .monitor import HealthMonitor, HealthReport
-from .status import Health, Status, aggregate, to_health
+from .status import Health, HealthStatus, aggregate, to_health
 
 __all__ = [
     "Drain",
@@ -12,7 +12,7 @@ __all__ = [
     "HealthMonitor",
     "HealthReport",
     "NamedIndicator",
-    "Status",
+    "HealthStatus",
     "aggregate",
     "collect_indicators",
     "health_indicator",

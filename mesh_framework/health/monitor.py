@@ -20,20 +20,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .indicator import NamedIndicator
-from .status import Health, Status, aggregate, to_health
+from .status import Health, HealthStatus, aggregate, to_health
 
 __all__ = ["HealthMonitor", "HealthReport"]
 
 logger = logging.getLogger("mesh_framework.health")
 
-StatusListener = Callable[[Status], None]
+StatusListener = Callable[[HealthStatus], None]
 
 
 @dataclass(frozen=True, slots=True)
 class HealthReport:
     """The agent's status and each indicator's `Health`; `checked_at` is monotonic (0: never checked)."""
 
-    status: Status
+    status: HealthStatus
     components: dict[str, Health] = field(default_factory=dict)
     checked_at: float = 0.0
 
@@ -54,7 +54,7 @@ class HealthMonitor:
 
         monitor = HealthMonitor([NamedIndicator("db", ping)], cache_ttl=15, timeout=5)
         report = await monitor.check()       # cached for cache_ttl seconds
-        monitor.add_listener(on_status)      # called with the new Status when it changes
+        monitor.add_listener(on_status)      # called with the new HealthStatus when it changes
         monitor.start(); ...; await monitor.stop()
     """
 
@@ -64,7 +64,7 @@ class HealthMonitor:
         self.indicators: list[NamedIndicator] = list(indicators)
         self.cache_ttl = cache_ttl
         self.timeout = timeout
-        self.report = HealthReport(Status.UP)
+        self.report = HealthReport(HealthStatus.UP)
         self._listeners: list[StatusListener] = []
         self._round: asyncio.Task[HealthReport] | None = None
         self._pending: dict[str, asyncio.Future[Any]] = {}
@@ -79,7 +79,7 @@ class HealthMonitor:
             self._listeners.append(listener)
 
     @property
-    def status(self) -> Status:
+    def status(self) -> HealthStatus:
         return self.report.status
 
     @property
@@ -127,10 +127,12 @@ class HealthMonitor:
         )
         if report.status is not previous.status:
             logger.log(
-                logging.WARNING if report.status is Status.DOWN else logging.INFO,
+                logging.WARNING if report.status is HealthStatus.DOWN else logging.INFO,
                 "health is %s%s",
                 report.status.value,
-                "".join(f"; {n}: {h.details}" for n, h in components.items() if h.status is not Status.UP),
+                "".join(
+                    f"; {n}: {h.details}" for n, h in components.items() if h.status is not HealthStatus.UP
+                ),
             )
             for listener in list(self._listeners):
                 try:

@@ -9,7 +9,7 @@ from typing import Any
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
 from ..health.monitor import HealthMonitor
-from ..health.status import Status
+from ..health.status import HealthStatus
 from ..tools.registry import MeshToolWrapperRegistry
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
@@ -100,7 +100,7 @@ class MeshRuntime:
         if self.heartbeat is not None and self.port is not None:
             self.heartbeat.update_payload(heartbeat_payload(self.settings, self.tools, self.port))
 
-    def _on_health(self, status: Status) -> None:
+    def _on_health(self, status: HealthStatus) -> None:
         if self.heartbeat is not None:
             self.heartbeat.set_health(status.mesh_status)
 

@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 from ..config.settings import MeshSettings
 from ..health.drain import Drain
 from ..health.monitor import HealthMonitor
-from ..health.status import Status
+from ..health.status import HealthStatus
 from ..metrics.mesh_metrics import MeshMetrics
 from ..metrics.route import metrics_response
 from .server import McpEndpoint
@@ -83,7 +83,7 @@ def build_asgi_app(
         """UP or DEGRADED: 200; DOWN: 503 (Spring's mapping). Indicators' details only if configured."""
         report = await monitor.check()
         body = {**state.describe(report.status.value), **report.to_json(details=details)}
-        return JSONResponse(body, status_code=503 if report.status is Status.DOWN else 200)
+        return JSONResponse(body, status_code=503 if report.status is HealthStatus.DOWN else 200)
 
     async def ready(request: Request) -> JSONResponse:
         if state.drain.draining:
