@@ -259,7 +259,11 @@ class _JobApi:
             return _error(409, "job is already in a terminal state")
         body = await _json(request) or {}
         reason = body.get("reason")
-        job.update(status="cancelled", error=f"cancelled: {reason}" if reason else "cancelled")
+        job.update(
+            status="cancelled",
+            error=f"cancelled: {reason}" if reason else "cancelled",
+            last_heartbeat_at=_now(),
+        )
         self.board.add_event(job_id, "cancelled", {"reason": reason} if reason else {})
         owner = job["owner_instance_id"]
         endpoint = self.board.owner_endpoint(owner) if owner else None

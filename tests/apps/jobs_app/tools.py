@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from mesh_framework import JobContext, MeshJob, mesh_tool
+from mesh_framework import JobContext, McpMeshTool, MeshJob, mesh_tool
 
 GATES: dict[str, asyncio.Event] = {}
 
@@ -64,3 +64,20 @@ async def plan(city: str, job: MeshJob | None = None) -> dict[str, object]:
     if job is not None:
         await job.update_progress(0.5, f"planning {city}")
     return {"city": city, "as_job": job is not None}
+
+
+@mesh_tool(dependencies=["plan"])
+async def plan_via_job(city: str, plan: McpMeshTool) -> dict[str, object]:
+    """A consumer: submits a job to the capability `plan` through the registry and awaits its result."""
+    job = await plan.submit(city=city)
+    result = await job.result(timeout=30)
+    row = await job.status()
+    return {"result": result, "job_id": job.id, "progress_message": row["progress_message"]}
+
+
+@mesh_tool(dependencies=["slow_square"])
+async def square_via_job(n: int, square: McpMeshTool) -> dict[str, object]:
+    """A consumer of mcp-mesh's task tool `slow_square` (tests/interop/mesh_agents/job_worker.py)."""
+    job = await square.submit(n=n)
+    result = await job.result(timeout=30)
+    return {"result": result, "job_id": job.id, "status": (await job.status())["status"]}

@@ -1,0 +1,106 @@
+"""Jobs through a registry: our embedded registry's job API against the real MCP Mesh registry's recorded
+answers, and our agents submitting, claiming, running and cancelling jobs through our registry process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from mesh_framework.registry import RegistryStore, build_registry_app
+from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.interop.jobs_capture import CAPTURE, run_script
+from tests.interop.mcp_mesh import _http_json, call_mesh_tool
+
+
+def shape(value: Any) -> Any:
+    """An answer with values reduced to their JSON types (ids and times differ between runs)."""
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in value.items() if k != "timestamp"}
+    if isinstance(value, list):
+        return [shape(v) for v in value]
+    return type(value).__name__
+
+
+def test_the_embedded_registry_answers_the_job_api_as_mcp_mesh_3_7_1_does() -> None:
+    recorded = json.loads(CAPTURE.read_text())
+    with TestClient(build_registry_app(RegistryStore(), sweep=False)) as client:
+
+        def send(method: str, path: str, body: Any) -> tuple[int, str]:
+            response = client.request(method, path, json=body)
+            return response.status_code, response.text
+
+        ours = run_script(send)
+    assert [e["name"] for e in ours] == [e["name"] for e in recorded]
+    for mine, theirs in zip(ours, recorded, strict=True):
+        assert (mine["name"], mine["status"]) == (theirs["name"], theirs["status"])
+        assert shape(mine["answer"]) == shape(theirs["answer"]), mine["name"]
+    by_name = {e["name"]: e["answer"] for e in ours}
+    assert by_name["get_cancelled"]["error"] == "cancelled: stop"
+    assert by_name["foreign_update"]["rejected"][0]["reason"] == "not_owner"
+    assert by_name["get_completed"]["result"] == {"v": 1}
+
+
+def value(message: dict[str, Any]) -> Any:
+    result = message["result"]
+    assert result.get("isError") is not True, result
+    return result.get("structuredContent")
+
+
+@pytest.fixture(scope="module")
+def mesh() -> Iterator[tuple[AgentProcess, AgentProcess]]:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MESH_REGISTRY__HEARTBEAT_INTERVAL": "0.5"}
+        with run_agent("tests.apps.jobs_app", env=env) as agent:
+            yield registry, agent
+
+
+def test_a_consumer_submits_through_the_registry_and_the_provider_claims_and_reports(
+    mesh: tuple[AgentProcess, AgentProcess],
+) -> None:
+    registry, agent = mesh
+    # `plan_via_job` waits for its dependency `plan` (this same agent) to resolve, then submits to it.
+    message = wait_until(lambda: _ok(call_mesh_tool(agent.base_url, "plan_via_job", {"city": "Oslo"})), 20)
+    answer = value(message)  # type: ignore[arg-type]
+    assert answer["result"] == {"city": "Oslo", "as_job": True}
+    assert answer["progress_message"] == "planning Oslo"
+    status, _type, text = _http_json("GET", f"{registry.base_url}/jobs/{answer['job_id']}")
+    row = json.loads(text)
+    assert status == 200 and row["status"] == "completed" and row["capability"] == "plan"
+    assert row["owner_instance_id"].startswith("jobs-app-") and row["submitted_payload"] == {"city": "Oslo"}
+    # the job tools of the agent read a registry job it does not hold locally from the registry
+    remote = value(call_mesh_tool(agent.base_url, "__mesh_job_result", {"job_id": answer["job_id"]}))
+    assert remote["status"] == "completed"
+
+
+def test_cancelling_a_claimed_job_at_the_registry_stops_it_on_the_agent(
+    mesh: tuple[AgentProcess, AgentProcess],
+) -> None:
+    registry, agent = mesh
+    status, _type, text = _http_json(
+        "POST", f"{registry.base_url}/jobs", {"capability": "hold", "submitted_payload": {"name": "forever"}}
+    )
+    assert status == 201
+    job_id = json.loads(text)["id"]
+
+    def claimed() -> Any:
+        row = json.loads(_http_json("GET", f"{registry.base_url}/jobs/{job_id}")[2])
+        return row["owner_instance_id"] and row["progress_message"] == "waiting for forever" and row
+
+    row = wait_until(claimed, 20)
+    status, _type, text = _http_json(
+        "POST", f"{registry.base_url}/jobs/{job_id}/cancel", {"reason": "enough"}
+    )
+    assert status == 200
+    assert json.loads(text) == {"status": "cancelled", "forwarded_to_instance_id": row["owner_instance_id"]}  # type: ignore[index]
+    local = value(call_mesh_tool(agent.base_url, "__mesh_job_status", {"job_id": job_id}))
+    assert local["status"] == "cancelled" and local["error"] == "cancelled: enough"
+    again = call_mesh_tool(agent.base_url, "__mesh_job_cancel", {"job_id": job_id})["result"]
+    assert again["isError"] is True and "already finished (cancelled)" in again["content"][0]["text"]
+
+
+def _ok(message: dict[str, Any]) -> dict[str, Any] | None:
+    return None if message["result"].get("isError") else message
