@@ -115,9 +115,3 @@ def test_bad_arguments_never_start_the_command(client: SyncMeshClient) -> None:
         "Invalid arguments for tool 'cassandra_stress_start': profile: Input should be 'read', 'write' or "
         "'mixed' (got 'x'); keyspace: required argument is missing; extra: unexpected argument"
     )
-
-
-def test_marked_command_of_a_module_importing_the_framework(client: SyncMeshClient) -> None:
-    result = client.call_tool("disk_usage", {"path": "/var", "human": False})
-    assert result["isError"] is False, result
-    assert text_of(result) == "/var: 42"
