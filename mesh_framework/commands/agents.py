@@ -230,7 +230,37 @@ def _agent_status(agent: dict[str, Any], now: datetime, names: dict[str, str]) -
         },
         "llm_providers": providers,
         "llm_tools": len(agent.get("llm_tool_resolutions") or []),
+        "capabilities": _capabilities(agent),
+        "llm_filters": _llm_filters(agent),
     }
+
+
+def _capabilities(agent: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the agent provides (the listing's `capabilities`), as the mesh page shows them."""
+    return [
+        {
+            "name": c.get("name"),
+            "tool": c.get("function_name"),
+            "tags": list(c.get("tags") or []),
+            "version": c.get("version"),
+        }
+        for c in agent.get("capabilities") or []
+        if isinstance(c, dict)
+    ]
+
+
+def _llm_filters(agent: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each LLM tool's filter as the registry resolved it: the mesh tools it matched."""
+    matches: dict[str, list[str]] = {}
+    for row in agent.get("llm_tool_resolutions") or []:
+        if isinstance(row, dict):
+            matches.setdefault(str(row.get("function_name")), []).append(str(row.get("mcp_tool")))
+    return [{"tool": tool, "matches": names} for tool, names in matches.items()]
+
+
+def _capability_line(agent: dict[str, Any]) -> str | None:
+    shown = [c["name"] + (f" [{', '.join(c['tags'])}]" if c["tags"] else "") for c in agent["capabilities"]]
+    return f"provides: {', '.join(str(s) for s in shown)}" if shown else None
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -276,7 +306,8 @@ def _dependency_summary(agent: dict[str, Any]) -> str:
 
 
 def _dependency_lines(agent: dict[str, Any]) -> list[str]:
-    lines = []
+    provides = _capability_line(agent)
+    lines = [provides] if provides else []
     for slot in agent["dependencies"]["slots"]:
         if slot["resolved"]:
             by = slot["provider_name"] or slot["provider_id"] or "?"
@@ -293,6 +324,8 @@ def _dependency_lines(agent: dict[str, Any]) -> list[str]:
     for provider in agent["llm_providers"]:
         by = provider["provider_name"] or provider["provider_id"]
         lines.append(f"{provider['tool']} needs LLM provider {provider['capability']}: resolved by {by}")
+    for entry in agent["llm_filters"]:
+        lines.append(f"{entry['tool']} LLM filter matches: {', '.join(entry['matches'])}")
     return lines
 
 
@@ -313,14 +346,19 @@ def _status_table(agents: list[dict[str, Any]]) -> None:
         for provider in agent["llm_providers"]:
             by = provider["provider_name"] or provider["provider_id"]
             deps.append(f"{provider['tool']} -> LLM {provider['capability']}: {by}\n", "green")
+        for entry in agent["llm_filters"]:
+            deps.append(f"{entry['tool']} LLM tools: {', '.join(entry['matches'])}\n")
         deps.rstrip()
         if not deps.plain:
             deps = Text("none", "dim")
         seen = _ago(agent["last_heartbeat_seconds"])
-        rows.append([agent["name"], agent["id"], _health(agent["status"]), seen, deps])
+        provides = ", ".join(
+            c["name"] + (f" [{', '.join(c['tags'])}]" if c["tags"] else "") for c in agent["capabilities"]
+        )
+        rows.append([agent["name"], agent["id"], _health(agent["status"]), seen, provides or "-", deps])
     rich_table(
-        ["NAME", "ID", "HEALTH", "LAST HEARTBEAT", "DEPENDENCIES"],
+        ["NAME", "ID", "HEALTH", "LAST HEARTBEAT", "PROVIDES", "DEPENDENCIES"],
         rows,
-        styles=["bold", "dim", None, None, None],
-        wrap=[False, False, False, False, True],
+        styles=["bold", "dim", None, None, "cyan", None],
+        wrap=[False, False, False, False, True, True],
     )
