@@ -11,10 +11,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
+from .remote_features import RemoteFeatures
+
 __all__ = ["McpMeshTool", "MeshLlmAgent"]
 
 
-class McpMeshTool(ABC):
+class McpMeshTool(RemoteFeatures, ABC):
     """A callable handle on a tool of another agent (or of this one), resolved by the registry.
 
     Usage::

@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,47 +26,58 @@ __all__ = ["PlainProgress", "Progress", "run_agents"]
 logger = logging.getLogger("mesh_framework")
 
 STOP_GRACE = 10.0
-SERVING = re.compile(r"serving (http://\S+)")
+DEPENDENCY_POLL = 0.2
+UNLISTED_GRACE = 15.0
+SERVING = re.compile(r"(?:\((\S+)\) )?serving (http://\S+)")
 # What --reload watches in the folders it is given: Python sources and settings/catalog files.
 WATCHED_EXTENSIONS = (".yaml", ".yml", ".json")
 
 
 class Progress(Protocol):
-    """Hears how the agents come up: `starting` (again after each restart), then `ready` or `exited`."""
+    """Hears how the agents come up: `starting` (again after each restart), then `ready` (serving),
+    `waiting` while some dependencies have no provider, `resolved`; or `exited`."""
 
     def starting(self, apps: Sequence[str]) -> None: ...
     def ready(self, app: str, url: str) -> None: ...
+    def waiting(self, app: str, missing: Sequence[str]) -> None: ...
+    def resolved(self, app: str) -> None: ...
     def exited(self, app: str, code: int) -> None: ...
     def restarting(self, changed: Sequence[str]) -> None: ...
     def close(self) -> None: ...
 
 
 class PlainProgress:
-    """Plain lines on stdout: where each agent serves once it does, and when every one is ready."""
+    """Plain lines on stdout: where each agent serves once it does, what it still waits for, and when
+    every one is ready (serving, its dependencies resolved)."""
 
     def __init__(self) -> None:
-        self.waiting: list[str] = []
+        self.pending: list[str] = []
 
     def starting(self, apps: Sequence[str]) -> None:
-        self.waiting = list(apps)
+        self.pending = list(apps)
 
     def ready(self, app: str, url: str) -> None:
         self._say(f"{app} is ready at {url}")
-        if app in self.waiting:
-            self.waiting.remove(app)
-            if not self.waiting:
+
+    def waiting(self, app: str, missing: Sequence[str]) -> None:
+        self._say(f"{app} waits for a provider of {', '.join(missing)}")
+
+    def resolved(self, app: str) -> None:
+        if app in self.pending:
+            self.pending.remove(app)
+            if not self.pending:
                 self._say("every agent is ready; Ctrl-C stops them")
 
     def exited(self, app: str, code: int) -> None:
-        if app in self.waiting:
-            self.waiting.remove(app)
+        if app in self.pending:
+            self.pending.remove(app)
         self._say(f"{app} exited with code {code}")
 
     def restarting(self, changed: Sequence[str]) -> None:
         self._say(f"changed: {', '.join(changed)}; restarting")
 
     def close(self) -> None:
-        self.waiting = []
+        self.pending = []
 
     @staticmethod
     def _say(line: str) -> None:
@@ -80,8 +92,13 @@ class _Agents:
         self, apps: Sequence[str], args: Sequence[str], env: Mapping[str, str], progress: Progress
     ) -> None:
         self.apps, self.args, self.env, self.progress = list(apps), list(args), dict(env), progress
+        # Where to follow the agents' dependencies; nowhere when they stay out of the mesh.
+        joins = self.env.get("MESH_REGISTRY__ENABLED", "true").lower() not in ("false", "0", "no", "off")
+        first_registry = self.env.get("MCP_MESH_REGISTRY_URL", "").split(",")[0].rstrip("/")
+        self.registry_url = first_registry if joins else ""
         self.children: dict[str, asyncio.subprocess.Process] = {}
         self.pumps: list[asyncio.Task[None]] = []
+        self.followers: list[asyncio.Task[None]] = []
         self.reported: set[str] = set()
 
     async def start(self) -> None:
@@ -114,7 +131,32 @@ class _Agents:
             sys.stderr.flush()
             ready = SERVING.search(text)
             if ready:
-                self.progress.ready(app, ready.group(1))
+                self.progress.ready(app, ready.group(2))
+                agent_id = ready.group(1)
+                if self.registry_url and agent_id:
+                    self.followers.append(asyncio.create_task(self._follow_dependencies(app, agent_id)))
+                else:
+                    self.progress.resolved(app)
+
+    async def _follow_dependencies(self, app: str, agent_id: str) -> None:
+        """Tell the progress what the agent still waits for, until the registry lists every dependency of
+        it resolved (or the agent exits: this task is cancelled with the others)."""
+        import httpx2
+
+        said: list[str] | None = None
+        listed_by = time.monotonic() + UNLISTED_GRACE
+        async with httpx2.AsyncClient(timeout=5.0) as http:
+            while self.children.get(app) is not None and self.children[app].returncode is None:
+                missing = await _unresolved(http, self.registry_url, agent_id)
+                if missing is None and said is None and time.monotonic() > listed_by:
+                    missing = []  # never listed: the agent stays out of the mesh (registry.enabled false)
+                if missing is not None and not missing:
+                    self.progress.resolved(app)
+                    return
+                if missing and missing != said:
+                    self.progress.waiting(app, missing)
+                    said = missing
+                await asyncio.sleep(DEPENDENCY_POLL)
 
     async def next_exit(self) -> tuple[str, int]:
         """Wait until a child not yet reported exits; its app and exit code."""
@@ -150,8 +192,10 @@ class _Agents:
                 if child.returncode is None:
                     child.kill()
             await asyncio.gather(*(c.wait() for c in self.children.values()))
-        await asyncio.gather(*self.pumps, return_exceptions=True)
-        self.children, self.pumps = {}, []
+        for follower in self.followers:
+            follower.cancel()
+        await asyncio.gather(*self.pumps, *self.followers, return_exceptions=True)
+        self.children, self.pumps, self.followers = {}, [], []
         return failed
 
 
@@ -213,6 +257,24 @@ async def run_agents(
         logger.error("agent(s) exited with an error: %s", ", ".join(failed))
         return 1
     return 0
+
+
+async def _unresolved(http: Any, registry_url: str, agent_id: str) -> list[str] | None:
+    """The capabilities the agent's dependencies still lack (by name where the registry lists the slot),
+    or None when the registry cannot say yet (unreachable, or the agent not registered)."""
+    try:
+        listing = (await http.get(f"{registry_url}/agents")).json()
+    except Exception:  # the registry is starting, restarting or gone: ask again later
+        return None
+    for agent in listing.get("agents") or [] if isinstance(listing, dict) else []:
+        if isinstance(agent, dict) and agent.get("id") == agent_id:
+            rows = [r for r in agent.get("dependency_resolutions") or [] if isinstance(r, dict)]
+            missing = sorted({str(r.get("capability")) for r in rows if r.get("status") != "available"})
+            total, resolved = agent.get("total_dependencies"), agent.get("dependencies_resolved")
+            if not missing and isinstance(total, int) and isinstance(resolved, int) and resolved < total:
+                missing = [f"{total - resolved} dependencies"]
+            return missing
+    return None
 
 
 async def _next_event(

@@ -184,12 +184,12 @@ def test_explain_marks_the_winner_on_a_terminal() -> None:
     assert "\x1b[1;32m" in raw  # bold green
 
 
-def test_mesh_run_shows_a_spinner_until_every_agent_serves() -> None:
+def test_mesh_run_shows_a_spinner_until_every_agent_is_ready() -> None:
     env = {"MESH_REGISTRY__EMBEDDED_PORT": "0", **FAST}
     args = ["run", "starter_app", "starter_app.calculator", "--port", "0", "--registry-port", "0"]
     with Terminal(args, env) as terminal:
         plain = terminal.read_until("every agent is ready", timeout=40)
-        assert "waiting for starter_app, starter_app.calculator to serve" in plain
+        assert "starter_app is starting; starter_app.calculator is starting" in plain
         assert re.search(r"starter_app is ready at http://127\.0\.0\.1:\d+/mcp", plain)
         assert re.search(r"starter_app\.calculator is ready at http://127\.0\.0\.1:\d+/mcp", plain)
         assert "\x1b[?25l" in terminal.text  # the spinner hides the cursor while it runs

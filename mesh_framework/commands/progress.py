@@ -22,28 +22,38 @@ def progress_display() -> Progress:
 
 
 class RichProgress:
-    """A spinner naming the agents not serving yet; the same lines as `PlainProgress`, in colour."""
+    """A spinner naming what each agent not ready yet waits for (to serve, or a provider of a
+    dependency); the same lines as `PlainProgress`, in colour."""
 
     def __init__(self) -> None:
         self.console = console()
-        self.waiting: list[str] = []
+        self.pending: dict[str, str] = {}  # app -> what it is doing
         self.status: Any = None
 
     def starting(self, apps: Sequence[str]) -> None:
-        self.waiting = list(apps)
+        self.pending = dict.fromkeys(apps, "is starting")
         self._update()
 
     def ready(self, app: str, url: str) -> None:
         self._say(f"{app} is ready at {url}", "green")
-        if app in self.waiting:
-            self.waiting.remove(app)
+        if app in self.pending:
+            self.pending[app] = "is resolving its dependencies"
             self._update()
-            if not self.waiting:
+
+    def waiting(self, app: str, missing: Sequence[str]) -> None:
+        self._say(f"{app} waits for a provider of {', '.join(missing)}", "yellow")
+        if app in self.pending:
+            self.pending[app] = f"waits for a provider of {', '.join(missing)}"
+            self._update()
+
+    def resolved(self, app: str) -> None:
+        if self.pending.pop(app, None) is not None:
+            self._update()
+            if not self.pending:
                 self._say("every agent is ready; Ctrl-C stops them", "bold")
 
     def exited(self, app: str, code: int) -> None:
-        if app in self.waiting:
-            self.waiting.remove(app)
+        if self.pending.pop(app, None) is not None:
             self._update()
         self._say(f"{app} exited with code {code}", "red" if code else "yellow")
 
@@ -51,16 +61,16 @@ class RichProgress:
         self._say(f"changed: {', '.join(changed)}; restarting", "yellow")
 
     def close(self) -> None:
-        self.waiting = []
+        self.pending = {}
         self._update()
 
     def _update(self) -> None:
-        if not self.waiting:
+        if not self.pending:
             if self.status is not None:
                 self.status.stop()
                 self.status = None
             return
-        text = f"waiting for {', '.join(self.waiting)} to serve"
+        text = "; ".join(f"{app} {what}" for app, what in self.pending.items())
         if self.status is None:
             self.status = self.console.status(text, spinner="dots")
             self.status.start()

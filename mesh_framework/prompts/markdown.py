@@ -100,9 +100,11 @@ def load_prompt_file(path: Path) -> MarkdownPrompt:
     try:
         meta = yaml.load("\n".join(lines[1:end]), Loader=_LineLoader) or {}  # a SafeLoader
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        # An unclosed bracket or quote is reported where parsing gave up; its opening line is more useful.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 2
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, problem = getattr(exc, "context", None), getattr(exc, "problem", None)
+        reason = ", ".join(str(p) for p in (context, problem) if p) or str(exc).splitlines()[0]
         raise PromptFileError(f"{where}:{line}: invalid YAML front matter: {reason}") from None
     if not isinstance(meta, dict):
         raise PromptFileError(f"{where}:2: the front matter must be a mapping (name: ..., description: ...)")
