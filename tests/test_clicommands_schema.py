@@ -162,3 +162,23 @@ def test_a_single_command_is_named_by_itself() -> None:
 def test_mcp_command_refuses_bad_parameters(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         mcp_command(**kwargs)
+
+
+def test_a_flag_that_cannot_be_turned_off_says_so() -> None:
+    @click.command()
+    @click.option("--color", is_flag=True, default=True)
+    def paint(color: bool) -> None: ...
+
+    schema, _ = analyze_command(paint, "m")
+    assert schema.argv({"color": True}) == ["--color"]
+    with pytest.raises(ValueError, match="no option to turn --color off"):
+        schema.argv({"color": False})
+
+
+def test_a_marked_command_inside_an_exposed_group_is_one_tool() -> None:
+    exposed = ["tests.apps.click_ops.cli:cli", "tests.apps.click_app.marked:admin"]
+    app = MeshApplication.load("tests.apps.click_app", environ={}, cli={"commands.expose": exposed})
+    by_name = tools(app)
+    assert [name for name in by_name if name == "disk_usage"] == ["disk_usage"]
+    assert by_name["disk_usage"].plan.background is False  # the mark still applies
+    assert "not_a_tool" in by_name  # exposed with its group

@@ -120,12 +120,12 @@ def plan_commands(
         for path, command in _walk(root, ()):
             found.append((reference, prog, path, command, mark_of(command), f"commands.expose[{index}]"))
     plans: list[CommandPlan] = []
-    seen_commands: set[tuple[str, tuple[str, ...]]] = set()
+    seen_commands: set[tuple[int, tuple[str, ...]]] = set()  # a marked command inside an exposed group
     names = dict(taken)
     for reference, prog, path, command, marked, source in found:
-        if (reference, path) in seen_commands:
+        if (id(command), path) in seen_commands:
             continue
-        seen_commands.add((reference, path))
+        seen_commands.add((id(command), path))
         mark = marked or CommandMark()
         name = mark.name or tool_name(path or (command.name or reference.rpartition(":")[2],))
         where = f"command '{' '.join((prog, *path))}' ({reference}, {source})"

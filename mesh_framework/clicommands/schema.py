@@ -29,6 +29,7 @@ class CommandParam:
     kind: Literal["option", "flag", "count", "argument"]
     opt: str = ""  # the option string used (`--dry-run`)
     off_opt: str | None = None  # `--no-dry-run` of an on/off flag
+    on_by_default: bool = False  # a flag that is on unless its off option is given
     multiple: bool = False
     nargs: int = 1
 
@@ -37,7 +38,13 @@ class CommandParam:
         if self.kind == "flag":
             if value:
                 return [self.opt]
-            return [self.off_opt] if self.off_opt else []
+            if self.off_opt:
+                return [self.off_opt]
+            if self.on_by_default:
+                raise ValueError(
+                    f"{self.name}: the command has no option to turn {self.opt} off (it is on by default)"
+                )
+            return []
         if self.kind == "count":
             return [self.opt] * int(value)
         items = list(value) if (self.multiple or self.nargs != 1) and value is not None else [value]
@@ -181,7 +188,9 @@ def analyze_command(command: click.Command, model_name: str) -> tuple[CommandSch
                 default = False  # an unset flag is off
             elif not isinstance(default, bool):
                 default = default == _json_value(param.flag_value)
-            plan = CommandParam(param.name, "flag", opt=_long(param.opts), off_opt=_off(param))
+            plan = CommandParam(
+                param.name, "flag", opt=_long(param.opts), off_opt=_off(param), on_by_default=default is True
+            )
         elif isinstance(param, click.Option):
             python, schema = _value(param)
             plan = CommandParam(

@@ -115,11 +115,13 @@ class CommandTool(MeshToolWrapper):
     ) -> dict[str, Any]:
         try:
             values = self.values(arguments)
+            argv = [*self.plan.path, *self.plan.schema.argv(values)]
         except ValidationError as exc:
             return error_result(_format_validation_error(self.name, exc))
+        except ValueError as exc:  # a value the command line cannot express
+            return error_result(f"Invalid arguments for tool '{self.name}': {exc}")
         if self.job_hook is not None:  # background: the job runner answers with a handle
             return await self.job_hook(self, {**values, JOB_PARAMETER: None}, context)
-        argv = [*self.plan.path, *self.plan.schema.argv(values)]
         try:
             outcome = await self.run(argv)
         except OSError as exc:
