@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -125,8 +126,7 @@ async def test_the_call_span_continues_the_callers_trace(
     assert span.attributes is not None
     assert span.attributes["mesh.trace.source"] == source
     assert span.attributes["gen_ai.tool.name"] == "back"
-    assert span.attributes["mesh.agent"] == "trace-back"
-    assert span.resource.attributes["service.name"] == "trace-back"
+    assert span.resource.attributes["service.name"] == span.resource.attributes["mesh.agent"] == "trace-back"
 
 
 @pytest.mark.parametrize(
@@ -264,6 +264,7 @@ def test_without_the_sdk_tracing_is_off_with_one_clear_warning() -> None:
 import sys
 sys.modules["opentelemetry.sdk"] = None  # as if the otel extra were not installed
 import logging
+import re
 logging.basicConfig(level=logging.WARNING, format="%(message)s")
 from mesh_framework import MeshApplication
 from mesh_framework.testing import SyncMeshClient
@@ -281,3 +282,13 @@ client.close()
     assert "answer: back:x provider: None" in done.stdout
     warnings = [line for line in done.stderr.splitlines() if "OpenTelemetry SDK is missing" in line]
     assert len(warnings) == 1 and "mesh-framework[otel]" in warnings[0]
+
+
+def test_the_operations_page_tracing_example_runs() -> None:
+    text = (ROOT / "docs" / "operations.md").read_text()
+    section = text.split("\n## Tracing\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks
+    namespace: dict[str, object] = {"__name__": "docs_operations"}
+    for block in blocks:
+        exec(compile(block, "docs/operations.md", "exec"), namespace)

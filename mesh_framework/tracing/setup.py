@@ -40,6 +40,9 @@ def configure_tracing(settings: Any, *, agent: str, json_logs: bool = False) -> 
         state.tracer = state.provider = None
         return False
     service = os.environ.get("OTEL_SERVICE_NAME") or agent
+    key = (service, agent, settings.exporter, settings.endpoint, settings.file)
+    if state.provider is not None and state.key == key:
+        return True  # built again (tests): keep the provider, and the processors added to it
     provider = TracerProvider(resource=Resource.create({"service.name": service, "mesh.agent": agent}))
     processor = _processor(settings)
     if processor is not None:
@@ -51,6 +54,7 @@ def configure_tracing(settings: Any, *, agent: str, json_logs: bool = False) -> 
     if type(trace.get_tracer_provider()).__name__ == "ProxyTracerProvider":
         trace.set_tracer_provider(provider)
     state.provider = provider
+    state.key = key
     state.tracer = provider.get_tracer("mesh_framework", __version__)
     return True
 

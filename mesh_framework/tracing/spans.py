@@ -111,12 +111,8 @@ def incoming_call(
     if state.tracer is None:
         return _Span("", SpanKind.SERVER, {}, call=call)
     parent, source = parent_context(params, raw_headers)
-    attributes: dict[str, Any] = {
-        "mcp.method.name": "tools/call",
-        "gen_ai.tool.name": tool,
-        "gen_ai.operation.name": "execute_tool",
-        "mesh.agent": state.agent,
-    }
+    # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
+    attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
     if rpc_id is not None:
         attributes["jsonrpc.request.id"] = str(rpc_id)
     if source:
@@ -135,12 +131,7 @@ def outbound_call(capability: str, tool: str) -> SpanScope:
     """The client span of one proxy call (failovers included); the transport sends its context."""
     if state.tracer is None:
         return NOOP
-    attributes = {
-        "mcp.method.name": "tools/call",
-        "gen_ai.tool.name": tool,
-        "mesh.capability": capability,
-        "mesh.agent": state.agent,
-    }
+    attributes = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "mesh.capability": capability}
     return _Span(f"tools/call {tool}", SpanKind.CLIENT, attributes)
 
 
@@ -148,7 +139,7 @@ def registry_call(method: str, url: str, name: str) -> SpanScope:
     """The client span of one registry request (`name`: the route, without ids)."""
     if state.tracer is None:
         return NOOP
-    attributes = {"http.request.method": method, "url.full": url, "mesh.agent": state.agent}
+    attributes = {"http.request.method": method, "url.full": url}
     return _Span(f"registry {method} {name}", SpanKind.CLIENT, attributes)
 
 
@@ -160,6 +151,5 @@ def llm_iteration(label: str, iteration: int) -> SpanScope:
         "gen_ai.operation.name": "chat",
         "mesh.llm.label": label,
         "mesh.llm.iteration": iteration,
-        "mesh.agent": state.agent,
     }
     return _Span(f"llm iteration {iteration + 1}", SpanKind.INTERNAL, attributes)

@@ -26,11 +26,12 @@ current_call: contextvars.ContextVar[CallInfo | None] = contextvars.ContextVar("
 
 
 class TracingState:
-    __slots__ = ("agent", "log_calls", "provider", "tracer")
+    __slots__ = ("agent", "key", "log_calls", "provider", "tracer")
 
     def __init__(self) -> None:
         self.tracer: Any = None  # an opentelemetry Tracer while tracing is on
         self.provider: Any = None  # the SDK TracerProvider behind it
+        self.key: Any = None  # the settings it was built from
         self.agent = ""
         self.log_calls = False  # structured logs want the call's tool and request id
 
