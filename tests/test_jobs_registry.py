@@ -81,7 +81,9 @@ def test_cancelling_a_claimed_job_at_the_registry_stops_it_on_the_agent(
 ) -> None:
     registry, agent = mesh
     status, _type, text = _http_json(
-        "POST", f"{registry.base_url}/jobs", {"capability": "hold", "submitted_payload": {"name": "forever"}}
+        "POST",
+        f"{registry.base_url}/jobs",
+        {"capability": "hold", "submitted_payload": {"name": "forever"}, "submitted_by": "t"},
     )
     assert status == 201
     job_id = json.loads(text)["id"]

@@ -1,7 +1,7 @@
 """The registry's job API (MCP Mesh's, as its registry 3.7.1 answers), served from memory.
 
 - POST `/jobs` `{capability, submitted_payload, submitted_by, max_retries, max_duration, total_deadline}`:
-  201 `{id, status: "working", owner_instance_id: null}`; 400 `{error}` without a capability.
+  201 `{id, status: "working", owner_instance_id: null}`; 400 `{error}` without capability or submitted_by.
 - GET `/jobs/{id}`: the job row; 404 `{error: "job not found: ID"}`. GET `/jobs`: `{jobs, next_cursor}`
   (query `status` CSV, `capability`, `owner_instance_id`, `limit` <= 200).
 - POST `/jobs/claim` `{capability, instance_id}`: `{claimed: [row subset]}` (0 or 1; lease 300 s).
@@ -200,6 +200,8 @@ class _JobApi:
             return _error(400, "request body must be a JSON object")
         if not isinstance(body.get("capability"), str) or not body["capability"]:
             return _error(400, "capability is required")
+        if not isinstance(body.get("submitted_by"), str) or not body["submitted_by"]:
+            return _error(400, "submitted_by is required")
         job = self.board.submit(body)
         return JSONResponse(
             {"id": job["id"], "status": "working", "owner_instance_id": None}, status_code=201

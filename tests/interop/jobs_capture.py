@@ -49,6 +49,7 @@ SCRIPT: list[tuple[str, str, str, Any]] = [
     ("list", "GET", "/jobs?limit=5", None),
     ("claim_nothing", "POST", "/jobs/claim", {"capability": "slow", "instance_id": W1}),
     ("submit_without_capability", "POST", "/jobs", {"submitted_payload": {}}),
+    ("submit_without_submitted_by", "POST", "/jobs", {"capability": "slow", "submitted_payload": {}}),
 ]  # fmt: skip
 
 
