@@ -196,15 +196,6 @@ class McpMeshToolProxy(McpMeshTool):
         except (ProviderUnreachable, RemoteError) as exc:
             raise ToolExecutionError(str(exc), tool=method, agent=self.agent_id) from None
 
-    async def _feature_request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Prompts and resources of the chosen provider (`RemoteFeatures`)."""
-        try:
-            return await self.transport.request(
-                self.provider.url, method, params, timeout=self.timeout, headers=self.headers
-            )
-        except (ProviderUnreachable, RemoteError) as exc:
-            raise ToolExecutionError(str(exc), tool=method, agent=self.agent_id) from None
-
 
 class InProcessMcpMeshTool(McpMeshTool):
     """A dependency served by this same agent: called through its wrapper, without HTTP."""
