@@ -10,11 +10,15 @@ import logging
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from opentelemetry import trace
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -257,6 +261,65 @@ async def test_json_logs_name_the_agent_tool_request_and_trace() -> None:
     assert one["request_id"] == "r-1" and one["trace_id"] == TRACE_ID and len(one["span_id"]) == 16
     assert two["tool"] == "back" and len(two["request_id"]) == 16 and two["trace_id"] != TRACE_ID
     assert {"tool", "request_id", "trace_id"}.isdisjoint(outside)
+
+
+@contextmanager
+def otlp_receiver() -> Iterator[tuple[str, list[tuple[str, ExportTraceServiceRequest]]]]:
+    """An OTLP/HTTP traces endpoint on loopback: every POST decoded, with its path."""
+    received: list[tuple[str, ExportTraceServiceRequest]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(body)
+            received.append((self.path, request))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("where", ["tracing.endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT"])
+async def test_the_otlp_exporter_sends_the_spans_to_a_collector(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with otlp_receiver() as (url, received):
+        env = {"MESH_TRACING__ENABLED": "true", "MESH_REGISTRY__ENABLED": "false"}
+        if where == "tracing.endpoint":
+            env["MESH_TRACING__ENDPOINT"] = url + "/v1/traces"
+        else:
+            monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)  # the SDK adds /v1/traces
+        app = MeshApplication.load("tests.apps.tracing_app.back", environ=env)
+        async with mesh_client(app) as client:
+            await call(client, "back", {"text": "x"}, headers={"traceparent": TRACEPARENT})
+            assert tracer_provider().force_flush(10_000)
+    spans = [
+        (path, resource.resource, span)
+        for path, request in received
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    ]
+    assert len(spans) == 1
+    path, resource, span = spans[0]
+    assert path == "/v1/traces"
+    assert span.name == "tools/call back" and span.kind == span.SPAN_KIND_SERVER
+    assert (span.trace_id.hex(), span.parent_span_id.hex()) == (TRACE_ID, PARENT_ID)
+    attributes = {a.key: a.value.string_value for a in resource.attributes}
+    assert attributes["service.name"] == "trace-back"
 
 
 def test_without_the_sdk_tracing_is_off_with_one_clear_warning() -> None:
