@@ -7,6 +7,8 @@
 - DELETE `/agents/{agent_id}`: 204, also for unknown ids.
 - GET `/agents`: `{agents: [...], count, timestamp}` (`agents` is `[]` when empty; MCP Mesh says null).
 - GET/HEAD `/health`: `{service: "mcp-mesh-registry", status, timestamp, uptime_seconds, version}`.
+- GET `/topology/stream?agent_id=ID`: the agent's answers pushed as they change (SSE, registry/push.py).
+- GET `/ui`, `/ui/state`, `/ui/stream`: the mesh page, its JSON and its change stream (registry/ui/).
 
 The app's lifespan runs the health sweep every `check_interval` seconds.
 """
