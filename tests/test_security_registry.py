@@ -19,7 +19,7 @@ from mesh_framework.config.settings import TlsSettings
 from mesh_framework.mesh.heartbeat import RegistryClient, RegistryError
 from mesh_framework.registry import RegistryServer, start_registry
 from mesh_framework.security.tls import ServerTls, client_ssl_context, server_tls
-from tests.agents import ROOT, run_agent, run_mesh, wait_until
+from tests.agents import ROOT, run_agent, run_cli, run_mesh, wait_until
 from tests.test_registry import ADDER
 
 TOKEN = "s3cret-registry-token-1234"
@@ -192,3 +192,24 @@ def test_agents_over_tls_with_a_registry_token_call_each_other(pki: Pki) -> None
             ).json()
             assert all(agent["endpoint"].startswith("http") for agent in listed["agents"])
             assert TOKEN not in registry.text() + calculator.text()
+
+
+def test_mesh_list_sends_the_registry_token_and_says_when_it_has_none() -> None:
+    with run_mesh(["registry", "--port", "0"], env={"MESH_REGISTRY__TOKEN": TOKEN}) as registry:
+        listed = run_cli(["list", "--registry-url", registry.base_url], env={"MESH_REGISTRY__TOKEN": TOKEN})
+        assert listed.returncode == 0, listed.stderr
+        refused = run_cli(["list", "--registry-url", registry.base_url])
+        assert refused.returncode == 3
+        assert "requires a token (HTTP 401); set registry.token (MESH_REGISTRY__TOKEN)" in refused.stderr
+        assert "Traceback" not in refused.stderr
+
+
+def test_several_registry_urls_from_the_environment_or_yaml() -> None:
+    from mesh_framework.config.settings import RegistrySettings
+
+    assert RegistrySettings(url="http://a:1, http://b:2").endpoints() == ["http://a:1", "http://b:2"]
+    assert RegistrySettings(urls="http://a:1,http://b:2", url="http://c:3").endpoints() == [  # type: ignore[arg-type]
+        "http://a:1",
+        "http://b:2",
+    ]
+    assert RegistrySettings().endpoints() == []

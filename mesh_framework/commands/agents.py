@@ -46,9 +46,20 @@ async def fetch_agents(url: str) -> Listing:
     """`GET {url}/agents`; Unreachable (exit 3) when nothing answers, or not like a registry."""
     import httpx2
 
+    from ..config.loader import load_settings
+    from ..security.tls import client_ssl_context
+
+    settings = load_settings().settings  # registry.token and tls.* (ca_file) apply to the CLI too
+    token = settings.registry.token
+    headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else {}
     try:
-        async with httpx2.AsyncClient(trust_env=False) as http:
-            response = await http.get(url.rstrip("/") + "/agents", timeout=TIMEOUT)
+        async with httpx2.AsyncClient(trust_env=False, verify=client_ssl_context(settings.tls)) as http:
+            response = await http.get(url.rstrip("/") + "/agents", timeout=TIMEOUT, headers=headers)
+        if response.status_code == 401:
+            raise Unreachable(
+                f"the registry at {url} {'refused the token' if token else 'requires a token'} (HTTP 401); "
+                "set registry.token (MESH_REGISTRY__TOKEN)"
+            )
         body = response.json() if response.status_code == 200 else None
     except (httpx2.HTTPError, ValueError) as exc:
         raise Unreachable(
