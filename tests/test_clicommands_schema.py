@@ -182,3 +182,24 @@ def test_a_marked_command_inside_an_exposed_group_is_one_tool() -> None:
     assert [name for name in by_name if name == "disk_usage"] == ["disk_usage"]
     assert by_name["disk_usage"].plan.background is False  # the mark still applies
     assert "not_a_tool" in by_name  # exposed with its group
+
+
+def test_settings_of_one_command_tool_come_above_its_mark() -> None:
+    environ = {
+        "MESH_COMMANDS__TOOLS__DISK_USAGE__BACKGROUND": "true",
+        "MESH_COMMANDS__TOOLS__DISK_USAGE__TIMEOUT": "9",
+        "MESH_COMMANDS__TOOLS__STATUS__BACKGROUND": "false",
+    }
+    by_name = tools(MeshApplication.load("tests.apps.click_app", environ=environ))
+    assert (by_name["disk_usage"].plan.background, by_name["disk_usage"].plan.timeout) == (True, 9)
+    assert by_name["disk_usage"].job_hook is not None or by_name["disk_usage"].spec.background
+    assert by_name["status"].plan.background is False
+    assert by_name["count_lines"].plan.background is True
+
+
+def test_settings_of_an_unknown_command_tool_stop_start_up() -> None:
+    with pytest.raises(WiringError) as caught:
+        MeshApplication.load("tests.apps.click_app", environ={"MESH_COMMANDS__TOOLS__STAUTS__TIMEOUT": "5"})
+    (problem,) = caught.value.problems
+    assert problem.startswith("commands.tools.stauts (from environment variable MESH_COMMANDS__TOOLS__STAUTS__TIMEOUT)")
+    assert "no command tool is named 'stauts' (command tools: ask, cassandra_stress_start," in problem

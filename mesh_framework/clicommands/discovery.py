@@ -141,6 +141,12 @@ def plan_commands(
             continue
         names[name] = where
         schema, description = analyze_command(command, f"{name}_arguments")
+        own = settings.tools.get(name)
+        background = mark.background if mark.background is not None else settings.background
+        timeout = mark.timeout if mark.timeout is not None else settings.timeout
+        if own is not None:  # settings of this tool (any layer) come above the code's mark
+            background = own.background if own.background is not None else background
+            timeout = own.timeout if own.timeout is not None else timeout
         plans.append(
             CommandPlan(
                 name=name,
@@ -149,11 +155,20 @@ def plan_commands(
                 path=path,
                 description=mark.description if mark.description is not None else description,
                 schema=schema,
-                background=mark.background if mark.background is not None else settings.background,
-                timeout=mark.timeout if mark.timeout is not None else settings.timeout,
+                background=background,
+                timeout=timeout,
                 capability=mark.capability or name,
                 tags=("command", *mark.tags),
             )
+        )
+    served = {plan.name for plan in plans}
+    for unknown in [name for name in settings.tools if name not in served]:
+        known = ", ".join(sorted(served)) or "none"
+        key = f"commands.tools.{unknown}"
+        origin = next((o for k, o in loaded.origins.items() if k.startswith(key + ".")), None)
+        problems.append(
+            f"{key} (from {origin or loaded.origin_of(key)}): no command tool is named '{unknown}' "
+            f"(command tools: {known})"
         )
     return plans, problems
 

@@ -18,6 +18,7 @@ __all__ = [
     "AuthSettings",
     "ClientSettings",
     "CommandSettings",
+    "CommandToolSettings",
     "ConfigSettings",
     "HealthSettings",
     "LlmSettings",
@@ -317,15 +318,27 @@ class MetricsSettings(BaseModel):
     enabled: bool = Field(True, description="Serve /metrics and record metrics")
 
 
+class CommandToolSettings(BaseModel):
+    """One command tool's own settings (`commands.tools.<tool name>`), above its `@mcp_command` values."""
+
+    model_config = _Section
+
+    background: bool | None = Field(None, description="Run as a background job (false: inline)")
+    timeout: Annotated[float, Field(gt=0)] | None = Field(None, description="Seconds before it is stopped")
+
+
 class CommandSettings(BaseModel):
     """Click (or Typer) commands served as tools (`@mcp_command`, `commands.expose`)."""
 
     model_config = _Section
 
     expose: list[str] = Field(
-        default_factory=list, description="Groups or commands served whole as tools, as 'package.module:attribute'"
+        default_factory=list,
+        description="Groups or commands served whole as tools, as 'package.module:attribute'",
     )
-    background: bool = Field(True, description="Commands run as background jobs; false: inline, answering the output")
+    background: bool = Field(
+        True, description="Commands run as background jobs; false: inline, answering the output"
+    )
     timeout: Annotated[float, Field(gt=0)] | None = Field(
         3600.0, description="Seconds a command may run before its process is stopped"
     )
@@ -333,6 +346,9 @@ class CommandSettings(BaseModel):
         2.0, description="Seconds between SIGTERM and SIGKILL when a command is stopped"
     )
     output_lines: Annotated[int, Field(gt=0)] = Field(1000, description="Last lines of output kept per run")
+    tools: dict[str, CommandToolSettings] = Field(
+        default_factory=dict, description="Per command tool, by tool name: background, timeout"
+    )
 
 
 class StatusSettings(BaseModel):
