@@ -8,7 +8,6 @@ import io
 import json
 import logging
 import re
-import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -322,29 +321,23 @@ async def test_the_otlp_exporter_sends_the_spans_to_a_collector(
     assert attributes["service.name"] == "trace-back"
 
 
-def test_without_the_sdk_tracing_is_off_with_one_clear_warning() -> None:
-    script = """
-import sys
-sys.modules["opentelemetry.sdk"] = None  # as if the otel extra were not installed
-import logging
-import re
-logging.basicConfig(level=logging.WARNING, format="%(message)s")
-from mesh_framework import MeshApplication
-from mesh_framework.testing import SyncMeshClient
-from mesh_framework.tracing import tracer_provider
-app = MeshApplication.load("tests.apps.tracing_app.back", environ={
-    "MESH_TRACING__ENABLED": "true", "MESH_REGISTRY__ENABLED": "false"})
-client = SyncMeshClient(app)
-print("answer:", client.call_ok("back", {"text": "x"}), "provider:", tracer_provider())
-client.close()
-"""
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+async def test_without_the_sdk_tracing_is_off_with_one_clear_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    for name in [m for m in sys.modules if m == "opentelemetry.sdk" or m.startswith("opentelemetry.sdk.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the otel extra were not installed
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk", None)
+    app = MeshApplication.load(
+        "tests.apps.tracing_app.back", environ={**TRACED, "MESH_TRACING__EXPORTER": "otlp"}
     )
-    assert done.returncode == 0, done.stderr
-    assert "answer: back:x provider: None" in done.stdout
-    warnings = [line for line in done.stderr.splitlines() if "OpenTelemetry SDK is missing" in line]
-    assert len(warnings) == 1 and "mesh-framework[otel]" in warnings[0]
+    with caplog.at_level(logging.WARNING, logger="mesh_framework.tracing"):
+        async with mesh_client(app) as client:
+            result = await call(client, "back", {"text": "x"}, headers={"traceparent": TRACEPARENT})
+    assert result["structuredContent"] == {"result": "back:x"}
+    assert tracer_provider() is None and state.tracer is None
+    warnings = [r.getMessage() for r in caplog.records if r.name == "mesh_framework.tracing"]
+    assert len(warnings) == 1
+    assert "OpenTelemetry SDK is missing" in warnings[0] and "mesh-framework[otel]" in warnings[0]
 
 
 def test_the_operations_page_tracing_example_runs() -> None:

@@ -102,7 +102,8 @@ class _Span(SpanScope):
 def incoming_call(
     tool: str, rpc_id: Any, params: Mapping[str, Any], raw_headers: Iterable[tuple[bytes, bytes]]
 ) -> SpanScope:
-    """The server span of one `tools/call`, continuing the caller's trace when it sent one."""
+    """The server span of one `tools/call`, continuing the caller's trace when it sent one (`rpc_id`, the
+    JSON-RPC id, is not recorded: the SDK checks every attribute on the call path)."""
     if state.tracer is None and not state.log_calls:
         return NOOP
     call = None
@@ -113,8 +114,6 @@ def incoming_call(
     parent, source = parent_context(params, raw_headers)
     # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
-    if rpc_id is not None:
-        attributes["jsonrpc.request.id"] = str(rpc_id)
     if source:
         attributes["mesh.trace.source"] = source
     return _Span(f"tools/call {tool}", SpanKind.SERVER, attributes, parent, call)
