@@ -1,7 +1,7 @@
 """The fuzz suite with a long budget: `python benchmarks/fuzz_long.py [EXAMPLES]` (default 2000 per test).
 
-Runs tests/test_fuzz_mcp.py and tests/test_fuzz_registry.py with FUZZ_EXAMPLES set, and prints the
-pytest summary and the wall time. Results go in docs/benchmarks.md ("Fuzzing, long run").
+Runs tests/test_fuzz_mcp.py, test_fuzz_registry.py and test_fuzz_files.py with FUZZ_EXAMPLES set,
+and prints the pytest summary and the wall time. Results go in docs/benchmarks.md ("Fuzzing, long run").
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ def main() -> int:
     env = {**os.environ, "FUZZ_EXAMPLES": examples}
     started = time.monotonic()
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz_mcp.py"]
-    if (ROOT / "tests" / "test_fuzz_registry.py").exists():
-        command.append("tests/test_fuzz_registry.py")
+    command += ["tests/test_fuzz_registry.py", "tests/test_fuzz_files.py"]
     status = subprocess.call(command, cwd=ROOT, env=env)
     print(f"fuzz: {examples} examples per test, exit {status}, {time.monotonic() - started:.0f} s")
     return status
