@@ -165,9 +165,9 @@ def plan_commands(
     for unknown in [name for name in settings.tools if name not in served]:
         known = ", ".join(sorted(served)) or "none"
         key = f"commands.tools.{unknown}"
-        origin = next((o for k, o in loaded.origins.items() if k.startswith(key + ".")), None)
+        given = next((o for k, o in loaded.origins.items() if k.startswith(key + ".")), None)
         problems.append(
-            f"{key} (from {origin or loaded.origin_of(key)}): no command tool is named '{unknown}' "
+            f"{key} (from {given or loaded.origin_of(key)}): no command tool is named '{unknown}' "
             f"(command tools: {known})"
         )
     return plans, problems
