@@ -4,6 +4,7 @@ Client, in both protocol modes; its status sections read over HTTP."""
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,7 +12,8 @@ import httpx2
 import pytest
 from mcp import Client
 
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, run_agent, wait_until
+from tests.test_clicommands_run import process_exists
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +67,24 @@ async def test_status_over_http(agent: AgentProcess) -> None:
         assert one.status_code == 200
         assert one.json()["data"]["reads"] > everything["sections"]["cluster"]["data"]["reads"]
         assert (await http.get("/status", params={"section": "nope"})).status_code == 404
+
+
+def test_no_command_outlives_a_killed_agent(agent: AgentProcess) -> None:
+    """Last in this module: it kills the agent."""
+
+    async def start_hang() -> int:
+        async with Client(agent.mcp_url, mode="2026-07-28") as client:
+            handle = await client.call_tool("hang", {})
+            job_id = handle.structured_content["job_id"]  # type: ignore[index]
+            for _ in range(200):
+                status = await client.call_tool("__mesh_job_status", {"job_id": job_id})
+                if status.structured_content["messages"]:  # type: ignore[index]
+                    return int(status.structured_content["messages"][0].rpartition(" ")[2])  # type: ignore[index]
+                await asyncio.sleep(0.02)
+        raise AssertionError("the command printed nothing")
+
+    pid = asyncio.run(start_hang())
+    assert process_exists(pid)
+    agent.process.send_signal(signal.SIGKILL)
+    agent.process.wait(timeout=10)
+    wait_until(lambda: not process_exists(pid), timeout=3)  # well before the command's own 4 s timeout

@@ -22,9 +22,18 @@ __all__ = ["CommandOutcome", "LineListener", "run_command"]
 LineListener = Callable[[str, str], None]  # (stream name, line without its newline)
 
 # The child: import the root command (`module:attribute`, a click command or a Typer app) and run it.
+# On Linux it asks for SIGTERM when the agent dies (prctl PR_SET_PDEATHSIG), so no command outlives a
+# crashed agent.
 _CHILD = """\
-import importlib, sys
-reference, prog = sys.argv[1], sys.argv[2]
+import importlib, os, signal, sys
+try:
+    import ctypes
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)
+    if os.getppid() != int(sys.argv[1]):  # the agent died before the request took effect
+        sys.exit(1)
+except (AttributeError, OSError):
+    pass
+reference, prog = sys.argv[2], sys.argv[3]
 module, _, attribute = reference.partition(":")
 root = importlib.import_module(module)
 for part in attribute.split("."):
@@ -33,7 +42,7 @@ import click
 if not isinstance(root, click.Command):
     import typer.main
     root = typer.main.get_command(root)
-root.main(args=sys.argv[3:], prog_name=prog)
+root.main(args=sys.argv[4:], prog_name=prog)
 """
 _LINE_LIMIT = 1 << 20
 
@@ -92,6 +101,7 @@ async def run_command(
         sys.executable,
         "-c",
         _CHILD,
+        str(os.getpid()),
         reference,
         prog,
         *argv,
