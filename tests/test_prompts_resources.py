@@ -15,6 +15,7 @@ import pytest
 
 from mesh_framework import ConfigError, MeshApplication, WiringError
 from mesh_framework.testing import MeshTestClient, mesh_client
+from mesh_framework.testing.client import build_request
 
 APP = Path(__file__).parent / "apps/content_app"
 ERAS = [pytest.param(True, id="2026-07-28"), pytest.param(False, id="legacy")]
@@ -51,7 +52,8 @@ async def test_capabilities_declare_prompts_resources_and_completions(client: Me
 async def test_prompts_are_listed_with_their_arguments(client: MeshTestClient, modern: bool) -> None:
     result = await client.result("prompts/list", modern=modern)
     prompts = {p["name"]: p for p in result["prompts"]}
-    assert list(prompts) == ["triage", "greet", "flaky", "incident_summary"]
+    assert list(prompts) == ["triage", "greet", "flaky", "plan_trip", "incident_summary"]
+    assert prompts["plan_trip"]["arguments"] == [{"name": "city", "required": True}]
     assert prompts["triage"]["title"] == "Incident triage"
     assert prompts["triage"]["arguments"] == [
         {"name": "service", "required": True, "description": "The service that misbehaves"},
@@ -241,6 +243,40 @@ async def test_completion_from_literals_enums_front_matter_and_completers(client
 )
 async def test_bad_completion_requests(client: MeshTestClient, params: dict[str, Any], words: str) -> None:
     error = await error_of(client, "completion/complete", params, modern=True)
+    assert error["code"] == -32602 and words in error["message"]
+
+
+async def test_a_prompt_asks_the_client_for_input_first(client: MeshTestClient) -> None:
+    first = {"name": "plan_trip", "arguments": {"city": "Oslo"}, "_meta": {}}
+    body, headers = build_request("prompts/get", first, modern=True, name="plan_trip")
+    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {"elicitation": {}}
+    asked = (await client.http.post(client.path, json=body, headers=headers)).json()["result"]
+    assert asked["resultType"] == "input_required"
+    assert asked["inputRequests"]["dates"]["params"]["message"] == "When do you travel to Oslo?"
+    again = {
+        "name": "plan_trip",
+        "arguments": {"city": "ignored"},
+        "inputResponses": {"dates": {"action": "accept", "content": {"dates": "May 3-5"}}},
+        "requestState": asked["requestState"],
+    }
+    done = await client.result("prompts/get", again, name="plan_trip")
+    assert done["resultType"] == "complete"
+    assert done["messages"][0]["content"]["text"] == "Plan a trip to Oslo on May 3-5."
+    forged = {**again, "requestState": asked["requestState"][:-2] + "xx"}
+    error = await error_of(client, "prompts/get", forged, modern=True)
+    assert error["code"] == -32602 and "requestState" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("modern", "words"),
+    [(True, "missing capabilities: elicitation"), (False, "needs protocol 2026-07-28")],
+)
+async def test_a_prompt_asking_for_input_needs_a_client_able_to_answer(
+    client: MeshTestClient, modern: bool, words: str
+) -> None:
+    error = await error_of(
+        client, "prompts/get", {"name": "plan_trip", "arguments": {"city": "Oslo"}}, modern=modern
+    )
     assert error["code"] == -32602 and words in error["message"]
 
 

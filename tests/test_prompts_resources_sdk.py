@@ -31,7 +31,13 @@ def agent() -> Iterator[AgentProcess]:
 async def test_sdk_client_uses_prompts_resources_and_completion(agent: AgentProcess, mode: str) -> None:
     async with Client(agent.mcp_url, mode=mode) as client:
         prompts = await client.list_prompts()
-        assert [p.name for p in prompts.prompts] == ["triage", "greet", "flaky", "incident_summary"]
+        assert [p.name for p in prompts.prompts] == [
+            "triage",
+            "greet",
+            "flaky",
+            "plan_trip",
+            "incident_summary",
+        ]
         got = await client.get_prompt("greet", {"name": "Ada", "style": "formal"})
         assert got.messages[0].role == "user"
         assert got.messages[0].content.text == "Good day, Ada."  # type: ignore[union-attr]

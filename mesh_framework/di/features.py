@@ -16,7 +16,7 @@ from typing import Any
 from ..completion import CompleterSpec
 from ..config.loader import LoadedSettings
 from ..errors import ConfigError, WiringError, display_path
-from ..prompts.arguments import Argument, analyze_arguments
+from ..prompts.arguments import Argument, analyze_arguments, context_parameter
 from ..prompts.catalog import Prompt, PromptCatalog
 from ..prompts.decorator import PromptSpec
 from ..prompts.markdown import load_prompt_folder
@@ -123,6 +123,7 @@ def _plan_prompt(
         title=spec.title,
         target=plan.target(function, owner, found.attribute),
         origin=where,
+        context_param=context_parameter(function),
     )
 
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["Argument", "ArgumentError", "analyze_arguments", "convert_arguments"]
+__all__ = ["Argument", "ArgumentError", "analyze_arguments", "context_parameter", "convert_arguments"]
 
 
 class ArgumentError(ValueError):
@@ -72,6 +72,8 @@ def analyze_arguments(function: Callable[..., Any], *, skip_self: bool = False) 
     if skip_self and parameters:
         parameters = parameters[1:]
     for parameter in parameters:
+        if _is_context(hints.get(parameter.name)):
+            continue  # a ToolContext parameter receives the request's context, not an argument
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             raise TypeError(
                 f"{function.__qualname__} takes *{parameter.name}; name each argument as a parameter"
@@ -88,6 +90,24 @@ def analyze_arguments(function: Callable[..., Any], *, skip_self: bool = False) 
             )
         )
     return tuple(arguments)
+
+
+def context_parameter(function: Callable[..., Any]) -> str | None:
+    """The name of the parameter typed `ToolContext` (input responses, request state), if any."""
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except Exception:
+        return None
+    return next((name for name, hint in hints.items() if name != "return" and _is_context(hint)), None)
+
+
+def _is_context(annotation: Any) -> bool:
+    from ..tools.context import ToolContext
+
+    base, _ = _unwrap_annotated(annotation)
+    if get_origin(base) in (Union, types.UnionType):
+        return any(_is_context(member) for member in get_args(base) if member is not type(None))
+    return isinstance(base, type) and issubclass(base, ToolContext)
 
 
 def convert_arguments(

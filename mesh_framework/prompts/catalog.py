@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..completion import call_completer, complete_from
+from ..input_required import REQUEST_CAPABILITIES, InputRequired
+from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments
 from .markdown import MarkdownPrompt
 from .messages import PromptMessage, to_messages
@@ -40,6 +42,7 @@ class Prompt:
     markdown: MarkdownPrompt | None = None
     origin: str = ""
     completers: dict[str, Callable[[], Callable[..., Any]]] | None = None
+    context_param: str | None = None  # receives a ToolContext (input responses, request state)
 
     def descriptor(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name, "description": self.description}
@@ -48,18 +51,21 @@ class Prompt:
         wire["arguments"] = [a.descriptor() for a in self.arguments]
         return wire
 
-    async def render(self, given: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    async def render(self, given: Mapping[str, Any] | None, context: ToolContext | None = None) -> Any:
+        """The wire messages, or the `InputRequired` the function returned."""
         values = convert_arguments(self.arguments, given, owner=f"prompt '{self.name}'")
         if self.markdown is not None:
             text = self.markdown.render(values)
             return [PromptMessage(text, role=self.markdown.role).to_wire()]
         assert self.target is not None
         function = self.target()
+        if self.context_param is not None:
+            values[self.context_param] = context or ToolContext(self.name)
         if inspect.iscoroutinefunction(function):
             value = await function(**values)
         else:
             value = await asyncio.to_thread(function, **values)
-        return to_messages(value)
+        return value if isinstance(value, InputRequired) else to_messages(value)
 
 
 class PromptCatalog:
@@ -88,13 +94,14 @@ class PromptCatalog:
             raise PromptError(f"Unknown prompt '{name}'. Available prompts: {available}")
         return prompt
 
-    async def render(self, name: Any, arguments: Any) -> dict[str, Any]:
-        """The `GetPromptResult` of prompt `name`; PromptError for a bad request or a failing prompt."""
+    async def render(self, name: Any, arguments: Any, context: ToolContext | None = None) -> dict[str, Any]:
+        """The `GetPromptResult` of prompt `name` (or an `InputRequiredResult` on 2026-07-28); PromptError
+        for a bad request or a failing prompt."""
         prompt = self._find(name)
         if arguments is not None and not isinstance(arguments, Mapping):
             raise PromptError(f"prompts/get params.arguments must be an object, not {arguments!r}")
         try:
-            messages = await prompt.render(arguments)
+            messages = await prompt.render(arguments, context)
         except ArgumentError as exc:
             raise PromptError(str(exc)) from None
         except Exception as exc:
@@ -102,6 +109,8 @@ class PromptCatalog:
             raise PromptError(
                 f"Prompt '{prompt.name}' failed: {type(exc).__name__}: {exc}", internal=True
             ) from None
+        if isinstance(messages, InputRequired):
+            return _input_required(prompt.name, messages, context)
         result: dict[str, Any] = {"messages": messages}
         if prompt.description:
             result["description"] = prompt.description
@@ -127,3 +136,26 @@ class PromptCatalog:
                     internal=True,
                 ) from None
         return complete_from(declared.choices, value)
+
+
+def _input_required(name: str, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:
+    """The `InputRequiredResult` of a prompt that asks the client first (2026-07-28 only)."""
+    if context is None or not context.modern:
+        raise PromptError(
+            f"Prompt '{name}' needs input from the client (elicitation, sampling or roots), which needs "
+            "protocol 2026-07-28; this client speaks an older one"
+        )
+    needed = {REQUEST_CAPABILITIES[str(r["method"])] for r in value.requests.values()}
+    missing = sorted(needed - set(context.client_capabilities))
+    if missing:
+        raise PromptError(
+            f"Prompt '{name}' asked the client for input it did not declare it can give "
+            f"(missing capabilities: {', '.join(missing)})"
+        )
+    result: dict[str, Any] = {
+        "resultType": "input_required",
+        "inputRequests": {key: dict(r) for key, r in value.requests.items()},
+    }
+    if value.state is not None:
+        result["requestState"] = context.encode_state(value.state)
+    return result

@@ -13,7 +13,9 @@ from typing import Any
 
 from ..prompts.catalog import PromptCatalog, PromptError
 from ..resources.catalog import ResourceCatalog, ResourceError
-from .versions import INTERNAL_ERROR, INVALID_PARAMS
+from ..tools.context import ToolContext
+from .request_state import RequestStateSigner, TamperedStateError
+from .versions import INTERNAL_ERROR, INVALID_PARAMS, META_CLIENT_CAPABILITIES
 
 __all__ = ["FEATURE_METHODS", "FeatureError", "FeatureHandlers"]
 
@@ -62,9 +64,16 @@ class FeatureHandlers:
             declared["completions"] = {}
         return declared
 
-    async def handle(self, method: str, params: Mapping[str, Any], *, modern: bool) -> dict[str, Any]:
+    async def handle(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        *,
+        modern: bool,
+        signer: RequestStateSigner | None = None,
+    ) -> dict[str, Any]:
         try:
-            result = await self._handle(method, params)
+            result = await self._handle(method, params, modern, signer)
         except PromptError as exc:
             raise FeatureError(INTERNAL_ERROR if exc.internal else INVALID_PARAMS, str(exc)) from None
         except ResourceError as exc:
@@ -74,11 +83,14 @@ class FeatureHandlers:
             return {**result, **_CACHE_HINTS}
         return result
 
-    async def _handle(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _handle(
+        self, method: str, params: Mapping[str, Any], modern: bool, signer: RequestStateSigner | None
+    ) -> dict[str, Any]:
         if method == "prompts/list":
             return {"prompts": self.prompts.descriptors()}
         if method == "prompts/get":
-            return await self.prompts.render(params.get("name"), params.get("arguments"))
+            context = _prompt_context(params, modern, signer)
+            return await self.prompts.render(params.get("name"), params.get("arguments"), context)
         if method == "resources/list":
             return {"resources": self.resources.descriptors()}
         if method == "resources/templates/list":
@@ -113,3 +125,38 @@ class FeatureHandlers:
                 f"completion/complete params.ref.type {ref.get('type')!r} must be ref/prompt or ref/resource",
             )
         return {"completion": completion}
+
+
+def _prompt_context(
+    params: Mapping[str, Any], modern: bool, signer: RequestStateSigner | None
+) -> ToolContext | None:
+    """What a prompt that takes a ToolContext sees: the client's input responses and the signed state
+    of a previous round (2026-07-28 multi-round requests, SEP-2322)."""
+    name = params.get("name")
+    if not isinstance(name, str):
+        return None
+    responses = params.get("inputResponses")
+    if responses is not None and not (
+        isinstance(responses, Mapping) and all(isinstance(v, Mapping) for v in responses.values())
+    ):
+        raise FeatureError(
+            INVALID_PARAMS,
+            "params.inputResponses must map each input request key to the client's answer object",
+        )
+    signer = signer or RequestStateSigner()
+    state = None
+    if params.get("requestState") is not None:
+        try:
+            state = signer.decode(f"prompt:{name}", params["requestState"])
+        except TamperedStateError as exc:
+            raise FeatureError(INVALID_PARAMS, str(exc)) from None
+    meta = params.get("_meta")
+    capabilities = meta.get(META_CLIENT_CAPABILITIES) if modern and isinstance(meta, Mapping) else None
+    return ToolContext(
+        name,
+        modern=modern,
+        client_capabilities=capabilities if isinstance(capabilities, Mapping) else None,
+        input_responses=dict(responses) if responses else None,
+        request_state=state,
+        encode_state=lambda _tool, value: signer.encode(f"prompt:{name}", value),
+    )

@@ -313,7 +313,7 @@ class McpEndpoint:
     async def _feature(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
         """Prompts, resources and completion (`protocol/features.py`)."""
         try:
-            result = await self.features.handle(method, params, modern=modern)
+            result = await self.features.handle(method, params, modern=modern, signer=self.state_signer)
         except FeatureError as exc:
             status = 500 if exc.code == INTERNAL_ERROR else 400
             raise McpError(exc.code, exc.message, data=exc.data, status=status) from None

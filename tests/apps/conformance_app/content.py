@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import base64
 
-from mesh_framework import EmbeddedResource, ImageContent, PromptMessage, mesh_prompt, mesh_resource
+from mesh_framework import (
+    EmbeddedResource,
+    ImageContent,
+    InputRequired,
+    PromptMessage,
+    ToolContext,
+    elicit,
+    mesh_prompt,
+    mesh_resource,
+)
 
 PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 
@@ -36,6 +45,17 @@ def test_prompt_with_image() -> list[PromptMessage]:
         PromptMessage(ImageContent(PNG_1X1, "image/png")),
         PromptMessage("Please analyze the image above."),
     ]
+
+
+@mesh_prompt()
+def test_input_required_result_prompt(ctx: ToolContext) -> str | InputRequired:
+    """Asks the client for context first (2026-07-28 multi-round request)."""
+    answer = ctx.input_responses.get("user_context")
+    if answer is None:
+        form = elicit("What context should the prompt use?", {"context": {"type": "string"}}, ["context"])
+        return InputRequired({"user_context": form})
+    context = (answer.get("content") or {}).get("context", "")
+    return f"Use this context: {context}"
 
 
 @mesh_resource("test://static-text", mime_type="text/plain")

@@ -6,7 +6,17 @@ import enum
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from mesh_framework import PromptMessage, completer, component, mesh_prompt, mesh_resource, mesh_tool
+from mesh_framework import (
+    InputRequired,
+    PromptMessage,
+    ToolContext,
+    completer,
+    component,
+    elicit,
+    mesh_prompt,
+    mesh_resource,
+    mesh_tool,
+)
 
 
 class Severity(enum.Enum):
@@ -61,6 +71,16 @@ def greet(name: str, style: Literal["formal", "casual"] = "casual") -> str:
 def flaky() -> str:
     """A prompt whose source is down."""
     raise RuntimeError("the prompt store is offline")
+
+
+@mesh_prompt()
+async def plan_trip(city: str, ctx: ToolContext) -> str | InputRequired:
+    """Plans a trip; asks the user for dates first (2026-07-28 multi-round request)."""
+    answer = ctx.input_responses.get("dates")
+    if answer is None:
+        form = elicit(f"When do you travel to {city}?", {"dates": {"type": "string"}}, ["dates"])
+        return InputRequired({"dates": form}, state={"city": city})
+    return f"Plan a trip to {ctx.request_state['city']} on {answer['content']['dates']}."
 
 
 @mesh_resource("config://app", mime_type="application/json")
