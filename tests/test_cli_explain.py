@@ -118,3 +118,11 @@ def test_unknown_keys_are_usage_errors_with_close_matches(cli: Cli, key: str, me
     code, out, err = cli("config", "starter_app", "--explain", key)
     assert (code, out) == (2, "")
     assert err.startswith(f"mesh config: {message}") and len(err.splitlines()) == 1
+
+
+def test_a_command_line_origin_names_the_option_as_typed() -> None:
+    from mesh_framework.config.loader import load_settings
+
+    loaded = load_settings(cli={"registry.url": "http://127.0.0.1:9", "logging.level": "DEBUG"}, environ={})
+    assert loaded.origin_of("registry.url") == "command line (--registry-url)"
+    assert loaded.origin_of("logging.level") == "command line (--log-level)"

@@ -18,6 +18,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from ..config.sources import CLI_OPTIONS, cli_origin
 from .common import EXIT_USAGE, CliError
 from .config import MASK, settings_rows
 from .output import echo, is_terminal, plain_table, rich_table
@@ -27,14 +28,6 @@ __all__ = ["explain", "show_explanation"]
 _UNSET: Any = object()
 
 # Options of `mesh run`/`mesh config` that set a key of the command-line layer.
-OPTIONS = {
-    "server.port": "--port",
-    "server.host": "--host",
-    "agent.name": "--name",
-    "registry.url": "--registry-url",
-    "logging.level": "--log-level",
-    "profiles": "--profile",
-}
 # `@mesh_agent` parameters (the code layer), by the key they set.
 PARAMETERS = {
     "agent.name": "name",
@@ -141,13 +134,13 @@ def _layer(layer: str, source: str, origin: str, value: Any = _UNSET) -> dict[st
 
 
 def _command_line(key: str, cli: Mapping[str, Any], given: Sequence[str] | None) -> list[dict[str, Any]]:
-    option = OPTIONS.get(key)
+    option = CLI_OPTIONS.get(key)
     if option is None:
         return [_layer("command line", "(no option for this key)", "")]
     if key == "profiles":
         return [_layer("command line", option, "command line (--profile)", list(given) if given else _UNSET)]
     value = cli.get(key)
-    origin = f"command line (--{key.rpartition('.')[2].replace('_', '-')})"  # as the loader words it
+    origin = cli_origin(key)
     return [_layer("command line", option, origin, _UNSET if value is None else value)]
 
 

@@ -24,6 +24,7 @@ from .sources import (
     EnvironmentSource,
     LayerSource,
     YamlFileSource,
+    cli_origin,
     dotted_to_nested,
     iter_leaves,
 )
@@ -138,7 +139,7 @@ def load_settings(
         MeshSettings,
         "command line",
         dotted_to_nested(cli_flat),
-        {k: f"command line (--{k.rpartition('.')[2].replace('_', '-')})" for k in cli_flat},
+        {k: cli_origin(k) for k in cli_flat},
     )
     code_flat = {k: v for k, v in (code or {}).items() if v is not None}
     code_source = LayerSource(

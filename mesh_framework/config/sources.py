@@ -16,7 +16,9 @@ from ..errors import ConfigError
 
 __all__ = [
     "ACTIVE_SOURCES",
+    "CLI_OPTIONS",
     "MCP_MESH_ENV_NAMES",
+    "cli_origin",
     "EnvironmentSource",
     "LayerSource",
     "YamlFileSource",
@@ -43,7 +45,23 @@ MCP_MESH_ENV_NAMES: dict[str, str] = {
     "MESH_LLM_MODEL": "llm.defaults.model",
     "MESH_LLM_MAX_ITERATIONS": "llm.defaults.max_iterations",
 }
+# The command-line options of `mesh run`/`mesh config` that set a key, for naming origins.
+CLI_OPTIONS: dict[str, str] = {
+    "server.port": "--port",
+    "server.host": "--host",
+    "agent.name": "--name",
+    "registry.url": "--registry-url",
+    "logging.level": "--log-level",
+    "profiles": "--profile",
+}
 ENV_PREFIX = "MESH_"
+
+
+def cli_origin(key: str) -> str:
+    """How a value given on the command line is named as an origin: `command line (--registry-url)`."""
+    return f"command line ({CLI_OPTIONS.get(key, '--' + key.rpartition('.')[2].replace('_', '-'))})"
+
+
 ENV_PROFILES = "MESH_PROFILES_ACTIVE"
 # Variables of the MESH_ prefix that select how to load rather than what to load.
 ENV_CONTROL = {ENV_PROFILES, "MESH_CONFIG", "MESH_LLM_MODEL", "MESH_LLM_MAX_ITERATIONS"}
