@@ -13,8 +13,8 @@ import pytest
 from mcp import Client, MCPError
 from mcp.types import PromptReference, ResourceTemplateReference
 
-from mesh_framework import McpMeshTool, ToolExecutionError
-from mesh_framework.mesh.proxy import DownEndpoints, McpMeshToolProxy, Provider
+from mesh_framework import McpMeshTool, MeshApplication, ToolExecutionError
+from mesh_framework.mesh.proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
 from mesh_framework.mesh.transport import McpTransport
 from tests.agents import ROOT, AgentProcess, agent_env, run_agent
 
@@ -115,3 +115,17 @@ def test_mesh_run_refuses_a_malformed_prompt_file_in_one_line() -> None:
     assert done.returncode != 0
     assert "broken_prompts/bad.md:3: invalid YAML front matter" in output
     assert "Traceback" not in output
+
+
+async def test_a_dependency_on_this_same_agent_reaches_its_prompts_in_process() -> None:
+    app = MeshApplication.load("tests.apps.content_app", environ={})
+    app.build()
+    factory = app.container.proxy_factory()
+    factory.local_registry = app.container.tools()  # as the mesh runtime does once it joins
+    proxy = factory.proxy_for("ping", Provider(app.settings.agent.id, "http://127.0.0.1:9", "ping"))
+    assert isinstance(proxy, InProcessMcpMeshTool)
+    prompt = await proxy.get_prompt("greet", {"name": "Bo"})
+    assert prompt["messages"][0]["content"]["text"] == "Hi Bo!"
+    assert (await proxy.read_resource("logs://auth/1"))[0]["text"] == "auth on day 01: 3 errors"
+    with pytest.raises(ToolExecutionError, match="Unknown prompt 'nope'"):
+        await proxy.get_prompt("nope")

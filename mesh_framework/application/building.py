@@ -39,6 +39,7 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
         container.llm_agents()
     except MeshError as exc:
         raise WiringError([str(exc)]) from None
+    container.proxy_factory().local_features = container.features()  # for in-process dependencies
     gateway = container.gateway()
     if gateway is not None:
         endpoint, runtime = container.mcp_endpoint(), container.mesh_runtime()

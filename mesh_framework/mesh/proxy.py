@@ -208,12 +208,14 @@ class InProcessMcpMeshTool(McpMeshTool):
         registry: MeshToolWrapperRegistry,
         agent_id: str,
         endpoint: str,
+        features: Any = None,
     ) -> None:
         self.capability = capability
         self.function_name = function_name
         self.agent_id = agent_id
         self.endpoint = endpoint
         self._registry = registry
+        self._features = features  # this agent's prompts and resources (protocol.features.FeatureHandlers)
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         return unwrap_result(await self.call_result(name, arguments), tool=name, agent=self.agent_id)
@@ -228,3 +230,15 @@ class InProcessMcpMeshTool(McpMeshTool):
 
     async def list_tools(self) -> list[dict[str, Any]]:
         return [wrapper.descriptor for wrapper in self._registry]
+
+    async def _feature_request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """This agent's prompts and resources, without HTTP."""
+        if self._features is None:
+            return await super()._feature_request(method, params)
+        from ..protocol.features import FeatureError
+
+        try:
+            result: dict[str, Any] = await self._features.handle(method, dict(params or {}), modern=False)
+        except FeatureError as exc:
+            raise ToolExecutionError(exc.message, tool=method, agent=self.agent_id) from None
+        return result

@@ -38,6 +38,7 @@ class McpMeshToolProxyFactory:
         self.on_unreachable: Callable[[str], None] = lambda _endpoint: None
         self.observer: Any = None  # metrics of outbound calls (MeshMetrics), given to every remote proxy
         self.local_registry: MeshToolWrapperRegistry | None = None
+        self.local_features: Any = None  # this agent's prompts and resources, for in-process proxies
         self.job_submitter: Any = None  # JobService.submit once the agent joined a registry (jobs/)
         self._proxies: dict[ProxyKey, McpMeshTool] = {}
         self._http: httpx2.AsyncClient | None = None
@@ -94,6 +95,7 @@ class McpMeshToolProxyFactory:
                 registry=self.local_registry,
                 agent_id=provider.agent_id,
                 endpoint=provider.endpoint,
+                features=self.local_features,
             )
         else:
             proxy = McpMeshToolProxy(
