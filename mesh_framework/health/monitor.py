@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -162,10 +163,36 @@ class HealthMonitor:
 
 
 async def _invoke(check: Callable[[], Any], is_async: bool) -> Any:
-    value = await check() if is_async else await asyncio.to_thread(check)
+    value = await check() if is_async else await _in_thread(check)
     if inspect.isawaitable(value):
         value = await value
     return value
+
+
+def _in_thread(check: Callable[[], Any]) -> asyncio.Future[Any]:
+    """Run a sync check in a daemon thread of its own: a check that never returns holds no executor
+    worker and never keeps the process from exiting."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, exc: BaseException | None) -> None:
+        if future.done():
+            return
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+
+    def run() -> None:
+        try:
+            value, exc = check(), None
+        except BaseException as error:  # handed to the loop, like asyncio.to_thread
+            value, exc = None, error
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, value, exc)
+
+    threading.Thread(target=run, name="health check", daemon=True).start()
+    return future
 
 
 def _consume(future: asyncio.Future[Any]) -> None:
