@@ -130,7 +130,10 @@ class ResourceCatalog:
                 uri=uri,
             )
         try:
-            contents = item.read() if isinstance(item, StaticFile) else await item.read(uri, values)
+            if isinstance(item, StaticFile):
+                contents = await asyncio.to_thread(item.read)  # a large file must not stall the loop
+            else:
+                contents = await item.read(uri, values)
         except ResourceError:
             raise
         except Exception as exc:
