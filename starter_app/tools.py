@@ -1,5 +1,5 @@
-"""Tools: plain functions (sync and async), the methods of a component, one using a catalog server and
-one asking an LLM."""
+"""Tools: plain functions (sync and async), the methods of a component, one using a catalog server, one
+asking an LLM and one running in the background."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from mesh_framework import MeshLlmAgent, ToolCallbackProvider, component, mesh_llm, mesh_tool
+from mesh_framework import JobContext, MeshLlmAgent, ToolCallbackProvider, component, mesh_llm, mesh_tool
 
 from .greeting import GreetingService
 
@@ -64,3 +64,18 @@ async def slow_echo(text: str, delay: Annotated[float, Field(ge=0, le=10)] = 0.0
 async def ask(question: Annotated[str, Field(description="A question or a task")], llm: MeshLlmAgent) -> str:
     """Ask an LLM that can add numbers and keep notes (set OPENAI_API_KEY, or llm.vendors.openai)."""
     return str(await llm(question))
+
+
+@mesh_tool(capability="countdown", tags=["jobs"], background=True)
+def countdown(
+    job: JobContext,
+    start: Annotated[int, Field(ge=1, le=100, description="Where to count down from")] = 3,
+    pause: Annotated[float, Field(ge=0, le=5, description="Seconds between numbers")] = 0.5,
+) -> str:
+    """Count down in the background: the call answers a job id at once; poll it with __mesh_job_status
+    (each number is a job message) or cancel it with __mesh_job_cancel."""
+    for n in range(start, 0, -1):
+        if job.wait_cancelled(pause):
+            return "cancelled"
+        job.progress(start - n + 1, start, str(n))
+    return "liftoff"

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
+from mesh_framework.jobs.tools import JOB_TOOLS
 from tests.agents import AgentProcess, run_agent, run_cli, stop
 
 MODERN = "2026-07-28"
@@ -38,6 +39,8 @@ def test_legacy_list_and_call(agent: AgentProcess, http: httpx2.Client) -> None:
         "jot",
         "slow_echo",
         "ask",
+        "countdown",
+        *JOB_TOOLS,
     ]
     body = {
         "jsonrpc": "2.0",
@@ -77,7 +80,7 @@ def test_bad_inputs_over_the_wire(agent: AgentProcess, http: httpx2.Client) -> N
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "zzz"}},
         headers=JSON_HEADERS,
     )
-    assert "Available tools: add, ask, greet, jot, slow_echo" in unknown.json()["error"]["message"]
+    assert "countdown, get_server_status, greet, jot, slow_echo" in unknown.json()["error"]["message"]
     wrong = http.post(
         agent.mcp_url,
         json={

@@ -10,6 +10,7 @@ import httpx2
 import pytest
 
 from mesh_framework import MeshApplication
+from mesh_framework.jobs.tools import JOB_TOOLS
 from mesh_framework.testing import MeshTestClient, mesh_client
 
 MODERN = "2026-07-28"
@@ -47,7 +48,7 @@ async def test_legacy_bare_tools_list_needs_no_initialize(client: MeshTestClient
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     names = [t["name"] for t in response.json()["result"]["tools"]]
-    assert names == ["greet", "add", "jot", "slow_echo", "ask"]
+    assert names == ["greet", "add", "jot", "slow_echo", "ask", "countdown", *JOB_TOOLS]
     assert "resultType" not in response.json()["result"]
 
 
@@ -252,7 +253,8 @@ async def test_unknown_tool_names_it_and_lists_the_tools(client: MeshTestClient,
     assert response.status_code == (400 if modern else 200)
     error = response.json()["error"]
     assert error["code"] == -32602
-    assert error["message"] == "Unknown tool 'nope'. Available tools: add, ask, greet, jot, slow_echo"
+    available = ", ".join(sorted([*JOB_TOOLS, "add", "ask", "countdown", "greet", "jot", "slow_echo"]))
+    assert error["message"] == f"Unknown tool 'nope'. Available tools: {available}"
 
 
 @pytest.mark.parametrize("modern", [True, False])

@@ -28,8 +28,16 @@ MODULES = [
     "starter_app/servers/notes.py",
 ]
 DATA = ["config/application.yaml", "config/application-dev.yaml", "config/mcp-servers.json"]
-# What starter_app shows beyond a new project (a tool timeout), and the imports only that needs.
-STARTER_ONLY = {"starter_app/tools.py": {"slow_echo", "import asyncio"}}
+# What starter_app shows beyond a new project (a tool timeout, a background tool), and the imports only
+# they need.
+STARTER_ONLY = {
+    "starter_app/tools.py": {
+        "slow_echo",
+        "countdown",
+        "import asyncio",
+        "from mesh_framework import JobContext",
+    }
+}
 
 
 @pytest.fixture(scope="module")

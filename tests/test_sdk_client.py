@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from mcp import Client
 
+from mesh_framework.jobs.tools import JOB_TOOLS
 from tests.agents import AgentProcess, run_agent
 
 
@@ -20,7 +21,15 @@ def agent() -> Iterator[AgentProcess]:
 async def test_sdk_client_lists_and_calls(agent: AgentProcess, mode: str) -> None:
     async with Client(agent.mcp_url, mode=mode) as client:  # type: ignore[arg-type]
         tools = await client.list_tools()
-        assert [t.name for t in tools.tools] == ["greet", "add", "jot", "slow_echo", "ask"]
+        assert [t.name for t in tools.tools] == [
+            "greet",
+            "add",
+            "jot",
+            "slow_echo",
+            "ask",
+            "countdown",
+            *JOB_TOOLS,
+        ]
         added = await client.call_tool("add", {"a": 2, "b": 3})
         assert added.is_error is False
         assert added.structured_content == {"result": 5}

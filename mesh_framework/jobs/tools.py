@@ -19,11 +19,12 @@ if TYPE_CHECKING:
     from ..tools.registry import MeshToolWrapperRegistry
     from .service import JobService
 
-__all__ = ["JobTools"]
+__all__ = ["JOB_TOOLS", "JobTools"]
 
 logger = logging.getLogger("mesh_framework.jobs")
 
 TAGS = ("mesh-jobs", "framework")
+JOB_TOOLS = ("__mesh_job_status", "__mesh_job_result", "__mesh_job_cancel", "get_server_status")
 MESSAGES_SHOWN = 50
 
 
