@@ -7,11 +7,13 @@ stream can tell it within the test's bounds that a provider came, went, or that 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx2
 
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.interop.mcp_mesh import missing_tools, registry_agents, run_mesh_registry
 
 SLOW_HEARTBEAT = {"MCP_MESH_HEALTH_INTERVAL": "60"}
 RESOLVED = re.compile(r"sum_of_squares:dep_0: add -> (\S+) at")
@@ -87,3 +89,15 @@ def test_push_off_keeps_the_heartbeat_only_path() -> None:
                 assert call(calculator, "sum_of_squares", {"a": 1, "b": 1})["isError"] is True
                 wait_until(lambda: resolved_to(calculator), timeout=15)
                 assert adder.process.poll() is None
+
+
+def test_against_mcp_mesh_registry_the_agent_keeps_the_heartbeat(tmp_path: Path) -> None:
+    """MCP Mesh's registry has no push stream (its GET /events is a snapshot list): heartbeat only."""
+    missing = missing_tools()
+    assert not missing, f"run scripts/install-mcp-mesh.sh first (missing: {', '.join(missing)})"
+    with run_mesh_registry(tmp_path / "registry") as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        with run_agent("starter_app", env=env) as starter:
+            wait_until(lambda: "following it by heartbeat only" in starter.text(), timeout=20)
+            names = {a.get("name") for a in registry_agents(registry) if a.get("status") == "healthy"}
+            assert "starter" in names
