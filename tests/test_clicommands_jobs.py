@@ -88,7 +88,7 @@ def test_cancel_stops_the_process(client: SyncMeshClient) -> None:
 def test_a_hanging_job_fails_at_its_timeout(client: SyncMeshClient) -> None:
     job = finished(client, start(client, "hang"))
     assert job["status"] == "failed"
-    assert job["error"].startswith("Command 'cli hang' did not finish within 4.0s and was stopped:\nhanging")
+    assert job["error"].startswith("Command 'cli hang' did not finish within 2.0s and was stopped:\nhanging")
     assert not process_exists(int(job["messages"][0].rpartition(" ")[2]))
 
 

@@ -91,7 +91,7 @@ def test_non_zero_exit_is_an_error_with_code_and_last_lines(client: SyncMeshClie
 def test_a_hanging_command_is_stopped_at_its_timeout(client: SyncMeshClient) -> None:
     result = client.call_tool("hang")
     assert result["isError"] is True
-    assert text_of(result).startswith("Command 'cli hang' did not finish within 4.0s and was stopped")
+    assert text_of(result).startswith("Command 'cli hang' did not finish within 2.0s and was stopped")
     assert result["structuredContent"]["exit_code"] < 0  # killed by a signal
     (line,) = result["structuredContent"]["output"]
     assert line.startswith("hanging as pid ")

@@ -201,5 +201,7 @@ def test_settings_of_an_unknown_command_tool_stop_start_up() -> None:
     with pytest.raises(WiringError) as caught:
         MeshApplication.load("tests.apps.click_app", environ={"MESH_COMMANDS__TOOLS__STAUTS__TIMEOUT": "5"})
     (problem,) = caught.value.problems
-    assert problem.startswith("commands.tools.stauts (from environment variable MESH_COMMANDS__TOOLS__STAUTS__TIMEOUT)")
+    assert problem.startswith(
+        "commands.tools.stauts (from environment variable MESH_COMMANDS__TOOLS__STAUTS__TIMEOUT)"
+    )
     assert "no command tool is named 'stauts' (command tools: ask, cassandra_stress_start," in problem
