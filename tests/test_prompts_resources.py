@@ -246,6 +246,14 @@ async def test_bad_completion_requests(client: MeshTestClient, params: dict[str,
     assert error["code"] == -32602 and words in error["message"]
 
 
+async def test_the_test_kit_gets_prompts_and_reads_resources(client: MeshTestClient) -> None:
+    prompt = await client.get_prompt("greet", {"name": "Cy"})
+    assert prompt["messages"][0]["content"]["text"] == "Hi Cy!"
+    assert (await client.read_resource("config://app", modern=False))[0]["mimeType"] == "application/json"
+    with pytest.raises(AssertionError, match="Resource not found"):
+        await client.read_resource("config://none")
+
+
 async def test_a_prompt_asks_the_client_for_input_first(client: MeshTestClient) -> None:
     first = {"name": "plan_trip", "arguments": {"city": "Oslo"}, "_meta": {}}
     body, headers = build_request("prompts/get", first, modern=True, name="plan_trip")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
+from mesh_framework.testing.client import SyncMeshClient
 
 
 async def test_the_starter_app_serves_its_markdown_prompt() -> None:
@@ -29,3 +32,14 @@ async def test_the_starter_app_serves_its_markdown_prompt() -> None:
             },
         )
         assert completion["completion"]["values"] == ["dates"]
+
+
+def test_the_test_kit_reads_prompts_and_resources() -> None:
+    client = SyncMeshClient(MeshApplication.load("starter_app", environ={}))
+    try:
+        prompt = client.get_prompt("review_notes", {"user": "bo"}, modern=False)
+        assert "important points" in prompt["messages"][0]["content"]["text"]
+        with pytest.raises(AssertionError, match="missing the required argument"):
+            client.get_prompt("review_notes")
+    finally:
+        client.close()

@@ -125,6 +125,17 @@ class MeshTestClient:
         """The tool's value (structured content, else its text); a readable AssertionError when it fails."""
         return value_of(await self.call_tool(name, arguments), name, arguments)
 
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, modern: bool = True
+    ) -> dict[str, Any]:
+        """The rendered prompt (`messages`, `description`); AssertionError with the error answer otherwise."""
+        params = {"name": name, "arguments": dict(arguments or {})}
+        return await self.result("prompts/get", params, modern=modern, name=name)
+
+    async def read_resource(self, uri: str, *, modern: bool = True) -> list[dict[str, Any]]:
+        """The `contents` of a resource; AssertionError with the error answer otherwise."""
+        return (await self.result("resources/read", {"uri": uri}, modern=modern, name=uri))["contents"]  # type: ignore[no-any-return]
+
 
 class SyncMeshClient:
     """`MeshTestClient` for sync tests: the app (and its lifespan) runs in a background thread's loop.
@@ -180,6 +191,15 @@ class SyncMeshClient:
 
     def call_ok(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         return value_of(self.call_tool(name, arguments), name, arguments)
+
+    def get_prompt(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, modern: bool = True
+    ) -> dict[str, Any]:
+        params = {"name": name, "arguments": dict(arguments or {})}
+        return self.result("prompts/get", params, modern=modern, name=name)
+
+    def read_resource(self, uri: str, *, modern: bool = True) -> list[dict[str, Any]]:
+        return self.result("resources/read", {"uri": uri}, modern=modern, name=uri)["contents"]  # type: ignore[no-any-return]
 
     def close(self) -> None:
         if self._client is not None:
