@@ -37,13 +37,16 @@ _current: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
 class HeaderAllowlist:
     """Header names (exact, or `prefix*`) that an agent forwards; the infrastructure headers always."""
 
-    __slots__ = ("_exact", "_prefixes", "patterns")
+    __slots__ = ("_exact", "_exact_raw", "_prefixes", "_prefixes_raw", "patterns")
 
     def __init__(self, patterns: Iterable[str] = ()) -> None:
         cleaned = [p.strip().lower() for p in patterns if p.strip()]
         self.patterns = tuple(dict.fromkeys([*cleaned, *ALWAYS_PROPAGATED]))
-        self._exact = frozenset(p for p in self.patterns if not p.endswith("*"))
+        self._exact = frozenset(p for p in self.patterns if not p.endswith("*")) - NEVER_PROPAGATED
         self._prefixes = tuple(p[:-1] for p in self.patterns if p.endswith("*"))
+        # The same as bytes: ASGI header names arrive lowercased, so the call path compares raw bytes.
+        self._exact_raw = frozenset(p.encode("latin-1") for p in self._exact)
+        self._prefixes_raw = tuple(p.encode("latin-1") for p in self._prefixes)
 
     def allows(self, name: str) -> bool:
         name = name.lower()
@@ -52,16 +55,17 @@ class HeaderAllowlist:
         return name in self._exact or name.startswith(self._prefixes)
 
     def capture(self, raw_headers: Iterable[tuple[bytes, bytes]], mesh_headers: Any = None) -> dict[str, str]:
-        """The allowed headers of one call: HTTP request headers over `_mesh_headers` argument values."""
+        """The allowed headers of one call (ASGI's lowercased raw headers) over the allowed values of a
+        `_mesh_headers` argument."""
         captured: dict[str, str] = {}
-        if isinstance(mesh_headers, Mapping):
+        if mesh_headers and isinstance(mesh_headers, Mapping):
             for key, value in mesh_headers.items():
                 if isinstance(key, str) and isinstance(value, str) and self.allows(key):
                     captured[key.lower()] = value
+        exact, prefixes = self._exact_raw, self._prefixes_raw
         for key, value in raw_headers:
-            name = key.decode("latin-1").lower()
-            if self.allows(name):
-                captured[name] = value.decode("latin-1")
+            if key in exact or (prefixes and key.startswith(prefixes) and self.allows(key.decode("latin-1"))):
+                captured[key.decode("latin-1")] = value.decode("latin-1")
         return captured
 
 
@@ -80,8 +84,9 @@ class propagating:
         self._token: contextvars.Token[Mapping[str, str]] | None = None
 
     def __enter__(self) -> None:
-        self._token = _current.set(self._headers)
+        if self._headers:  # a call that forwards nothing leaves the (empty) default in place
+            self._token = _current.set(self._headers)
 
     def __exit__(self, *exc_info: object) -> None:
-        assert self._token is not None
-        _current.reset(self._token)
+        if self._token is not None:
+            _current.reset(self._token)
