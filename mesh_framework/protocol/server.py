@@ -455,7 +455,7 @@ class McpEndpoint:
                 check_param_headers(mirrored, arguments or {}, request.params)
             except ParamHeaderError as exc:
                 raise McpError(HEADER_MISMATCH, str(exc)) from None
-        forwarded = self.propagation.capture(request.raw, (arguments or {}).get("_mesh_headers"))
+        forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         with propagating(forwarded), incoming_call(name, request_id, params, request.raw) as span:
             if wrapper.signature.wants_context:
                 await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
