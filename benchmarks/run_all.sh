@@ -35,3 +35,4 @@ fi
 "$py" benchmarks/report.py
 "$py" benchmarks/callbacks_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section
 "$py" benchmarks/llm_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section (needs scripts/install-mcp-mesh.sh)
+"$py" benchmarks/fleet/fleet_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section (~4 min; needs scripts/install-mcp-mesh.sh)

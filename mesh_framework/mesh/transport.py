@@ -52,8 +52,17 @@ class ProviderUnreachable(Exception):
 class RemoteError(Exception):
     """The peer answered with a JSON-RPC error, or with something that is not MCP at all."""
 
-    def __init__(self, message: str, *, code: int | None = None, data: Any = None, status: int = 200) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int | None = None,
+        data: Any = None,
+        status: int = 200,
+        timed_out: bool = False,
+    ) -> None:
         super().__init__(message)
+        self.timed_out = timed_out  # no answer in time: the request may or may not have been processed
         self.code = code
         self.data = data
         self.status = status
@@ -89,6 +98,7 @@ class McpTransport:
         *,
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
+        idempotent: bool = False,
     ) -> dict[str, Any]:
         """The `result` of `method` at `url` (an MCP endpoint); raises RemoteError or ProviderUnreachable.
 
@@ -96,7 +106,7 @@ class McpTransport:
         timeout = self.timeout if timeout is None else timeout
         era = self.era(url)
         for attempt in range(2):
-            status, message = await self._post(url, method, params, era, timeout, extra=headers)
+            status, message = await self._post(url, method, params, era, timeout, extra=headers, idempotent=idempotent)
             error = message.get("error") if isinstance(message, dict) else None
             if error is None and status < 400:
                 result = message.get("result")
@@ -148,6 +158,7 @@ class McpTransport:
         timeout: float | None,
         *,
         extra: Mapping[str, str] | None = None,
+        idempotent: bool = False,
     ) -> tuple[int, Any]:
         body_params = dict(params or {})
         headers = {"Accept": ACCEPT, "Content-Type": "application/json", **(extra or {})}
@@ -181,11 +192,13 @@ class McpTransport:
                 content=to_json(body),
                 headers=headers,
                 timeout=None if timeout is None else timeout + 1.0,
+                # every method but tools/call only reads; a tool call is repeated only when marked idempotent
+                extensions=IDEMPOTENT if idempotent or method != "tools/call" else None,
             )
         except httpx2.ConnectError as exc:
             raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
         except httpx2.TimeoutException:
-            raise RemoteError(f"{url} did not answer {method} within {timeout}s") from None
+            raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
         except httpx2.TransportError as exc:
             raise RemoteError(
                 f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
