@@ -115,3 +115,16 @@ def test_bad_arguments_never_start_the_command(client: SyncMeshClient) -> None:
         "Invalid arguments for tool 'cassandra_stress_start': profile: Input should be 'read', 'write' or "
         "'mixed' (got 'x'); keyspace: required argument is missing; extra: unexpected argument"
     )
+
+
+def test_inline_lines_stream_as_log_notifications(client: SyncMeshClient) -> None:
+    params = {"name": "cassandra_stress_start", "arguments": {"keyspace": "ks"}}
+    response = client.request("tools/call", params, modern=False)  # handshake-era clients get every level
+    assert response.headers["content-type"].startswith("text/event-stream")
+    messages = [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+    logs = [m["params"] for m in messages if m.get("method") == "notifications/message"]
+    assert {log["logger"] for log in logs} == {"cassandra_stress_start"}
+    stdout = [log["data"] for log in logs if log["level"] == "info"]  # stdout in order; stderr beside it
+    assert stdout[0] == "starting stress" and len(stdout) == 2
+    assert [log["data"] for log in logs if log["level"] == "warning"] == ["warning: replication factor is 1"]
+    assert messages[-1]["result"]["isError"] is False  # the answer comes after the notifications

@@ -14,12 +14,13 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["CommandOutcome", "LineListener", "run_command"]
 
-LineListener = Callable[[str, str], None]  # (stream name, line without its newline)
+# (stream name, line without its newline); an awaitable it returns is awaited before the next line
+LineListener = Callable[[str, str], Awaitable[None] | None]
 
 # The child: import the root command (`module:attribute`, a click command or a Typer app) and run it.
 # On Linux it asks for SIGTERM when the agent dies (prctl PR_SET_PDEATHSIG), so no command outlives a
@@ -113,10 +114,9 @@ async def run_command(
         limit=_LINE_LIMIT,
     )
 
-    def keep(stream: str, line: str) -> None:
+    def keep(stream: str, line: str) -> Awaitable[None] | None:
         outcome.lines.append(line)
-        if on_line is not None:
-            on_line(stream, line)
+        return on_line(stream, line) if on_line is not None else None
 
     assert process.stdout is not None and process.stderr is not None
     readers = asyncio.gather(_read(process.stdout, "stdout", keep), _read(process.stderr, "stderr", keep))
@@ -140,7 +140,7 @@ async def run_command(
     return outcome
 
 
-async def _read(stream: asyncio.StreamReader, name: str, keep: Callable[[str, str], None]) -> None:
+async def _read(stream: asyncio.StreamReader, name: str, keep: LineListener) -> None:
     while True:
         try:
             raw = await stream.readline()
@@ -148,7 +148,9 @@ async def _read(stream: asyncio.StreamReader, name: str, keep: Callable[[str, st
             raw = await stream.read(_LINE_LIMIT)
         if not raw:
             return
-        keep(name, raw.decode("utf-8", "replace").rstrip("\r\n"))
+        pending = keep(name, raw.decode("utf-8", "replace").rstrip("\r\n"))
+        if pending is not None:
+            await pending
 
 
 async def _stop(process: asyncio.subprocess.Process, grace: float) -> None:

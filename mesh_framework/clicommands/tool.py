@@ -5,7 +5,7 @@ prints becomes a job message."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -66,7 +66,7 @@ class CommandTool(MeshToolWrapper):
             output_adapter=None,
             wraps_result=False,
             is_async=True,
-            wants_context=False,
+            wants_context=not plan.background,  # inline: each line is also a log notification
         )
         spec = ToolSpec(
             function=_command,
@@ -123,7 +123,7 @@ class CommandTool(MeshToolWrapper):
         if self.job_hook is not None:  # background: the job runner answers with a handle
             return await self.job_hook(self, {**values, JOB_PARAMETER: None}, context)
         try:
-            outcome = await self.run(argv)
+            outcome = await self.run(argv, _log_lines(context, self.name) if context is not None else None)
         except OSError as exc:
             logger.warning("command tool '%s' could not start: %s", self.name, exc)
             return error_result(f"Command '{self.plan.display}' could not start: {exc}")
@@ -156,3 +156,12 @@ class CommandTool(MeshToolWrapper):
 
     def _summary(self, outcome: CommandOutcome, output: list[str]) -> dict[str, Any]:
         return {"command": self.plan.display, "exit_code": outcome.exit_code, "output": output}
+
+
+def _log_lines(context: ToolContext, tool: str) -> LineListener:
+    """Each line of an inline command as an MCP log notification (stderr lines as warnings) while it runs."""
+
+    def on_line(stream: str, line: str) -> Awaitable[None]:
+        return context.log("warning" if stream == "stderr" else "info", line, logger=tool)
+
+    return on_line
