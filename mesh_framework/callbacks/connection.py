@@ -16,22 +16,19 @@ import os
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
 import httpx2
-import mcp_types as types
-from mcp.client.client import Client
-from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.dispatcher import ProgressFnT
-from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..catalog.definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
 from ..errors import MeshError
 from .connection_info import McpConnectionInfo
+
+if TYPE_CHECKING:  # the SDK's client is imported on first connection: agents without servers never pay for it
+    import mcp_types as types
+    from mcp.client.client import Client
+    from mcp.shared.dispatcher import ProgressFnT
 
 __all__ = ["HeaderSource", "McpConnection", "McpConnectionError"]
 
@@ -116,6 +113,8 @@ class _StderrLog:
 
 
 def _describe(exc: BaseException) -> str:
+    from mcp.shared.exceptions import MCPError
+
     if isinstance(exc, BaseExceptionGroup):
         leaves = [e for e in _leaves(exc)]
         exc = leaves[0] if leaves else exc
@@ -223,6 +222,9 @@ class McpConnection:
 
     async def _own(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
         """The owner task: enters the client, publishes it, waits until asked to close."""
+        import mcp_types as types
+        from mcp.client.client import Client
+
         try:
             async with contextlib.AsyncExitStack() as stack:
                 client = Client(
@@ -265,6 +267,10 @@ class McpConnection:
             self._client = None
 
     async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        from mcp.client.sse import sse_client
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
         definition = self.definition
         if isinstance(definition, StdioDefinition):
             parameters = StdioServerParameters(
@@ -311,6 +317,8 @@ class McpConnection:
 
     @staticmethod
     def _listens_for_changes(client: Client) -> bool:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
         tools = client.server_capabilities.tools
         return client.protocol_version in MODERN_PROTOCOL_VERSIONS and bool(tools and tools.list_changed)
 
@@ -324,6 +332,8 @@ class McpConnection:
             logger.debug("MCP server '%s': change subscription ended (%s)", self.name, _describe(exc))
 
     async def _on_message(self, message: Any) -> None:
+        import mcp_types as types
+
         if isinstance(message, types.ToolListChangedNotification):
             self._tools_changed()
 
@@ -396,6 +406,9 @@ class McpConnection:
         loop = asyncio.get_running_loop()
         if self.loop is not None and self.loop is not loop and self.loop.is_running():
             return await self._on_own_loop(self._with_session(action, what))
+        import mcp_types as types
+        from mcp.shared.exceptions import MCPError
+
         client = await self._session()
         try:
             return await action(client)

@@ -8,10 +8,8 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
-from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from ..catalog.catalog import McpServerCatalog
@@ -24,6 +22,9 @@ from .definition import ToolCallback, ToolDefinition
 from .meta import ToolContextMetaConverter
 from .naming import ToolNameGenerator, assign_names
 from .provider import ToolCallbackProvider, ToolsChanged
+
+if TYPE_CHECKING:
+    import mcp_types as types
 
 __all__ = ["McpToolCallback", "McpToolCallbackProvider", "McpToolFilter"]
 
@@ -71,6 +72,8 @@ class McpToolCallback(ToolCallback):
     async def call_result(
         self, arguments: Mapping[str, Any] | None = None, context: ToolContext | None = None
     ) -> dict[str, Any]:
+        from mcp.shared.exceptions import MCPError  # loaded by the connection already
+
         definition = self.definition
         progress = None
         if context is not None and context.progress_token is not None:
@@ -214,6 +217,8 @@ class McpToolCallbackProvider(ToolCallbackProvider):
         self._discovering.pop(name, None)
 
     async def _discover(self, connection: McpConnection) -> list[ToolDefinition]:
+        from mcp.shared.exceptions import MCPError
+
         info = await connection.connect()
         try:
             listed = await connection.list_tools()

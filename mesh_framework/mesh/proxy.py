@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from .transport import McpTransport, ProviderUnreachable, RemoteError
 
 __all__ = ["DownEndpoints", "InProcessMcpMeshTool", "McpMeshToolProxy", "Provider", "unwrap_result"]
 
+logger = logging.getLogger("mesh_framework.mesh")
+
 
 @dataclass(frozen=True, slots=True)
 class Provider:
@@ -24,6 +27,7 @@ class Provider:
     agent_id: str
     endpoint: str  # http://host:port (the MCP endpoint is endpoint + "/mcp")
     function_name: str
+    idempotent: bool = False  # @mesh_tool(idempotent=True): safe to repeat elsewhere after a timeout
 
     @property
     def url(self) -> str:
@@ -150,7 +154,12 @@ class McpMeshToolProxy(McpMeshTool):
                 observer, started = self.observer, perf_counter()
                 try:
                     result = await self.transport.request(
-                        provider.url, "tools/call", params, timeout=self.timeout, headers=self.headers
+                        provider.url,
+                        "tools/call",
+                        params,
+                        timeout=self.timeout,
+                        headers=self.headers,
+                        idempotent=provider.idempotent,
                     )
                     span.result(result)
                     if observer is not None:
@@ -175,6 +184,11 @@ class McpMeshToolProxy(McpMeshTool):
                 except RemoteError as exc:
                     if observer is not None:
                         self._observed(observer, provider, "error", started)
+                    if exc.timed_out and provider.idempotent and attempt == 0 and len(candidates) > 1:
+                        # only a tool marked idempotent may run twice: the first call may have had effects
+                        logger.warning("%s; trying another provider of '%s'", exc, self.capability)
+                        span.event("failover", {"mesh.timeout": provider.endpoint})
+                        continue
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
         raise AssertionError("unreachable")  # pragma: no cover
 

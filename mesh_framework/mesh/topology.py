@@ -66,7 +66,9 @@ def _provider(entry: Mapping[str, Any]) -> Provider | None:
         return None
     if not (agent_id and endpoint and function_name):
         return None
-    return Provider(agent_id=agent_id, endpoint=endpoint, function_name=function_name)
+    kwargs = entry.get("kwargs")
+    idempotent = isinstance(kwargs, Mapping) and kwargs.get("idempotent") is True
+    return Provider(agent_id=agent_id, endpoint=endpoint, function_name=function_name, idempotent=idempotent)
 
 
 def parse_answer(answer: Mapping[str, Any], tools: Mapping[str, ToolSlots]) -> Topology:

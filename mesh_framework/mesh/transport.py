@@ -29,6 +29,7 @@ from ..protocol.versions import (
 )
 from ..tracing.carriers import inject_trace
 from ..tracing.state import state as trace_state
+from .http_pool import IDEMPOTENT
 
 __all__ = ["LEGACY", "McpTransport", "ProviderUnreachable", "RemoteError"]
 
@@ -106,7 +107,9 @@ class McpTransport:
         timeout = self.timeout if timeout is None else timeout
         era = self.era(url)
         for attempt in range(2):
-            status, message = await self._post(url, method, params, era, timeout, extra=headers, idempotent=idempotent)
+            status, message = await self._post(
+                url, method, params, era, timeout, extra=headers, idempotent=idempotent
+            )
             error = message.get("error") if isinstance(message, dict) else None
             if error is None and status < 400:
                 result = message.get("result")
