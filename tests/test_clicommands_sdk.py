@@ -18,7 +18,10 @@ from tests.test_clicommands_run import process_exists
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[AgentProcess]:
-    with run_agent("tests.apps.click_app") as running:
+    # `status` runs inline here (per-tool settings from the environment); the others in the background
+    with run_agent(
+        "tests.apps.click_app", env={"MESH_COMMANDS__TOOLS__STATUS__BACKGROUND": "false"}
+    ) as running:
         yield running
 
 
@@ -33,7 +36,21 @@ async def job_outcome(client: Any, job_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
 async def test_commands_over_http(agent: AgentProcess, mode: str) -> None:
-    async with Client(agent.mcp_url, mode=mode) as client:  # type: ignore[arg-type]
+    logged: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logged.append(params)
+
+    async with Client(agent.mcp_url, mode=mode, logging_callback=on_log, log_level="info") as client:  # type: ignore[arg-type]
+        inline = await client.call_tool("status", {})
+        assert inline.is_error is False
+        assert inline.structured_content == {
+            "command": "cli status",
+            "exit_code": 0,
+            "output": ["cluster: up", "nodes: 3"],
+        }
+        assert [(p.level, p.data) for p in logged] == [("info", "cluster: up"), ("info", "nodes: 3")]
+
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert {"status", "cassandra_update_config", "cassandra_stress_start", "disk_usage"} <= set(tools)
         schema = tools["cassandra_stress_start"].input_schema
