@@ -4,6 +4,7 @@ switches without a failed call, on our registry and on MCP Mesh's; a rolling res
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -193,3 +194,51 @@ def test_mcp_mesh_registry_stops_offering_a_down_agent(tmp_path: Path) -> None:
             flag.write_text("UP")
             wait_until(lambda: resolved_to(registry.url).startswith("flaky-adder-"), timeout=15)
             assert agents(registry.url)["flaky-adder"]["status"] == "healthy"
+
+
+def test_sigterm_refuses_new_calls_and_finishes_the_ones_in_flight(tmp_path: Path) -> None:
+    started, release = tmp_path / "started", tmp_path / "release"
+    env = {"MESH_SERVER__SHUTDOWN_GRACE": "30"}
+    with run_agent("tests.apps.health_app", env=env, timeout=START) as agent:
+        held: dict[str, Any] = {}
+
+        def hold() -> None:
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "hold", "arguments": {"started": str(started), "release": str(release)}},
+            }
+            held["answer"] = httpx2.post(
+                agent.mcp_url,
+                json=body,
+                headers={"Accept": "application/json, text/event-stream"},
+                timeout=60,
+            )
+
+        thread = threading.Thread(target=hold)
+        thread.start()
+        wait_until(started.exists, timeout=30)
+        agent.process.send_signal(signal.SIGTERM)
+        wait_until(lambda: httpx2.get(agent.base_url + "/ready", timeout=5).status_code == 503, timeout=30)
+        refused = httpx2.post(
+            agent.mcp_url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {}},
+            },
+            headers={"Accept": "application/json, text/event-stream"},
+            timeout=10,
+        )
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+        assert "shutting down" in refused.json()["error"]["message"]
+        assert agent.process.poll() is None  # still serving the call in flight
+        release.write_text("go")
+        thread.join(timeout=60)
+        assert agent.process.wait(timeout=60) == 0
+    answer = held["answer"]
+    assert answer.status_code == 200 and answer.json()["result"]["structuredContent"] == {
+        "result": "released"
+    }

@@ -1,12 +1,13 @@
 """A provider of `add` (version 2.0.0: preferred over the starter's) whose health follows a file.
 
 `HEALTH_FILE` names a file holding UP, DEGRADED, DOWN, RAISE or HANG; the agent's `health_check` reads it.
-It also carries one indicator of each other kind: a `@health_indicator` function, a component method and a
-`HealthIndicator` component; all three are UP.
+`hold` keeps a call in flight until a file appears. The agent also carries one indicator of each other
+kind: a `@health_indicator` function, a component method and a `HealthIndicator` component (all UP).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -34,6 +35,17 @@ class FlakyAdder:
 async def add(a: int, b: int) -> int:
     """a + b."""
     return a + b
+
+
+@mesh_tool(capability="hold")
+async def hold(started: str, release: str) -> str:
+    """Writes `started`, then answers once `release` exists (at most ~20 s): a call held in flight."""
+    Path(started).write_text("in flight")
+    for _ in range(2000):
+        if Path(release).exists():
+            return "released"
+        await asyncio.sleep(0.01)
+    return "never released"
 
 
 @health_indicator
