@@ -33,6 +33,7 @@ class Job:
     progress_message: str | None = None
     messages: deque[str] = field(default_factory=lambda: deque(maxlen=MESSAGES_KEPT))
     result: Any = None
+    answer: dict[str, Any] | None = None  # the tool's CallToolResult, for MCP's tasks/get
     error: str | None = None
     submitted_by: str | None = None
     command: str | None = None  # what get_server_status shows; default the tool and its arguments

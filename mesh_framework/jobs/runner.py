@@ -23,6 +23,7 @@ from ..errors import ToolExecutionError
 from ..tools.wrapper import MeshToolWrapper, error_result
 from .capture import capturing, release
 from .context import JobCancelled, JobContext
+from .mcp_tasks import AS_TASK, McpTasks
 from .model import Job, new_job_id
 from .store import JobStore
 
@@ -84,6 +85,7 @@ class JobRunner:
         self.settings = settings
         self.store = JobStore(max_count=settings.retention.max_count, max_age=settings.retention.max_age)
         self.reporter: Reporter | None = None  # set when jobs are bound to a registry
+        self.mcp_tasks: McpTasks | None = None  # MCP's tasks extension (2026-07-28), when served
         self._running: dict[str, tuple[MeshToolWrapper, Job]] = {}
         self._per_tool: dict[str, int] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -113,6 +115,8 @@ class JobRunner:
                 job = self.submit(wrapper, kwargs)
             except JobLimitError as exc:
                 return error_result(str(exc))
+            if self.mcp_tasks is not None and AS_TASK.get():
+                return self.mcp_tasks.created(job)
             return handle_result(job)
         return await self._inline(wrapper, kwargs)
 
@@ -181,7 +185,8 @@ class JobRunner:
             value = await (running if timeout is None else asyncio.wait_for(running, timeout))
             if ctx.cancelled:
                 raise JobCancelled(job.id)
-            job.result = _job_result(wrapper, value)
+            job.answer = wrapper.to_result(value)
+            job.result = _job_result(job.answer, value)
             job.status = "completed"
         except (asyncio.CancelledError, JobCancelled):
             job.status = "cancelled"
@@ -294,9 +299,8 @@ def _client_arguments(wrapper: MeshToolWrapper, kwargs: dict[str, Any]) -> dict[
     return {k: to_jsonable_python(v, fallback=str) for k, v in kwargs.items() if k not in injected}
 
 
-def _job_result(wrapper: MeshToolWrapper, value: Any) -> Any:
+def _job_result(wire: dict[str, Any], value: Any) -> Any:
     """A body's value as a job result (JSON): the tool's structured result, or its text as `{"value"}`."""
-    wire = wrapper.to_result(value)
     if "structuredContent" in wire:
         return wire["structuredContent"]
     if value is None:

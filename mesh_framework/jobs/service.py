@@ -20,6 +20,7 @@ from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
 from .client import JobApiError, RegistryJobClient
 from .handle import JobHandle
+from .mcp_tasks import TASKS_EXTENSION, McpTasks
 from .model import Job
 from .runner import DISPATCH, Dispatch, JobRunner
 from .tools import JobTools
@@ -61,6 +62,10 @@ class JobService:
         if getattr(asgi, "_mesh_jobs_attached", False):  # an app built again (tests)
             return
         asgi._mesh_jobs_attached = True
+        if any(w.spec.background for w in self.tools):  # MCP's tasks extension (2026-07-28)
+            tasks = McpTasks(self.runner, self.settings.jobs.retention.max_age)
+            self.runner.mcp_tasks = asgi.endpoint.tasks = tasks
+            asgi.endpoint.capabilities.setdefault("extensions", {})[TASKS_EXTENSION] = {}
         asgi.web.router.routes.append(Route("/jobs/{job_id}/cancel", self._cancel_route, methods=["POST"]))
         if any(w.spec.task for w in self.tools):
             asgi.endpoint = _DispatchHeaders(asgi.endpoint)

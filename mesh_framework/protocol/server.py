@@ -168,6 +168,7 @@ class McpEndpoint:
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
         self.features = features or FeatureHandlers()
         self.capabilities.update(self.features.capabilities())
+        self.tasks: Any = None  # MCP's tasks extension over background jobs (jobs/mcp_tasks.py), if served
         # Told of every tool call served: (tool, isError, seconds). Metrics set it when the app is built.
         self.on_tool_call: Callable[[str, bool, float], None] | None = None
         self.refresh_tools()
@@ -297,6 +298,8 @@ class McpEndpoint:
                 return
             if method in FEATURE_METHODS:
                 result = await self._feature(method, params or {}, modern)
+            elif self.tasks is not None and method.startswith("tasks/"):
+                result = self._modern(self.tasks.handle(method, params or {}, modern))
             else:
                 result = self._dispatch(method, params or {}, modern)
         except McpError as error:
@@ -461,7 +464,10 @@ class McpEndpoint:
                 await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
                 return
             started = perf_counter()
-            result = await wrapper.call(arguments)
+            if modern and self.tasks is not None and self.tasks.wants(wrapper, params):
+                result = await self.tasks.call(wrapper, arguments)  # a CreateTaskResult
+            else:
+                result = await wrapper.call(arguments)
             if self.on_tool_call is not None:
                 self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
             span.result(result)
