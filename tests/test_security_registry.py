@@ -19,7 +19,7 @@ from mesh_framework.config.settings import TlsSettings
 from mesh_framework.mesh.heartbeat import RegistryClient, RegistryError
 from mesh_framework.registry import RegistryServer, start_registry
 from mesh_framework.security.tls import ServerTls, client_ssl_context, server_tls
-from tests.agents import ROOT, run_agent, run_cli, run_mesh, wait_until
+from tests.agents import ROOT, run_agent, run_mesh, wait_until
 from tests.test_registry import ADDER
 
 TOKEN = "s3cret-registry-token-1234"
@@ -194,14 +194,19 @@ def test_agents_over_tls_with_a_registry_token_call_each_other(pki: Pki) -> None
             assert TOKEN not in registry.text() + calculator.text()
 
 
-def test_mesh_list_sends_the_registry_token_and_says_when_it_has_none() -> None:
-    with run_mesh(["registry", "--port", "0"], env={"MESH_REGISTRY__TOKEN": TOKEN}) as registry:
-        listed = run_cli(["list", "--registry-url", registry.base_url], env={"MESH_REGISTRY__TOKEN": TOKEN})
-        assert listed.returncode == 0, listed.stderr
-        refused = run_cli(["list", "--registry-url", registry.base_url])
-        assert refused.returncode == 3
-        assert "requires a token (HTTP 401); set registry.token (MESH_REGISTRY__TOKEN)" in refused.stderr
-        assert "Traceback" not in refused.stderr
+async def test_mesh_list_sends_the_registry_token_and_says_when_it_has_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What `mesh list`, `mesh status` and `mesh call` read the registry with."""
+    from mesh_framework.commands.agents import fetch_agents
+    from mesh_framework.commands.common import Unreachable
+
+    async with RegistryServer("127.0.0.1", 0, token=TOKEN) as registry:
+        monkeypatch.setenv("MESH_REGISTRY__TOKEN", TOKEN)
+        assert (await fetch_agents(registry.url)).agents == []
+        monkeypatch.delenv("MESH_REGISTRY__TOKEN")
+        with pytest.raises(Unreachable, match=r"requires a token \(HTTP 401\); set registry.token"):
+            await fetch_agents(registry.url)
 
 
 def test_several_registry_urls_from_the_environment_or_yaml() -> None:
