@@ -1,0 +1,119 @@
+"""What a background job costs against an inline call of the same body, in process (the agent's ASGI app
+through httpx's ASGI transport: no socket, so the framework's own time shows).
+
+  inline        tools/call of `work_inline` (the anchor)
+  job-start     tools/call of `work_job` (background=True): until the job handle is answered
+  status-poll   tools/call of `__mesh_job_status` on a finished job
+  job-done      job-start, then `__mesh_job_result` polls until the job is completed (end to end)
+
+Median (p50) and p90 of wall time per call over R rounds of N calls, the variants taking turns inside a
+round; ratios against `inline` of the same run. Memory: tracemalloc's growth while M finished jobs are kept
+(retention set above M), divided by M. Usage: .venv/bin/python benchmarks/jobs_bench.py [-n 2000] [-r 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+
+from mesh_framework import MeshApplication  # noqa: E402
+from mesh_framework.testing import MeshTestClient, mesh_client  # noqa: E402
+
+VARIANTS = ("inline", "job-start", "job-done", "status-poll")
+ENV = {"MESH_REGISTRY__ENABLED": "false", "MESH_LOGGING__LEVEL": "WARNING"}
+
+
+def load(retained: int) -> MeshApplication:
+    cli = {"jobs.retention.max_count": retained, "jobs.max_concurrent": 10_000}
+    return MeshApplication.load("jobs_agent", environ=ENV, cli=cli)
+
+
+async def finish(client: MeshTestClient, job_id: str) -> None:
+    for _ in range(10_000):
+        outcome = await client.call_ok("__mesh_job_result", {"job_id": job_id})
+        if outcome["status"] == "completed":
+            return
+        await asyncio.sleep(0)
+    raise RuntimeError(f"job {job_id} did not complete")
+
+
+async def one(client: MeshTestClient, variant: str, n: int, last: dict[str, str]) -> float:
+    """One call of `variant`; `last["job"]` is the latest finished job (what status-poll reads)."""
+    start = time.perf_counter()
+    if variant == "inline":
+        await client.call_ok("work_inline", {"n": n})
+    elif variant == "job-start":
+        await client.call_ok("work_job", {"n": n})
+    elif variant == "status-poll":
+        await client.call_ok("__mesh_job_status", {"job_id": last["job"]})
+    else:
+        handle = await client.call_ok("work_job", {"n": n})
+        await finish(client, handle["job_id"])
+        last["job"] = handle["job_id"]
+    return time.perf_counter() - start
+
+
+async def latency(calls: int, rounds: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    async with mesh_client(load(retained=100)) as client:
+        handle = await client.call_ok("work_job", {"n": 0})
+        await finish(client, handle["job_id"])
+        last = {"job": handle["job_id"]}
+        for variant in reversed(VARIANTS):  # warm-up
+            for i in range(50):
+                await one(client, variant, i, last)
+        for _ in range(rounds):
+            for start in range(0, calls, 100):
+                for variant in VARIANTS:
+                    for i in range(start, min(start + 100, calls)):
+                        times[variant].append(await one(client, variant, i, last))
+    return times
+
+
+async def memory(jobs: int) -> float:
+    app = load(retained=jobs + 10)
+    async with mesh_client(app) as client:
+        runner = app.container.job_service().runner
+        for i in range(20):  # warm-up (first-call caches)
+            await finish(client, (await client.call_ok("work_job", {"n": i}))["job_id"])
+        tracemalloc.start()
+        before = tracemalloc.take_snapshot()
+        ids = [(await client.call_ok("work_job", {"n": i}))["job_id"] for i in range(jobs)]
+        for job_id in ids:
+            await finish(client, job_id)
+        after = tracemalloc.take_snapshot()
+        tracemalloc.stop()
+        assert len(runner.store) >= jobs
+        grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    return grown / jobs
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=2000, help="calls per variant per round")
+    parser.add_argument("-r", type=int, default=5, help="rounds")
+    parser.add_argument("-m", type=int, default=2000, help="finished jobs kept for the memory reading")
+    args = parser.parse_args(argv)
+    times = asyncio.run(latency(args.n, args.r))
+    anchor = statistics.median(times["inline"])
+    print(f"jobs_bench: {args.n} calls x {args.r} rounds per variant, in process (ASGI transport)")
+    print(f"{'variant':<12} {'p50 us':>9} {'p90 us':>9} {'p50 / inline':>13}")
+    for variant, values in times.items():
+        ordered = sorted(values)
+        p50, p90 = statistics.median(ordered), ordered[int(len(ordered) * 0.9)]
+        print(f"{variant:<12} {p50 * 1e6:>9.0f} {p90 * 1e6:>9.0f} {p50 / anchor:>12.2f}x")
+    per_job: Any = asyncio.run(memory(args.m))
+    print(f"memory held per finished job (tracemalloc, {args.m} jobs kept): {per_job / 1024:.2f} KiB")
+
+
+if __name__ == "__main__":
+    main()
