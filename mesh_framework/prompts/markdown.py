@@ -21,13 +21,12 @@ does not declare.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import jinja2
-import jinja2.meta
 import yaml
 
 from ..errors import display_path
@@ -39,7 +38,17 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 _KEYS = {"name", "title", "description", "arguments", "role"}
 _ARGUMENT_KEYS = {"name", "description", "required", "values"}
 _LINE = "__line__"
-_ENV = jinja2.Environment(autoescape=False, keep_trailing_newline=False)
+
+if TYPE_CHECKING:
+    import jinja2
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    """Jinja2, imported on the first prompt file (an agent without any does not pay for the import)."""
+    import jinja2
+
+    return jinja2.Environment(autoescape=False, keep_trailing_newline=False)
 
 
 class PromptFileError(ValueError):
@@ -131,24 +140,7 @@ def load_prompt_file(path: Path) -> MarkdownPrompt:
         raise fail(_line_of(lines, end, "role"), f"role {role!r} must be 'user' or 'assistant'")
     title = meta.get("title")
     arguments = _arguments(meta.get("arguments") or [], fail, _line_of(lines, end, "arguments"))
-    body_start = end + 2  # 1-based line of the body's first line
-    body = "\n".join(lines[end + 1 :])
-    try:
-        parsed = _ENV.parse(body)
-        template = _ENV.from_string(parsed)
-    except jinja2.TemplateSyntaxError as exc:
-        raise fail(body_start + (exc.lineno or 1) - 1, f"template syntax error: {exc.message}") from None
-    declared = {a.name for a in arguments}
-    for variable in sorted(jinja2.meta.find_undeclared_variables(parsed) - declared):
-        line = next(
-            (
-                body_start + i
-                for i, row in enumerate(lines[end + 1 :])
-                if re.search(rf"\b{re.escape(variable)}\b", row)
-            ),
-            body_start,
-        )
-        raise fail(line, f"the body uses '{variable}', which the front matter's arguments do not declare")
+    template = _template(lines[end + 1 :], end + 2, {a.name for a in arguments}, fail)
     return MarkdownPrompt(
         name=name,
         description=description,
@@ -158,6 +150,25 @@ def load_prompt_file(path: Path) -> MarkdownPrompt:
         title=str(title) if title is not None else None,
         role=role,
     )
+
+
+def _template(body: list[str], start: int, declared: set[str], fail: Any) -> jinja2.Template:
+    """The compiled body (`start`: the file line of its first line); a syntax error, or a name the
+    arguments do not declare, names its line."""
+    import jinja2
+    import jinja2.meta
+
+    environment = _environment()
+    try:
+        parsed = environment.parse("\n".join(body))
+        template = environment.from_string(parsed)
+    except jinja2.TemplateSyntaxError as exc:
+        raise fail(start + (exc.lineno or 1) - 1, f"template syntax error: {exc.message}") from None
+    for variable in sorted(jinja2.meta.find_undeclared_variables(parsed) - declared):
+        pattern = re.compile(rf"\b{re.escape(variable)}\b")
+        line = next((start + i for i, row in enumerate(body) if pattern.search(row)), start)
+        raise fail(line, f"the body uses '{variable}', which the front matter's arguments do not declare")
+    return template
 
 
 def _arguments(raw: Any, fail: Any, line: int) -> tuple[Argument, ...]:

@@ -8,7 +8,7 @@ text types are served as text, the rest as base64 blobs. Files are read when a c
 from __future__ import annotations
 
 import contextlib
-import mimetypes
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,10 +17,20 @@ from .contents import blob_contents, is_text_type, text_contents
 
 __all__ = ["StaticFile", "find_files"]
 
-mimetypes.add_type("text/markdown", ".md")
-mimetypes.add_type("application/yaml", ".yaml")
-mimetypes.add_type("application/yaml", ".yml")
-mimetypes.add_type("application/toml", ".toml")
+
+@functools.cache
+def _types() -> Any:
+    """The `mimetypes` module with the types it lacks on some systems (imported when files are listed)."""
+    import mimetypes
+
+    for mime_type, extension in (
+        ("text/markdown", ".md"),
+        ("application/yaml", ".yaml"),
+        ("application/yaml", ".yml"),
+        ("application/toml", ".toml"),
+    ):
+        mimetypes.add_type(mime_type, extension)
+    return mimetypes
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +65,7 @@ def find_files(entry: Path, uri_prefix: str) -> list[StaticFile]:
         relative = path.relative_to(base)
         if any(part.startswith(".") for part in relative.parts):
             continue
-        guessed, _ = mimetypes.guess_type(path.name)
+        guessed, _ = _types().guess_type(path.name)
         found.append(StaticFile(uri_prefix + relative.as_posix(), path, guessed or _sniff(path)))
     return found
 
