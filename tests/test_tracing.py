@@ -181,6 +181,18 @@ async def test_a_failing_tool_marks_its_span_as_an_error(
     assert span.status.description is not None and "broken on purpose" in span.status.description
 
 
+async def test_a_streamed_answer_that_fails_marks_its_span_too(
+    traced: tuple[MeshTestClient, InMemorySpanExporter],
+) -> None:
+    client, exporter = traced
+    result = await call(client, "streams_then_fails", {}, headers={"traceparent": TRACEPARENT})
+    assert result["isError"] is True
+    span = only_span(exporter)
+    assert ids(span) == (TRACE_ID, PARENT_ID)
+    assert span.status.status_code == trace.StatusCode.ERROR
+    assert span.status.description is not None and "broken while streaming" in span.status.description
+
+
 async def test_outgoing_requests_carry_the_current_span_in_every_form(
     traced: tuple[MeshTestClient, InMemorySpanExporter],
 ) -> None:

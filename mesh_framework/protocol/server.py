@@ -24,7 +24,7 @@ from ..propagation import HeaderAllowlist, propagating
 from ..tools.context import ToolContext
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
-from ..tracing.spans import incoming_call
+from ..tracing.spans import incoming_call, record_result
 from .body import BodyRefused, read_body
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
@@ -513,6 +513,7 @@ class McpEndpoint:
         while (notification := await queue.get()) is not None:
             await send({"type": "http.response.body", "body": _sse_frame(notification), "more_body": True})
         result = task.result()
+        record_result(result)
         if self.on_tool_call is not None:
             self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
         answer = {"jsonrpc": "2.0", "id": request_id, "result": self._modern(result) if modern else result}

@@ -15,7 +15,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from .carriers import parent_context
 from .state import CallInfo, current_call, state
 
-__all__ = ["SpanScope", "incoming_call", "llm_iteration", "outbound_call", "registry_call"]
+__all__ = ["SpanScope", "incoming_call", "llm_iteration", "outbound_call", "record_result", "registry_call"]
 
 
 class SpanScope:
@@ -94,9 +94,22 @@ class _Span(SpanScope):
 
     def result(self, result: Mapping[str, Any]) -> None:
         if self._span is not None and result.get("isError"):
-            texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
-            self._span.set_attribute("error.type", "tool_error")
-            self._span.set_status(Status(StatusCode.ERROR, "; ".join(t for t in texts if t)[:500]))
+            _failed(self._span, result)
+
+
+def _failed(span: Any, result: Mapping[str, Any]) -> None:
+    texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
+    span.set_attribute("error.type", "tool_error")
+    span.set_status(Status(StatusCode.ERROR, "; ".join(t for t in texts if t)[:500]))
+
+
+def record_result(result: Mapping[str, Any]) -> None:
+    """Mark the current span as failed when `result` (a `CallToolResult`) is an error: for code that
+    holds no scope, such as a streamed answer."""
+    if state.tracer is not None and result.get("isError"):
+        span = trace.get_current_span()
+        if span.is_recording():
+            _failed(span, result)
 
 
 def incoming_call(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from mesh_framework import mesh_agent, mesh_tool
+from mesh_framework import ToolContext, mesh_agent, mesh_tool
 
 logger = logging.getLogger("tracing_app.back")
 
@@ -25,3 +25,10 @@ def back(text: str) -> str:
 def fails() -> str:
     """Always raises, so its span is an error."""
     raise RuntimeError("broken on purpose")
+
+
+@mesh_tool(capability="streams_then_fails")
+async def streams_then_fails(context: ToolContext) -> str:
+    """Answers as an event stream (it takes a ToolContext), then fails."""
+    await context.info("about to fail")
+    raise RuntimeError("broken while streaming")
