@@ -7,6 +7,7 @@ import importlib
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -38,25 +39,32 @@ class CommandPlan:
         return " ".join([self.prog, *self.path])
 
 
-def _as_click(value: object) -> click.Command | None:
+def _as_click(value: object) -> Any:
+    """A click command, or the command of a Typer app (Typer 0.2x builds it from its own click copy)."""
     if isinstance(value, click.Command):
         return value
-    if type(value).__name__ == "Typer" and "typer" in sys.modules:  # a Typer app: its click command
+    if type(value).__name__ == "Typer" and "typer" in sys.modules:
         import typer.main  # type: ignore[import-not-found]
 
-        command: click.Command = typer.main.get_command(value)
-        return command
+        return typer.main.get_command(value)
     return None
 
 
-def _walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+def _subcommands(command: Any) -> dict[str, Any] | None:
+    """A group's commands by name (click's and Typer's groups alike), or None for a command."""
+    commands = getattr(command, "commands", None)
+    return commands if isinstance(commands, dict) else None
+
+
+def _walk(command: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
     """Every leaf command below `command` (itself if it is not a group), hidden ones left out."""
-    if isinstance(command, click.Group):
-        for name, sub in command.commands.items():
-            if not sub.hidden:
-                yield from _walk(sub, (*path, name))
-    else:
+    subcommands = _subcommands(command)
+    if subcommands is None:
         yield path, command
+        return
+    for name, sub in subcommands.items():
+        if not getattr(sub, "hidden", False):
+            yield from _walk(sub, (*path, name))
 
 
 def _module_commands(modules: Sequence[str]) -> dict[int, tuple[str, click.Command]]:
@@ -107,7 +115,7 @@ def plan_commands(
     to where they come from (function tools), so a clash names both."""
     settings = loaded.settings.commands
     problems: list[str] = []
-    found: list[tuple[str, str, tuple[str, ...], click.Command, CommandMark | None, str]] = []
+    found: list[tuple[str, str, tuple[str, ...], Any, CommandMark | None, str]] = []
     for reference, prog, path, command, mark in _marked(modules):
         found.append((reference, prog, path, command, mark, "@mcp_command"))
     origin = loaded.origin_of("commands.expose")
@@ -173,7 +181,7 @@ def plan_commands(
     return plans, problems
 
 
-def _resolve(reference: str) -> tuple[click.Command | None, str]:
+def _resolve(reference: str) -> tuple[Any, str]:
     module_name, sep, attribute = reference.partition(":")
     if not sep or not module_name or not attribute:
         return None, "not of the form 'package.module:attribute' (e.g. 'ops.cli:main')"

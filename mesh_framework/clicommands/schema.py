@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import enum
 import inspect
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import click
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -131,20 +132,67 @@ def _scalar(kind: click.ParamType[Any]) -> tuple[Any, dict[str, Any]]:
     return str, {"type": "string"}
 
 
-def _value(param: click.Parameter) -> tuple[Any, dict[str, Any]]:
+def _annotated(annotation: Any) -> tuple[Any, dict[str, Any]]:
+    """Python type and JSON schema of one value of a Typer parameter's annotation (Typer 0.2x keeps the
+    annotation instead of a click type): enums and literals by value, paths and the rest as strings."""
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        return _annotated(args[0]) if len(args) == 1 else (str, {"type": "string"})
+    if origin is Annotated:
+        return _annotated(get_args(annotation)[0])
+    if origin is Literal or (isinstance(annotation, type) and issubclass(annotation, enum.Enum)):
+        values = list(get_args(annotation)) if origin is Literal else [m.value for m in annotation]
+        literal: Any = Literal[tuple(values)]
+        return literal, {"type": "string", "enum": values} if all(isinstance(v, str) for v in values) else {
+            "enum": values
+        }
+    for python, kind in ((bool, "boolean"), (int, "integer"), (float, "number")):
+        if annotation is python:
+            return python, {"type": kind}
+    return str, {"type": "string"}
+
+
+def _element(annotation: Any) -> Any:
+    """The element type of a `list[X]` (or `X | None` of one) annotation, else the annotation."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        annotation = args[0] if len(args) == 1 else annotation
+    if get_origin(annotation) in (list, tuple, set, frozenset) and get_args(annotation):
+        return get_args(annotation)[0]
+    return annotation
+
+
+def _value(param: Any) -> tuple[Any, dict[str, Any]]:
     """Python type and JSON schema of the whole parameter (arrays for multiple and nargs)."""
-    kind = param.type
-    if isinstance(kind, click.Tuple):
+    kind = getattr(param, "type", None)
+    descriptor = getattr(param, "type_descriptor", None)
+    if kind is None and descriptor is not None:  # a Typer 0.2x parameter
+        annotation = descriptor.annotation
+        if param.multiple or param.nargs == -1:
+            annotation = _element(annotation)
+        if get_origin(annotation) is tuple and param.nargs > 1:
+            parts = [_annotated(a) for a in get_args(annotation)]
+            python: Any = tuple[tuple(p[0] for p in parts)]  # type: ignore[misc]
+            schema: dict[str, Any] = {
+                "type": "array",
+                "prefixItems": [p[1] for p in parts],
+                "minItems": len(parts),
+                "maxItems": len(parts),
+            }
+        else:
+            python, schema = _annotated(annotation)
+    elif isinstance(kind, click.Tuple):
         parts = [_scalar(t) for t in kind.types]
-        python: Any = tuple[tuple(p[0] for p in parts)]  # type: ignore[misc]
-        schema: dict[str, Any] = {
+        python = tuple[tuple(p[0] for p in parts)]  # type: ignore[misc]
+        schema = {
             "type": "array",
             "prefixItems": [p[1] for p in parts],
             "minItems": len(parts),
             "maxItems": len(parts),
         }
     else:
-        python, schema = _scalar(kind)
+        python, schema = _scalar(kind) if kind is not None else (str, {"type": "string"})
         if param.nargs > 1:
             python = tuple[(python,) * param.nargs]  # type: ignore[misc]
             schema = {"type": "array", "items": schema, "minItems": param.nargs, "maxItems": param.nargs}
@@ -154,7 +202,7 @@ def _value(param: click.Parameter) -> tuple[Any, dict[str, Any]]:
     return python, schema
 
 
-def _default(param: click.Parameter) -> Any:
+def _default(param: Any) -> Any:
     default = param.default
     if default is _UNSET or default is None or callable(default):
         return _UNSET
@@ -163,13 +211,19 @@ def _default(param: click.Parameter) -> Any:
     return _json_value(default)
 
 
-def _help(command: click.Command) -> str:
+def _help(command: Any) -> str:
     text = command.help or command.short_help or ""
     return inspect.cleandoc(text.split("\f", 1)[0]).replace("\b\n", "")
 
 
-def analyze_command(command: click.Command, model_name: str) -> tuple[CommandSchema, str]:
-    """The schema of `command` and its description (its help text up to `\\f`)."""
+def _is_option(param: Any) -> bool:
+    """An option (click's or Typer's own classes alike); anything else is a positional argument."""
+    return isinstance(param, click.Option) or hasattr(param, "is_flag")
+
+
+def analyze_command(command: Any, model_name: str) -> tuple[CommandSchema, str]:
+    """The schema of `command` (a click command, or a command of a Typer app) and its description (its
+    help text up to `\\f`)."""
     properties: dict[str, Any] = {}
     required: list[str] = []
     fields: dict[str, Any] = {}
@@ -178,20 +232,21 @@ def analyze_command(command: click.Command, model_name: str) -> tuple[CommandSch
         if param.name is None or getattr(param, "hidden", False) or not param.expose_value:
             continue
         default = _default(param)
-        if isinstance(param, click.Option) and param.count:
+        option = _is_option(param)
+        if option and param.count:
             python: Any = Annotated[int, Field(ge=0)]
             schema: dict[str, Any] = {"type": "integer", "minimum": 0}
             plan = CommandParam(param.name, "count", opt=_long(param.opts))
-        elif isinstance(param, click.Option) and param.is_flag:
+        elif option and param.is_flag:
             python, schema = bool, {"type": "boolean"}
             if default is _UNSET:
                 default = False  # an unset flag is off
             elif not isinstance(default, bool):
-                default = default == _json_value(param.flag_value)
+                default = default == _json_value(getattr(param, "flag_value", True))
             plan = CommandParam(
                 param.name, "flag", opt=_long(param.opts), off_opt=_off(param), on_by_default=default is True
             )
-        elif isinstance(param, click.Option):
+        elif option:
             python, schema = _value(param)
             plan = CommandParam(
                 param.name, "option", opt=_long(param.opts), multiple=param.multiple, nargs=param.nargs
@@ -202,9 +257,7 @@ def analyze_command(command: click.Command, model_name: str) -> tuple[CommandSch
         help_text = getattr(param, "help", None)
         if help_text:
             schema = {**schema, "description": inspect.cleandoc(help_text)}
-        must = param.required or (
-            isinstance(param, click.Option) and bool(param.prompt) and default is _UNSET
-        )
+        must = param.required or (option and bool(param.prompt) and default is _UNSET)
         if default is not _UNSET:
             schema = {**schema, "default": default}
         if must:
@@ -229,5 +282,5 @@ def _long(opts: list[str]) -> str:
     return next((o for o in opts if o.startswith("--")), opts[0])
 
 
-def _off(option: click.Option) -> str | None:
+def _off(option: Any) -> str | None:
     return _long(option.secondary_opts) if option.secondary_opts else None
