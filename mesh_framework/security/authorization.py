@@ -7,7 +7,8 @@ As the MCP authorization specification asks of a resource server:
 - a request without a bearer token gets 401 with `WWW-Authenticate: Bearer resource_metadata="..."`; an
   invalid or expired token 401 with `error="invalid_token"`;
 - a valid token without the scopes the call needs (`auth.required_scopes`, and the called tool's
-  `@mesh_tool(scopes=[...])`) gets 403 with `error="insufficient_scope", scope="..."`.
+  `@mesh_tool(scopes=[...])`, read from the JSON-RPC body, every call of a batch) gets 403 with
+  `error="insufficient_scope", scope="..."`.
 The verified `AccessToken` is left in `scope["state"]["access_token"]`. Tokens are never logged.
 """
 
@@ -95,7 +96,7 @@ class McpAuthorization:
             return
         needed = set(self.required_scopes)
         if self.scoped_tools:
-            names, receive = await self._called_tools(headers, receive)
+            names, receive = await self._called_tools(receive)
             for name in names:
                 needed.update(self.tool_scopes(name))
         if not needed <= access.scopes:
@@ -120,11 +121,9 @@ class McpAuthorization:
             )
             return None
 
-    async def _called_tools(self, headers: dict[bytes, bytes], receive: Any) -> tuple[list[str], Any]:
-        """The tools a request calls: from `Mcp-Method`/`Mcp-Name` (2026-07-28; the endpoint checks them
-        against the body), else from the JSON-RPC body (read once and replayed to the endpoint)."""
-        if headers.get(b"mcp-method") == b"tools/call" and b"mcp-name" in headers:
-            return [headers[b"mcp-name"].decode("latin-1")], receive
+    async def _called_tools(self, receive: Any) -> tuple[list[str], Any]:
+        """The tools a request calls, from its JSON-RPC body (read once, then replayed to the endpoint).
+        The body, not the `Mcp-Name` header: a handshake-era request's headers are not checked against it."""
         chunks: list[bytes] = []
         size, more = 0, True
         while more and size <= self.max_body_bytes:

@@ -1,0 +1,127 @@
+"""`McpAuthorization` on its own, in process, against odd input: malformed credentials, bodies that are not
+JSON, bodies split in chunks or over the limit, headers that disagree with the body, a verifier that
+raises. Every answer is a well-formed 401/403 or the wrapped app's own; nothing raises."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+import pytest
+
+from mesh_framework.security.authorization import McpAuthorization
+from mesh_framework.security.verifiers import AccessToken, StaticTokenVerifier, TokenVerifier
+
+SCOPES = {"reset": ("admin",), "add": ("math",)}
+
+
+async def echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers 200 with the body it received and the token the middleware left."""
+    body = b""
+    more = True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    access = scope.get("state", {}).get("access_token")
+    answer = json.dumps({"body": body.decode(), "client": access.client_id if access else None}).encode()
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
+    )
+    await send({"type": "http.response.body", "body": answer})
+
+
+def client(verifier: TokenVerifier, max_body_bytes: int = 1000) -> httpx2.AsyncClient:
+    app = McpAuthorization(
+        echo_app,
+        verifier,
+        path="/mcp",
+        tool_scopes=lambda name: SCOPES.get(name, ()),
+        scoped_tools=True,
+        max_body_bytes=max_body_bytes,
+    )
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1:9")
+
+
+STATIC = StaticTokenVerifier([("math-token", ["math"], "ci")])
+
+
+def call(name: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {}}}
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        "",
+        "Bearer",
+        "Bearer ",
+        "Basic bWF0aDp0b2tlbg==",
+        "bearer wrong",
+        "Bearer " + "x" * 10000,
+        "Bearer \u00e9\u00e8",
+    ],
+)
+async def test_malformed_or_wrong_credentials_get_a_401_challenge(credentials: str) -> None:
+    async with client(STATIC) as http:
+        headers = {"Authorization": credentials.encode("latin-1")} if credentials else {}
+        answer = await http.post("/mcp", json=call("add"), headers=headers)  # type: ignore[arg-type]
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"].startswith("Bearer ")
+    assert (
+        'resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp"'
+        in answer.headers["www-authenticate"]
+    )
+    assert set(answer.json()) == {"error", "error_description"}
+
+
+async def test_the_body_decides_the_scopes_whatever_the_headers_say() -> None:
+    async with client(STATIC) as http:
+        sent = {"Authorization": "Bearer math-token", "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+        refused = await http.post("/mcp", json=call("reset"), headers=sent)
+        assert refused.status_code == 403
+        allowed = await http.post("/mcp", json=call("add"), headers=sent)
+        assert allowed.status_code == 200
+        assert json.loads(allowed.json()["body"]) == call("add")  # replayed to the app intact
+        assert allowed.json()["client"] == "ci"
+
+
+async def test_odd_bodies_pass_to_the_endpoint_which_answers_them() -> None:
+    async with client(STATIC, max_body_bytes=150) as http:
+        sent = {"Authorization": "Bearer math-token"}
+        for body in (b"", b"not json", b"[1, 2, {]", json.dumps([call("add"), "x", None, 3]).encode()):
+            answer = await http.post("/mcp", content=body, headers=sent)
+            assert answer.status_code == 200 and answer.json()["body"] == body.decode()
+
+        async def chunks() -> Any:
+            text = json.dumps(call("reset")).encode()
+            for i in range(0, len(text), 7):
+                yield text[i : i + 7]
+
+        assert (await http.post("/mcp", content=chunks(), headers=sent)).status_code == 403
+        # Over the limit: not parsed here, passed whole to the endpoint (which answers 413 itself).
+        big = json.dumps({**call("reset"), "pad": "x" * 200}).encode()
+        answer = await http.post("/mcp", content=big, headers=sent)
+        assert answer.status_code == 200 and answer.json()["body"] == big.decode()
+
+
+async def test_a_verifier_that_raises_is_a_refusal_not_a_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    class Broken(TokenVerifier):
+        async def verify(self, token: str) -> AccessToken | None:
+            raise RuntimeError("directory down")
+
+    async with client(Broken()) as http:
+        answer = await http.post("/mcp", json=call("add"), headers={"Authorization": "Bearer secret-123"})
+    assert answer.status_code == 401 and "invalid_token" in answer.headers["www-authenticate"]
+    assert "directory down" in caplog.text and "secret-123" not in caplog.text
+
+
+async def test_metadata_answers_get_and_head_only() -> None:
+    async with client(STATIC) as http:
+        assert (await http.get("/.well-known/oauth-protected-resource")).json()[
+            "resource"
+        ] == "http://127.0.0.1:9/mcp"
+        assert (await http.head("/.well-known/oauth-protected-resource/mcp")).status_code == 200
+        assert (await http.post("/.well-known/oauth-protected-resource")).status_code == 405
+        assert (await http.get("/health")).status_code == 200  # not the endpoint: passed through
