@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx2
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from mesh_framework import LlmModel, MeshApplication
 from mesh_framework.metrics import BoundedLabel, MeshMetrics
+from mesh_framework.registry import start_registry
 from mesh_framework.testing import ScriptedLlm, mesh_client
+from tests.test_registry import ADDER, CALC
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -101,3 +104,24 @@ def test_endpoint_labels_are_bounded() -> None:
     assert (
         got[("mesh_proxy_failovers_total", (("capability", "add"), ("endpoint", "http://10.0.0.1:0")))] == 1
     )
+
+
+async def test_the_registry_serves_agents_and_dependency_slots() -> None:
+    registry = await start_registry("127.0.0.1", 0)
+    try:
+        async with httpx2.AsyncClient(base_url=registry.url, trust_env=False, timeout=5) as http:
+            assert (await http.post("/heartbeat", json=CALC)).status_code == 200  # add is not served yet
+            before = samples((await http.get("/metrics")).text)
+            assert (await http.post("/heartbeat", json=ADDER)).status_code == 200
+            await http.post("/heartbeat", json=CALC)
+            after = samples((await http.get("/metrics")).text)
+            await http.delete("/agents/adder-0001")
+            gone = samples((await http.get("/metrics")).text)
+    finally:
+        await registry.stop()
+    assert before[("mesh_registry_dependencies", (("state", "unresolved"),))] == 1
+    assert after[("mesh_registry_dependencies", (("state", "resolved"),))] == 1
+    assert after[("mesh_registry_agents", (("status", "healthy"),))] == 2
+    assert after[("mesh_registry_capability_providers", (("capability", "add"),))] == 1
+    assert gone[("mesh_registry_agents", (("status", "unhealthy"),))] == 1
+    assert gone[("mesh_registry_dependencies", (("state", "unresolved"),))] == 1

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ..metrics.registry_metrics import registry_metrics_route
 from .jobs import JobBoard, job_routes
 from .payload import PayloadError
 from .push import TopologyPush
@@ -145,6 +146,7 @@ def build_registry_app(
         *push.routes(),
         *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
         *ui_routes(store),  # the mesh page: registry/ui/
+        registry_metrics_route(store),  # Prometheus gauges over the store: metrics/registry_metrics.py
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.store, app.state.push = store, push
