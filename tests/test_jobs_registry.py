@@ -106,3 +106,77 @@ def test_cancelling_a_claimed_job_at_the_registry_stops_it_on_the_agent(
 
 def _ok(message: dict[str, Any]) -> dict[str, Any] | None:
     return None if message["result"].get("isError") else message
+
+
+def call_with_headers(
+    agent: AgentProcess, tool: str, arguments: dict[str, Any], headers: dict[str, str]
+) -> Any:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    status, _type, text = _http_json(
+        "POST", agent.mcp_url, body, headers={"Accept": "application/json, text/event-stream", **headers}
+    )
+    assert status == 200, text
+    return value(json.loads(text))
+
+
+def submit(registry: AgentProcess, capability: str, payload: dict[str, Any]) -> str:
+    body = {"capability": capability, "submitted_payload": payload, "submitted_by": "test"}
+    status, _type, text = _http_json("POST", f"{registry.base_url}/jobs", body)
+    assert status == 201, text
+    return str(json.loads(text)["id"])
+
+
+def test_a_call_carrying_x_mesh_job_id_runs_bound_to_that_registry_job(
+    mesh: tuple[AgentProcess, AgentProcess],
+) -> None:
+    registry, agent = mesh
+    job_id = submit(registry, "pushed-elsewhere", {"city": "Rome"})  # a capability nobody claims
+    answer = call_with_headers(agent, "plan", {"city": "Rome"}, {"X-Mesh-Job-Id": job_id})
+    assert answer == {"city": "Rome", "as_job": True}  # answered inline too
+
+    def completed() -> dict[str, Any] | None:
+        row: dict[str, Any] = json.loads(_http_json("GET", f"{registry.base_url}/jobs/{job_id}")[2])
+        return row if row["status"] == "completed" else None
+
+    row: Any = wait_until(completed, 10)
+    assert row["result"] == {"city": "Rome", "as_job": True}
+    assert row["owner_instance_id"].startswith("jobs-app-")
+    # a nested call (X-Mesh-Calling-Job-Id) is a plain call, not the job
+    nested = call_with_headers(
+        agent, "plan", {"city": "Rome"}, {"X-Mesh-Job-Id": job_id, "X-Mesh-Calling-Job-Id": job_id}
+    )
+    assert nested == {"city": "Rome", "as_job": False}
+
+
+async def test_a_job_handle_reads_events_cancels_and_reports_the_outcome(
+    mesh: tuple[AgentProcess, AgentProcess],
+) -> None:
+    import httpx2
+
+    from mesh_framework.errors import ToolExecutionError
+    from mesh_framework.jobs.client import RegistryJobClient
+    from mesh_framework.jobs.handle import JobHandle
+
+    registry, _agent = mesh
+    async with httpx2.AsyncClient() as http:
+        client = RegistryJobClient(http, registry.base_url, "handle-test")
+        answer = await client.submit("hold", {"name": "handle"})
+        job = JobHandle(client, answer["id"], "hold")
+        await job.send_event("note", {"n": 1})
+        events = await job.events()
+        assert [(e["seq"], e["type"], e["payload"]) for e in events] == [(1, "note", {"n": 1})]
+        with pytest.raises(TimeoutError, match="still working"):
+            await job.result(timeout=0.2)
+        assert await job.cancel("done with it") is True
+        assert await job.cancel() is False  # already cancelled
+        with pytest.raises(ToolExecutionError, match="cancelled: done with it"):
+            await job.result()
+        assert (await job.status())["status"] == "cancelled"
+        missing = JobHandle(client, "no-such-job", "hold")
+        with pytest.raises(ToolExecutionError, match="job not found: no-such-job"):
+            await missing.status()

@@ -104,6 +104,10 @@ class JobRunner:
     def running(self) -> int:
         return len(self._running)
 
+    def registry_jobs(self) -> list[Job]:
+        """The running jobs that belong to a registry (claimed or pushed)."""
+        return [job for _w, job in self._running.values() if job.submitted_by == "registry"]
+
     async def hook(
         self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], context: ToolContext | None
     ) -> dict[str, Any]:

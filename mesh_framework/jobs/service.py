@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = ["JobService"]
 logger = logging.getLogger("mesh_framework.jobs")
 
 FLUSH_SECONDS = 1.0  # progress deltas are coalesced this long (MCP Mesh: 2 s); final states go at once
+RENEW_SECONDS = 60.0  # a registry job's lease (300 s) is renewed by a report at least this often
 MAX_BACKOFF = 5.0
 
 
@@ -132,10 +134,15 @@ class JobService:
             self._wake.set()
 
     async def _flush_loop(self) -> None:
+        renewed = time.monotonic()
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
             self._wake.clear()
+            if time.monotonic() - renewed >= RENEW_SECONDS:  # quiet jobs report anyway: leases renew
+                renewed = time.monotonic()
+                for job in self.runner.registry_jobs():
+                    self._dirty.setdefault(job.id, job)
             if self._dirty:
                 await self._flush()
 

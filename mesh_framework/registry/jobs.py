@@ -143,6 +143,7 @@ class JobBoard:
                 job[key] = delta[key]
         job["owner_instance_id"] = instance_id
         job["last_heartbeat_at"] = _now()
+        job["lease_expires_at"] = _now() + LEASE_SECONDS  # every report renews the lease, as MCP Mesh's does
         self._changed.set()
         return None
 
@@ -286,6 +287,14 @@ class _JobApi:
             event = self.board.add_event(job_id, body["type"], body.get("payload"))
             return JSONResponse({k: event[k] for k in ("job_id", "seq", "created_at")})
         query = request.query_params
+        job = self.board.jobs[job_id]
+        if query.get("instance_id") and query.get("claim_epoch"):  # the owner reading: renews its lease
+            if (
+                query["claim_epoch"] != str(job["claim_epoch"])
+                or query["instance_id"] != job["owner_instance_id"]
+            ):
+                return _error(409, "claim_superseded")
+            job["lease_expires_at"] = _now() + LEASE_SECONDS
         after = int(query.get("after", "0") or 0)
         wait = min(float(query.get("wait", "0") or 0), 60.0)
         types = set(query["types"].split(",")) if query.get("types") else None

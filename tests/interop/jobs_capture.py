@@ -34,6 +34,8 @@ SCRIPT: list[tuple[str, str, str, Any]] = [
     ("get_working", "GET", "/jobs/{a}", None),
     ("post_event", "POST", "/jobs/{a}/events", {"type": "note", "payload": {"x": 1}}),
     ("read_events", "GET", "/jobs/{a}/events?after=0&wait=0", None),
+    ("read_events_as_owner", "GET", "/jobs/{a}/events?after=0&wait=0&instance_id=w-1&claim_epoch=1", None),
+    ("read_events_superseded", "GET", "/jobs/{a}/events?after=0&wait=0&instance_id=w-1&claim_epoch=7", None),
     ("foreign_update", "POST", "/jobs/batch",
      {"instance_id": W2, "deltas": [{"id": "{a}", "progress": 0.9}]}),
     ("complete", "POST", "/jobs/batch", {"instance_id": W1, "deltas": [
