@@ -161,3 +161,42 @@ async def test_a_thousand_jobs_in_a_loop_stay_bounded() -> None:
 
 async def test_a_task_tool_called_plainly_runs_inline_without_a_job(client: MeshTestClient) -> None:
     assert await client.call_ok("plan", {"city": "Oslo"}) == {"city": "Oslo", "as_job": False}
+
+
+async def test_a_job_past_its_timeout_fails_naming_the_limit(client: MeshTestClient) -> None:
+    job_id = await start(client, "sleepy", {})
+    outcome = await finished(client, job_id)
+    assert outcome == {"status": "failed", "result": None, "error": "Tool 'sleepy' timed out after 0.2s"}
+
+
+async def test_a_queued_job_can_be_cancelled_before_it_starts() -> None:
+    jobs_tools.GATES.clear()
+    async with mesh_client(load(**{"jobs.queue": True, "jobs.max_queued": 1})) as client:
+        running = await start(client, "exclusive", {"name": "r"})
+        queued = await start(client, "exclusive", {"name": "never-runs"})
+        full = await client.call_tool("exclusive", {"name": "third"})  # the queue holds one
+        assert full["isError"] is True and f"job {running}" in full["content"][0]["text"]
+        assert await client.call_ok("__mesh_job_cancel", {"job_id": queued}) == {"ok": True, "job_id": queued}
+        jobs_tools.gate("r").set()
+        assert (await finished(client, running))["status"] == "completed"
+        assert (await status(client, queued))["status"] == "cancelled"  # and it never started
+        assert (await status(client, queued))["runtime_seconds"] == 0.0
+
+
+def test_finished_jobs_older_than_the_retention_age_are_dropped() -> None:
+    import time
+
+    from mesh_framework.jobs import Job
+    from mesh_framework.jobs.store import JobStore, UnknownJobError
+
+    store = JobStore(max_count=10, max_age=60)
+    old, recent, running = (Job(id=i, tool="t", capability="t") for i in ("old", "recent", "running"))
+    for job in (old, recent, running):
+        store.add(job)
+    old.status = recent.status = "completed"
+    old.finished_at, recent.finished_at = time.time() - 120, time.time()
+    store.finished(old)
+    store.finished(recent)
+    assert [j.id for j in store] == ["recent", "running"]
+    with pytest.raises(UnknownJobError, match="Unknown job id 'old'"):
+        store.get("old")

@@ -81,3 +81,10 @@ async def square_via_job(n: int, square: McpMeshTool) -> dict[str, object]:
     job = await square.submit(n=n)
     result = await job.result(timeout=30)
     return {"result": result, "job_id": job.id, "status": (await job.status())["status"]}
+
+
+@mesh_tool(background=True, timeout=0.2)
+async def sleepy() -> str:
+    """Runs past its 0.2 s timeout: the job fails naming the limit."""
+    await asyncio.sleep(30)
+    return "woke"
