@@ -79,8 +79,8 @@ class Mesh:
     def env(self, **extra: str) -> dict[str, str]:
         return {"MCP_MESH_REGISTRY_URL": self.registry_url, "MCP_MESH_HEALTH_INTERVAL": HEARTBEAT, **extra}
 
-    def register(self, agent_id: str, port: int, capability: str) -> None:
-        payload = registration(agent_id, port, tool("echo", capability))
+    def register(self, agent_id: str, port: int, capability: str, **extra: Any) -> None:
+        payload = registration(agent_id, port, tool("echo", capability, **extra))
         response = httpx2.post(self.registry_url + "/heartbeat", json=payload, timeout=5, trust_env=False)
         assert response.status_code == 200, response.text
 
@@ -170,6 +170,34 @@ def test_a_provider_that_never_answers_times_out_by_settings_and_by_the_callers_
     budget = call(mesh.consumer, "relay", {"text": "slow", "delay": 30}, headers={"X-Mesh-Timeout": "1"})
     assert budget["isError"] is True
     assert ok_text(call(mesh.consumer, "relay", {"text": "after"})) == "a:after"
+
+
+def test_after_a_timeout_only_idempotent_tools_go_to_another_provider(mesh: Mesh) -> None:
+    """A hung provider (a blackhole, preferred by its version) before a working one: a tool marked
+    `@mesh_tool(idempotent=True)` is called again on the working one; another tool is not repeated."""
+    assert mesh.consumer is not None and mesh.provider is not None
+    blackhole, other_blackhole = TcpProxy(mesh.provider.port), TcpProxy(mesh.provider.port)
+    blackhole.mode = other_blackhole.mode = "drop"
+    idempotent = {"function_name": "echo", "idempotent": True}
+    try:
+        mesh.register("idem-hung", blackhole.port, "idem_echo", version="2.0.0", kwargs=idempotent)
+        mesh.register("idem-ok", mesh.provider.port, "idem_echo", kwargs=idempotent)
+        mesh.register("plain-hung", other_blackhole.port, "plain_echo", version="2.0.0")
+        mesh.register("plain-ok", mesh.provider.port, "plain_echo")
+        resolved = wait_until(
+            lambda: (
+                (r := call(mesh.consumer, "relay_idem", {"text": "i"})) and "idem_echo" not in text(r) and r
+            ),
+            timeout=15,
+        )
+        assert ok_text(resolved) == "a:i", text(resolved)  # type: ignore[arg-type]
+        plain = call(mesh.consumer, "relay_plain", {"text": "p"})
+        assert plain["isError"] is True and "did not answer" in text(plain), text(plain)
+    finally:
+        blackhole.close()
+        other_blackhole.close()
+        for agent_id in ("idem-hung", "idem-ok", "plain-hung", "plain-ok"):
+            httpx2.delete(f"{mesh.registry_url}/agents/{agent_id}", timeout=5, trust_env=False)
 
 
 def test_a_partition_between_consumer_and_provider_fails_calls_then_heals(mesh: Mesh) -> None:

@@ -50,3 +50,15 @@ async def relay_far(text: str, echo: McpMeshTool, delay: float = 0.0) -> str:
 
 async def _call(echo: McpMeshTool, text: str, delay: float) -> str:
     return str(await echo(text=text, delay=delay))
+
+
+@mesh_tool(capability="relay_idem", dependencies=["idem_echo"], timeout=10.0)
+async def relay_idem(text: str, echo: McpMeshTool, delay: float = 0.0) -> str:
+    """Call `idem_echo` (registered by hand as idempotent); its own timeout outlasts one failover."""
+    return await _call(echo, text, delay)
+
+
+@mesh_tool(capability="relay_plain", dependencies=["plain_echo"], timeout=10.0)
+async def relay_plain(text: str, echo: McpMeshTool, delay: float = 0.0) -> str:
+    """Call `plain_echo` (registered by hand, not idempotent)."""
+    return await _call(echo, text, delay)
