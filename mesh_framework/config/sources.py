@@ -41,6 +41,7 @@ MCP_MESH_ENV_NAMES: dict[str, str] = {
     "MCP_MESH_AGENT_NAME": "agent.name",
     "MCP_MESH_AGENT_ID": "agent.id",
     "MCP_MESH_HEALTH_INTERVAL": "registry.heartbeat_interval",
+    "MCP_MESH_HEALTH_CHECK_TTL": "health.cache_ttl",
     "MCP_MESH_PROPAGATE_HEADERS": "mesh.propagate_headers",
     "MESH_LLM_MODEL": "llm.defaults.model",
     "MESH_LLM_MAX_ITERATIONS": "llm.defaults.max_iterations",
