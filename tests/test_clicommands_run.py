@@ -128,3 +128,16 @@ def test_inline_lines_stream_as_log_notifications(client: SyncMeshClient) -> Non
     assert stdout[0] == "starting stress" and len(stdout) == 2
     assert [log["data"] for log in logs if log["level"] == "warning"] == ["warning: replication factor is 1"]
     assert messages[-1]["result"]["isError"] is False  # the answer comes after the notifications
+
+
+def test_a_command_of_an_exposed_package_runs_from_its_own_root() -> None:
+    exposed = ["tests.apps.click_ops.cli:cli", "tests.apps.click_pkg"]
+    settings = {"commands.expose": exposed, "commands.background": False}
+    client = SyncMeshClient(MeshApplication.load("tests.apps.click_app", environ={}, cli=settings))
+    try:
+        result = client.call_tool("kafka_topics_create_topic", {"name": "orders", "partitions": 6})
+    finally:
+        client.close()
+    assert result["isError"] is False, result
+    assert result["structuredContent"]["command"] == "kafka topics create-topic"
+    assert text_of(result) == "created orders with 6 partitions"

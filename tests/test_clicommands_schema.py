@@ -205,3 +205,22 @@ def test_settings_of_an_unknown_command_tool_stop_start_up() -> None:
         "commands.tools.stauts (from environment variable MESH_COMMANDS__TOOLS__STAUTS__TIMEOUT)"
     )
     assert "no command tool is named 'stauts' (command tools: ask, cassandra_stress_start," in problem
+
+
+def test_a_package_exposes_its_outermost_commands_by_name() -> None:
+    exposed = ["tests.apps.click_ops.cli:cli", "tests.apps.click_pkg"]
+    by_name = tools(
+        MeshApplication.load("tests.apps.click_app", environ={}, cli={"commands.expose": exposed})
+    )
+    assert {"health", "kafka_topics_create_topic", "kafka_restart"} <= set(by_name)
+    assert "topics_create_topic" not in by_name
+    plan = by_name["kafka_topics_create_topic"].plan
+    assert (plan.reference, plan.path) == ("tests.apps.click_pkg.kafka:kafka", ("topics", "create-topic"))
+
+
+def test_a_module_without_commands_is_a_problem() -> None:
+    exposed = ["tests.apps.click_ops.cli:cli", "tests.apps.wiring_ok.parts"]
+    with pytest.raises(
+        WiringError, match="no click command or group is defined in 'tests.apps.wiring_ok.parts'"
+    ):
+        MeshApplication.load("tests.apps.click_app", environ={}, cli={"commands.expose": exposed})

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -115,27 +116,35 @@ def plan_commands(
     to where they come from (function tools), so a clash names both."""
     settings = loaded.settings.commands
     problems: list[str] = []
-    found: list[tuple[str, str, tuple[str, ...], Any, CommandMark | None, str]] = []
+    # (root reference, root name, path below the root, command, mark, source, name prefix)
+    found: list[tuple[str, str, tuple[str, ...], Any, CommandMark | None, str, tuple[str, ...]]] = []
     for reference, prog, path, command, mark in _marked(modules):
-        found.append((reference, prog, path, command, mark, "@mcp_command"))
+        found.append((reference, prog, path, command, mark, "@mcp_command", ()))
     origin = loaded.origin_of("commands.expose")
-    for index, reference in enumerate(settings.expose):
-        root, problem = _resolve(reference)
-        if root is None:
-            problems.append(f"commands.expose[{index}] = {reference!r} (from {origin}): {problem}")
+    for index, entry in enumerate(settings.expose):
+        source = f"commands.expose[{index}]"
+        if ":" in entry:  # one group (or command): names are paths below it
+            root, problem = _resolve(entry)
+            roots = [(entry, root)] if root is not None else []
+        else:  # a module or package: every outermost command in it, names starting with the root's name
+            roots, problem = _package_roots(entry)
+        if not roots:
+            problems.append(f"{source} = {entry!r} (from {origin}): {problem}")
             continue
-        prog = root.name or reference.rpartition(":")[2]
-        for path, command in _walk(root, ()):
-            found.append((reference, prog, path, command, mark_of(command), f"commands.expose[{index}]"))
+        for reference, root in roots:
+            prog = root.name or reference.rpartition(":")[2]
+            below: tuple[str, ...] = () if ":" in entry else (prog,)
+            for path, command in _walk(root, ()):
+                found.append((reference, prog, path, command, mark_of(command), source, below))
     plans: list[CommandPlan] = []
     seen_commands: set[tuple[int, tuple[str, ...]]] = set()  # a marked command inside an exposed group
     names = dict(taken)
-    for reference, prog, path, command, marked, source in found:
+    for reference, prog, path, command, marked, source, prefix in found:
         if (id(command), path) in seen_commands:
             continue
         seen_commands.add((id(command), path))
         mark = marked or CommandMark()
-        name = mark.name or tool_name(path or (command.name or reference.rpartition(":")[2],))
+        name = mark.name or tool_name((*prefix, *path) or (command.name or reference.rpartition(":")[2],))
         where = f"command '{' '.join((prog, *path))}' ({reference}, {source})"
         invalid = check_name(name)
         if invalid:
@@ -179,6 +188,30 @@ def plan_commands(
             f"(command tools: {known})"
         )
     return plans, problems
+
+
+def _package_roots(name: str) -> tuple[list[tuple[str, Any]], str]:
+    """The outermost click commands and groups of a module (and its submodules, for a package)."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        return [], f"cannot import '{name}' ({exc}); is its folder on sys.path?"
+    names = [name]
+    if hasattr(module, "__path__"):
+        names += [info.name for info in pkgutil.walk_packages(module.__path__, name + ".")]
+    for sub in names[1:]:
+        try:
+            importlib.import_module(sub)
+        except Exception as exc:
+            return [], f"importing '{sub}' failed ({type(exc).__name__}: {exc})"
+    commands = _module_commands(names)
+    nested = {id(sub) for _, c in commands.values() for sub in (_subcommands(c) or {}).values()}
+    roots: list[tuple[str, Any]] = [
+        (ref, c) for ref, c in commands.values() if id(c) not in nested and not c.hidden
+    ]
+    if not roots:
+        return [], f"no click command or group is defined in '{name}'; name one as 'module:attribute'"
+    return roots, ""
 
 
 def _resolve(reference: str) -> tuple[Any, str]:
