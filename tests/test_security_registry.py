@@ -152,15 +152,20 @@ def test_tls_settings_errors_say_what_to_fix(tmp_path: Path) -> None:
     assert client_ssl_context(TlsSettings(verify=False)) is False
 
 
-def test_agents_over_tls_with_a_registry_token_call_each_other(pki: Pki) -> None:
-    """The whole mesh on HTTPS: `mesh registry` and two agents serve TLS; every client verifies against the
-    CA bundle; the registry wants the token and both agents send it."""
+def test_agents_over_mutual_tls_with_a_registry_token_call_each_other(pki: Pki) -> None:
+    """The whole mesh on mutual TLS: `mesh registry` and two agents serve HTTPS and want a client
+    certificate; every client verifies against the CA bundle and presents its own certificate; the
+    registry wants the token and both agents send it."""
     secure = {
         "MESH_REGISTRY__TOKEN": TOKEN,
         "MESH_TLS__CERT_FILE": str(pki.cert),
         "MESH_TLS__KEY_FILE": str(pki.key),
         "MESH_TLS__CA_FILE": str(pki.ca),
+        "MESH_TLS__REQUIRE_CLIENT_CERT": "true",
     }
+    ours = ssl.create_default_context(cafile=str(pki.ca))  # the test's client: verifies, identifies itself
+    ours.load_cert_chain(str(pki.client_cert), str(pki.client_key))
+    anonymous = ssl.create_default_context(cafile=str(pki.ca))
     with run_mesh(["registry", "--port", "0", "--timeout", "3"], env=secure) as registry:
         assert registry.base_url.startswith("https://")
         env = {**secure, "MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
@@ -179,7 +184,7 @@ def test_agents_over_tls_with_a_registry_token_call_each_other(pki: Pki) -> None
                     calculator.mcp_url,
                     json=body,
                     headers=headers,
-                    verify=ssl.create_default_context(cafile=str(pki.ca)),
+                    verify=ours,
                     timeout=15,
                 ).json()["result"]
                 return result if not result["isError"] else None
@@ -188,9 +193,11 @@ def test_agents_over_tls_with_a_registry_token_call_each_other(pki: Pki) -> None
             listed = httpx2.get(
                 registry.base_url + "/agents",
                 headers={"Authorization": f"Bearer {TOKEN}"},
-                verify=ssl.create_default_context(cafile=str(pki.ca)),
+                verify=ours,
             ).json()
             assert all(agent["endpoint"].startswith("http") for agent in listed["agents"])
+            with pytest.raises(httpx2.HTTPError):  # no client certificate, no answer
+                httpx2.post(calculator.mcp_url, json=body, headers=headers, verify=anonymous, timeout=5)
             assert TOKEN not in registry.text() + calculator.text()
 
 
