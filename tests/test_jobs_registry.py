@@ -180,3 +180,31 @@ async def test_a_job_handle_reads_events_cancels_and_reports_the_outcome(
         missing = JobHandle(client, "no-such-job", "hold")
         with pytest.raises(ToolExecutionError, match="job not found: no-such-job"):
             await missing.status()
+
+
+def test_a_pushed_job_past_its_x_mesh_timeout_fails_in_the_registry(
+    mesh: tuple[AgentProcess, AgentProcess],
+) -> None:
+    registry, agent = mesh
+    job_id = submit(registry, "pushed-elsewhere", {"name": "stuck"})
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "hold", "arguments": {"name": "stuck"}},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "X-Mesh-Job-Id": job_id,
+        "X-Mesh-Timeout": "0.3",
+    }
+    status, _type, text = _http_json("POST", agent.mcp_url, body, headers=headers)
+    assert status == 200
+    result = json.loads(text)["result"]
+    assert result["isError"] is True and result["content"][0]["text"] == "Tool 'hold' timed out after 0.3s"
+
+    def failed() -> dict[str, Any] | None:
+        row: dict[str, Any] = json.loads(_http_json("GET", f"{registry.base_url}/jobs/{job_id}")[2])
+        return row if row["status"] == "failed" else None
+
+    assert wait_until(failed, 10)["error"] == "Tool 'hold' timed out after 0.3s"  # type: ignore[index]

@@ -183,7 +183,8 @@ class JobRunner:
     async def _run(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], job: Job, ctx: JobContext) -> None:
         DISPATCH.set(None)  # calls the body makes are not this job (this task's own context)
         token, buffer = capturing(ctx.message)
-        timeout = wrapper.spec.timeout if wrapper.spec.timeout is not None else self.settings.timeout
+        limits = (wrapper.spec.timeout, self.settings.timeout, job.max_duration)
+        timeout = min((t for t in limits if t is not None), default=None)
         try:
             running = wrapper.invoke(kwargs)
             value = await (running if timeout is None else asyncio.wait_for(running, timeout))
@@ -265,6 +266,7 @@ class JobRunner:
             arguments=_client_arguments(wrapper, kwargs),
             submitted_by="registry",
             claim_epoch=dispatch.claim_epoch,
+            max_duration=dispatch.timeout,
         )
         self.store.add(job)
         self._start(wrapper, kwargs, job)
