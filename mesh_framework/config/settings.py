@@ -334,7 +334,8 @@ class CommandSettings(BaseModel):
 
     expose: list[str] = Field(
         default_factory=list,
-        description="Groups or commands served whole as tools, as 'package.module:attribute'",
+        description="Served as tools: 'package.module:attribute' (a group or command), or a module or "
+        "package (its outermost commands and groups)",
     )
     background: bool = Field(
         True, description="Commands run as background jobs; false: inline, answering the output"
