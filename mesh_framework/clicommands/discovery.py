@@ -1,5 +1,6 @@
-"""Which commands become tools: `@mcp_command` marks in the scanned modules, and whole groups named in
-`commands.expose` (`package.module:attribute`). Every problem is reported together, before serving."""
+"""Which commands become tools: `@mcp_command` marks in the scanned modules, and what `commands.expose`
+names (`package.module:attribute` for a group, or a module or package for its outermost commands). Every
+problem is reported together, before serving."""
 
 from __future__ import annotations
 
