@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from mesh_framework import LlmModel, MeshApplication
+from mesh_framework import ConfigError, LlmModel, MeshApplication
 from mesh_framework.logs import JsonFormatter
 from mesh_framework.testing import MeshTestClient, ScriptedLlm, mesh_client
 from mesh_framework.testing.client import build_request, result_of
@@ -360,3 +360,24 @@ def test_the_operations_page_tracing_example_runs() -> None:
     namespace: dict[str, object] = {"__name__": "docs_operations"}
     for block in blocks:
         exec(compile(block, "docs/operations.md", "exec"), namespace)
+
+
+async def test_otel_service_name_names_the_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "checkout")
+    async with mesh_client(MeshApplication.load("tests.apps.tracing_app.back", environ=TRACED)) as client:
+        exporter = InMemorySpanExporter()
+        tracer_provider().add_span_processor(SimpleSpanProcessor(exporter))
+        await call(client, "back", {"text": "x"})
+    resource = only_span(exporter).resource.attributes
+    assert (resource["service.name"], resource["mesh.agent"]) == ("checkout", "trace-back")
+
+
+def test_the_file_exporter_needs_a_file() -> None:
+    env = {**TRACED, "MESH_TRACING__EXPORTER": "file"}
+    with pytest.raises(ConfigError) as caught:
+        MeshApplication.load("tests.apps.tracing_app.back", environ=env)
+    (problem,) = caught.value.problems
+    assert problem.startswith(
+        "tracing.exporter = 'file' (from environment variable MESH_TRACING__EXPORTER)"
+    ), problem
+    assert "needs tracing.file (MESH_TRACING__FILE)" in problem

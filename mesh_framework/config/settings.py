@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .sources import ACTIVE_SOURCES
@@ -478,7 +478,7 @@ class LoggingSettings(BaseModel):
     level: str = Field("INFO", description="DEBUG, INFO, WARNING, ERROR or CRITICAL")
     format: Literal["text", "json"] = Field(
         "text",
-        description="text: one readable line; json: one object a line with agent, tool, trace and request ids",
+        description="text, or json: one object a line with agent, tool, request and trace ids",
     )
 
     @field_validator("level")
@@ -496,9 +496,6 @@ class TracingSettings(BaseModel):
     model_config = _Section
 
     enabled: bool = Field(False, description="Record spans and carry trace context to other agents")
-    exporter: Literal["otlp", "console", "file", "none"] = Field(
-        "otlp", description="otlp (HTTP), console, file (JSON lines in tracing.file) or none (propagate only)"
-    )
     endpoint: str | None = Field(
         None,
         description="OTLP/HTTP traces URL; default OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, "
@@ -507,12 +504,16 @@ class TracingSettings(BaseModel):
     file: str | None = Field(
         None, description="Where the file exporter appends spans, one JSON object a line"
     )
+    exporter: Literal["otlp", "console", "file", "none"] = Field(
+        "otlp", description="otlp (HTTP), console, file (JSON lines in tracing.file) or none (propagate only)"
+    )
 
-    @model_validator(mode="after")
-    def _file_named(self) -> TracingSettings:
-        if self.enabled and self.exporter == "file" and not self.file:
-            raise ValueError("tracing.exporter 'file' needs tracing.file, the path to append spans to")
-        return self
+    @field_validator("exporter")
+    @classmethod
+    def _file_named(cls, value: str, info: ValidationInfo) -> str:
+        if value == "file" and info.data.get("enabled") and not info.data.get("file"):
+            raise ValueError("'file' needs tracing.file (MESH_TRACING__FILE), the path to append spans to")
+        return value
 
 
 class PromptSettings(BaseModel):
