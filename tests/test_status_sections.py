@@ -96,3 +96,20 @@ def test_status_section_refuses_bad_parameters(kwargs: dict[str, Any], message: 
     arguments = {"name": "ok", **kwargs}
     with pytest.raises(ValueError, match=message):
         status_section(arguments.pop("name"), **arguments)
+
+
+def test_closing_the_board_stops_a_refresh_in_flight() -> None:
+    async def slow() -> str:
+        await asyncio.sleep(5)
+        return "late"
+
+    async def scenario() -> bool:
+        board = StatusBoard([StatusSection("slow", slow, refresh=10)])
+        board.start()
+        await asyncio.sleep(0)  # the first refresh is in flight
+        running = board.sections["slow"]._running
+        assert running is not None and not running.done()
+        await board.aclose()
+        return running.cancelled()  # not left to finish on a loop that may be gone
+
+    assert asyncio.run(scenario()) is True

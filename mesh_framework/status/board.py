@@ -111,9 +111,13 @@ class StatusBoard:
         return {"agent": self.agent, "sections": {s.name: s.describe() for s in chosen}}
 
     async def aclose(self) -> None:
-        for task in self._loops:
+        """Stop the refreshes, in-flight ones included (the board may serve again, on another loop)."""
+        tasks = [*self._loops, *(s._running for s in self.sections.values() if s._running is not None)]
+        for task in tasks:
             task.cancel()
-        for task in self._loops:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._loops = []
+        for section in self.sections.values():
+            section._running = None
