@@ -23,6 +23,7 @@ provider of `whoami` answers), the same two on both stacks. Consumers keep their
 
     .venv/bin/python benchmarks/topology_bench.py                 # ~5 min on 2 cores
     .venv/bin/python benchmarks/topology_bench.py --runs 2 --sides push,heartbeat   # smoke run
+    .venv/bin/python benchmarks/topology_bench.py --report        # the doc section from the last results
 
 Results: benchmarks/results/topology_bench.json, and the section "## Instant topology" of
 docs/benchmarks.md (replaced in place).
@@ -75,6 +76,13 @@ class Client:
         self.port, self.tool, self.conn, self.next_id = port, tool, None, 0
 
     def ask(self, timeout: float = 30.0) -> str:
+        reused = self.conn is not None
+        answer = self._ask(timeout)
+        if answer == "transport" and reused:  # the agent closed the idle keep-alive connection: once more
+            answer = self._ask(timeout)
+        return answer
+
+    def _ask(self, timeout: float) -> str:
         self.next_id += 1
         body = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": {"name": self.tool}}
         body["params"]["arguments"] = {}
@@ -412,6 +420,20 @@ def report(data: dict[str, Any]) -> str:
                 f"| {row['label']} | {listed['first_call_ok']} of {len(listed['runs'])} "
                 f"| {listed['listed_to_ok_median_ms']} |"
             )
+    if push:
+        start = push["start"]
+        lines += [
+            "",
+            "Reading it: start → first success is the provider's own start-up (exec → registered) plus the "
+            "consumer's share (registered → success). The consumer's share is what the push stream changes: "
+            f"{fmt(start['registered_to_ok_median_ms'])} ms here, and the first call once the registry lists "
+            "the provider succeeds; heartbeat-only, that first call fails and wakes the heartbeat, and "
+            "MCP Mesh "
+            "waits for its next heartbeat. The provider's start-up alone took "
+            f"{fmt(start['exec_to_registered_median_s'])} s median in this run (a loaded shared machine; "
+            "0.39-0.54 s on a quiet one, section 2 and the mesh benchmarks), so the 0.6 s target holds only "
+            "when the machine lets the provider start in time.",
+        ]
     lines += ["", "Per run:", ""]
     for name, row in sides.items():
         starts = ", ".join(str(r["start_to_ok_s"]) for r in row["start"]["runs"])
@@ -442,7 +464,13 @@ def main() -> int:
     parser.add_argument("--sides", default="push,heartbeat,mcp", help="comma list of push,heartbeat,mcp")
     parser.add_argument("--window", type=float, default=15.0, help="seconds to wait for a switch")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument("--report", action="store_true", help="only rewrite the doc from the last results")
     args = parser.parse_args()
+    if args.report:
+        text = report(json.loads(RESULT_FILE.read_text()))
+        write_doc(text)
+        print(text)
+        return 0
     chosen = [s.strip() for s in args.sides.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in SIDES]
     if unknown:
