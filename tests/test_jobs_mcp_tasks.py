@@ -96,3 +96,40 @@ async def test_without_the_extension_calls_stay_synchronous_and_tasks_methods_ar
         assert error["code"] == -32021 and TASKS_EXTENSION in error["message"]
     unknown = (await send(client, "tasks/get", {"taskId": "no-such-task"}))["error"]
     assert unknown["code"] == -32602 and unknown["message"].startswith("Unknown taskId 'no-such-task'")
+
+
+SCENARIOS = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+)
+
+
+def test_the_conformance_suites_tasks_scenarios_pass() -> None:
+    """The conformance suite's (0.2.0 alpha) tasks scenarios, side by side, against tests/apps/tasks_app."""
+    import re
+    import subprocess
+
+    from tests.agents import run_agent
+    from tests.test_conformance import NODE, SUITES
+
+    entry = SUITES["0.2.0-alpha"][0]
+    assert NODE.exists() and entry.exists(), "run scripts/install-node-tools.sh (the test script does)"
+    with run_agent("tests.apps.tasks_app") as agent:
+        runs = [
+            subprocess.Popen(
+                [str(NODE), str(entry), "server", "--url", agent.mcp_url, "--scenario", scenario],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for scenario in SCENARIOS
+        ]
+        reports = [run.communicate(timeout=300)[0] for run in runs]
+    for scenario, run, report in zip(SCENARIOS, runs, reports, strict=True):
+        passed = re.search(r"Passed: (\d+)/(\d+), (\d+) failed", report)
+        assert passed and passed.group(1) == passed.group(2) and passed.group(3) == "0", (
+            f"{scenario}:\n{report[-3000:]}"
+        )
+        assert run.returncode == 0, f"{scenario}:\n{report[-3000:]}"

@@ -17,7 +17,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.server import McpError
-from ..protocol.versions import INVALID_PARAMS, META_CLIENT_CAPABILITIES, MISSING_CLIENT_CAPABILITY
+from ..protocol.versions import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    META_CLIENT_CAPABILITIES,
+    MISSING_CLIENT_CAPABILITY,
+)
 from .model import Job
 
 if TYPE_CHECKING:
@@ -67,6 +72,9 @@ class McpTasks:
             task["statusMessage"] = job.progress_message
         if job.status == "completed" and job.answer is not None:
             task["result"] = job.answer
+        elif job.status == "failed" and job.internal:  # a protocol-level error: failed, with the error
+            task["status"] = "failed"
+            task["error"] = {"code": INTERNAL_ERROR, "message": job.error or "internal error"}
         elif job.status == "failed":  # the body raised: a tool error, reported as the tool's result
             text = job.error or "the tool failed"
             task["result"] = {"content": [{"type": "text", "text": text}], "isError": True}
@@ -76,6 +84,7 @@ class McpTasks:
         """A `CreateTaskResult`: the task, flat, without its outcome."""
         task = self.task(job)
         task.pop("result", None)
+        task.pop("error", None)
         return {"resultType": "task", **task}
 
     def handle(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:

@@ -38,6 +38,7 @@ class Job:
     submitted_by: str | None = None
     command: str | None = None  # what get_server_status shows; default the tool and its arguments
     claim_epoch: int | None = None
+    internal: bool = False  # failed inside the framework (the result could not be served), not in the body
     max_duration: float | None = None  # seconds, from the registry (claim) or X-Mesh-Timeout (push)
     submitted_at: float = field(default_factory=time.time)
     started_at: float | None = None

@@ -190,7 +190,13 @@ class JobRunner:
             value = await (running if timeout is None else asyncio.wait_for(running, timeout))
             if ctx.cancelled:
                 raise JobCancelled(job.id)
-            job.answer = wrapper.to_result(value)
+            try:
+                job.answer = wrapper.to_result(value)
+            except Exception as exc:  # a value its return type does not describe: not the body's error
+                job.internal = True
+                raise ToolExecutionError(
+                    f"Tool '{wrapper.name}' returned a value that does not match its return type: {exc}"
+                ) from None
             job.result = _job_result(job.answer, value)
             job.status = "completed"
         except (asyncio.CancelledError, JobCancelled):
