@@ -4,6 +4,7 @@ verify the registry's certificate against `tls.ca_file`. Certificates come from 
 
 from __future__ import annotations
 
+import logging
 import ssl
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from mesh_framework.mesh.heartbeat import RegistryClient, RegistryError
 from mesh_framework.registry import RegistryServer, start_registry
 from mesh_framework.security.tls import ServerTls, client_ssl_context, server_tls
 from tests.agents import ROOT, run_agent, run_mesh, wait_until
+from tests.mcp_servers import free_port
 from tests.test_registry import ADDER
 
 TOKEN = "s3cret-registry-token-1234"
@@ -225,3 +227,18 @@ def test_several_registry_urls_from_the_environment_or_yaml() -> None:
         "http://b:2",
     ]
     assert RegistrySettings().endpoints() == []
+
+
+async def test_registry_urls_fail_over_in_a_ring_and_never_log_their_credentials(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="mesh_framework.mesh")
+    closed = f"http://mesh:pa55word@127.0.0.1:{free_port()}"  # nothing listens there
+    async with RegistryServer("127.0.0.1", 0) as registry, httpx2.AsyncClient(trust_env=False) as http:
+        client = RegistryClient(http, [closed, registry.url], 5)
+        with pytest.raises(RegistryError) as failed:
+            await client.register(ADDER)
+        assert client.url == registry.url  # moved on
+        assert (await client.register(ADDER))["status"] == "success"
+    assert "pa55word" not in str(failed.value) + caplog.text
+    assert f"switching to {registry.url}" in caplog.text and "http://***@127.0.0.1:" in caplog.text

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import httpx2
 
+from ..security.redaction import redact_url
 from ..tracing.spans import registry_call
 from .http_pool import IDEMPOTENT
 
@@ -51,11 +52,16 @@ class RegistryClient:
         """The registry currently used."""
         return self.urls[self._current]
 
+    @property
+    def shown(self) -> str:
+        """The current registry's URL as logs show it (credentials in it masked)."""
+        return redact_url(self.url)
+
     def _fail_over(self) -> None:
         if len(self.urls) > 1:
-            failed = self.url
+            failed = self.shown
             self._current = (self._current + 1) % len(self.urls)
-            logger.warning("registry %s unreachable; switching to %s", failed, self.url)
+            logger.warning("registry %s unreachable; switching to %s", failed, self.shown)
 
     async def register(self, payload: dict[str, Any]) -> dict[str, Any]:
         # the same payload twice registers once: safe to repeat on a stale keep-alive connection
@@ -85,17 +91,17 @@ class RegistryClient:
             return response
 
     async def _request(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
-        url = self.url
+        url, shown = self.url, self.shown
         try:
             response = await self.http.request(
                 method, url + path, timeout=self.timeout, headers=self._headers, **kwargs
             )
         except httpx2.HTTPError as exc:
             self._fail_over()
-            raise RegistryError(f"registry {url} unreachable ({type(exc).__name__}: {exc})") from None
+            raise RegistryError(f"registry {shown} unreachable ({type(exc).__name__}: {exc})") from None
         if response.status_code == 401:
             given = "refused the token" if self._headers else "requires a token"
-            raise RegistryError(f"registry {url} {given} (HTTP 401); set registry.token to its token")
+            raise RegistryError(f"registry {shown} {given} (HTTP 401); set registry.token to its token")
         return response
 
 
@@ -187,14 +193,14 @@ class Heartbeat:
                     answer = await self._timed("register", self.client.register(self.payload))
                     if failures:
                         logger.info(
-                            "registry %s is back: agent %s registered again", self.client.url, self.agent_id
+                            "registry %s is back: agent %s registered again", self.client.shown, self.agent_id
                         )
                     failures = 0
                     self.registered.set()
-                    self.on_answer(answer)
                     if self._down:
                         await self._timed("unregister", self.client.unregister(self.agent_id))
                         logger.warning("agent %s is DOWN: withdrawn from the registry", self.agent_id)
+                    self.on_answer(answer)
                 elif not self._down:
                     status = await self._timed("check", self.client.check(self.agent_id))
                     if status in (202, 410):

@@ -10,6 +10,7 @@ from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
+from ..security.redaction import redact_url
 from ..tools.registry import MeshToolWrapperRegistry
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
@@ -92,7 +93,7 @@ class MeshRuntime:
                 after=heartbeat.registered,
             )
             self.subscription.start()
-        logger.info("joining the mesh at %s as %s", ", ".join(urls), settings.agent.id)
+        logger.info("joining the mesh at %s as %s", ", ".join(map(redact_url, urls)), settings.agent.id)
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""
