@@ -11,10 +11,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from mesh_framework import Health, HealthStatus, MeshApplication
 from mesh_framework.health import HealthMonitor, NamedIndicator, aggregate, to_health
+from mesh_framework.mesh.heartbeat import Heartbeat, RegistryClient
+from mesh_framework.registry import start_registry
 from mesh_framework.registry.store import RegistryStore
 from mesh_framework.testing import mesh_client
 
@@ -232,3 +235,51 @@ def test_the_registry_stops_offering_an_agent_that_reports_unhealthy() -> None:
     store.heartbeat(registration("adder-00000002", "unhealthy"))  # registered DOWN: never offered
     store.heartbeat(registration("adder-00000001", "unhealthy"))
     assert chosen() == ""
+
+
+async def test_the_heartbeat_reports_down_pauses_and_registers_again_when_up() -> None:
+    registry = await start_registry("127.0.0.1", 0)
+    kinds: list[str] = []
+    try:
+        async with httpx2.AsyncClient(trust_env=False, timeout=5) as http:
+
+            async def status() -> str:
+                listed = (await http.get(registry.url + "/agents")).json()["agents"]
+                return str(listed[0]["status"]) if listed else ""
+
+            async def until(expected: str) -> None:
+                for _ in range(200):  # bounded
+                    if await status() == expected:
+                        return
+                    await asyncio.sleep(0.02)
+                raise AssertionError(f"the registry never listed the agent {expected}")
+
+            heartbeat = Heartbeat(
+                RegistryClient(http, registry.url, 5),
+                registration("adder-00000009", "healthy"),
+                interval=0.05,
+                on_answer=lambda _answer: None,
+            )
+            heartbeat.observer = lambda kind, _seconds, failed: kinds.append(kind + ("!" if failed else ""))
+            heartbeat.start()
+            await until("healthy")
+            for _ in range(200):  # bounded: the heartbeat HEADs while healthy
+                if "check" in kinds:
+                    break
+                await asyncio.sleep(0.02)
+            heartbeat.set_health("unhealthy")
+            await until("unhealthy")
+            assert heartbeat.withdrawn
+            heartbeat.update_payload(registration("adder-00000009", "healthy"))  # tools changed meanwhile
+            heartbeat.set_health("healthy")
+            await until("healthy")
+            await heartbeat.stop(unregister=True)
+            assert await status() == "unhealthy"  # DELETE on stop
+    finally:
+        await registry.stop()
+    down = kinds.index("unregister")
+    back = kinds.index("register", down)
+    # Withdrawn: a POST saying unhealthy, a DELETE, then nothing (paused) until UP re-registers.
+    assert kinds[down - 1] == "register"
+    assert kinds[down + 1 : back].count("check") == 0
+    assert "check" in kinds[:down] and not any(k.endswith("!") for k in kinds)
