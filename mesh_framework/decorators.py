@@ -105,6 +105,10 @@ def mesh_agent(
         "registry.heartbeat_interval": heartbeat_interval,
         "health.cache_ttl": health_check_ttl,
     }
+    if health_check is not None and not callable(health_check):
+        raise TypeError(
+            f"@mesh_agent(health_check=...) takes a function without arguments, not {health_check!r}"
+        )
 
     def mark(target: C) -> C:
         spec = AgentSpec(

@@ -283,3 +283,12 @@ async def test_the_heartbeat_reports_down_pauses_and_registers_again_when_up() -
     assert kinds[down - 1] == "register"
     assert kinds[down + 1 : back].count("check") == 0
     assert "check" in kinds[:down] and not any(k.endswith("!") for k in kinds)
+
+
+def test_a_health_check_that_is_not_callable_is_refused_at_once() -> None:
+    from mesh_framework import mesh_agent
+
+    with pytest.raises(
+        TypeError, match=r"health_check=\.\.\.\) takes a function without arguments, not 'db'"
+    ):
+        mesh_agent("x", health_check="db")  # type: ignore[arg-type]
