@@ -1,9 +1,7 @@
-"""A Typer application exposed as tools. Typer is not a dependency of the project: the test borrows the
-copy installed with mcp-mesh (scripts/install-mcp-mesh.sh), putting only its packages on the path."""
+"""A Typer application exposed as tools (Typer is a test dependency; apps of users bring their own)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,20 +10,9 @@ import pytest
 from mesh_framework import MeshApplication
 from mesh_framework.testing.client import SyncMeshClient
 
-from .agents import ROOT
-
-SITE = sorted((ROOT / ".tools" / "mcp-mesh-venv" / "lib").glob("python3*/site-packages"))
-
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncMeshClient]:
-    if not SITE or not (SITE[0] / "typer").is_dir():
-        pytest.skip("typer is not installed (scripts/install-mcp-mesh.sh installs it with mcp-mesh)")
-    folder = tmp_path_factory.mktemp("typer")
-    for package in ("typer", "annotated_doc", "shellingham"):
-        if (SITE[0] / package).is_dir():
-            (folder / package).symlink_to(SITE[0] / package)
-    sys.path.insert(0, str(folder))  # the command's process inherits the agent's import path
+def client() -> Iterator[SyncMeshClient]:
     exposed = ["tests.apps.click_ops.cli:cli", "tests.apps.typer_ops.cli:app"]
     app = MeshApplication.load(
         "tests.apps.click_app", environ={}, cli={"commands.expose": exposed, "commands.background": False}
@@ -35,11 +22,6 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncMeshClient]
         yield client
     finally:
         client.close()
-        sys.path.remove(str(folder))
-        for module in [
-            m for m in sys.modules if m == "typer" or m.startswith(("typer.", "tests.apps.typer_ops"))
-        ]:
-            del sys.modules[module]
 
 
 def tool(client: SyncMeshClient, name: str) -> dict[str, Any]:
