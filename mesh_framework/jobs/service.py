@@ -52,6 +52,7 @@ class JobService:
         self._loops: list[asyncio.Task[None]] = []
         self._flushing: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        self._registered: asyncio.Event | None = None
 
     @property
     def job_tools(self) -> list[MeshToolWrapper]:
@@ -99,8 +100,10 @@ class JobService:
 
     # --- the registry ------------------------------------------------------------------------------
 
-    def joined(self, url: Callable[[], str]) -> None:
-        """The agent joined a registry: report registry jobs there, claim work, let consumers submit."""
+    def joined(self, url: Callable[[], str], registered: asyncio.Event | None = None) -> None:
+        """The agent joined a registry: report registry jobs there, claim work (once `registered` is set:
+        the first heartbeat goes first), let consumers submit."""
+        self._registered = registered
         self.factory.job_submitter = self.submit
         self.client = RegistryJobClient(
             self.factory.http, url, self.settings.agent.id or "", timeout=self.settings.registry.timeout
@@ -165,6 +168,8 @@ class JobService:
     async def _claim_loop(self, capability: str, wrapper: MeshToolWrapper) -> None:
         assert self.client is not None
         delay = self.settings.jobs.claim_interval
+        if self._registered is not None:
+            await self._registered.wait()
         while True:
             claimed = None
             if self.runner._over_limit(wrapper) is None:

@@ -81,7 +81,7 @@ class MeshRuntime:
             health.start()
         heartbeat.start()
         if self.jobs is not None:
-            self.jobs.joined(lambda: client.url)
+            self.jobs.joined(lambda: client.url, heartbeat.registered)
         if settings.registry.push:  # the embedded registry's push stream (mesh/subscription.py)
             self.subscription = TopologySubscription(
                 self.factory.http,
