@@ -20,5 +20,11 @@ def test_production_page_examples_run() -> None:
 
 def test_production_page_has_the_sections_operators_look_for() -> None:
     headings = re.findall(r"^## (.+)$", DOC.read_text(), flags=re.M)
-    for section in ("Registry on PostgreSQL with replicas", "TLS", "Tokens and authorization"):
+    for section in (
+        "Registry on PostgreSQL with replicas",
+        "TLS",
+        "Tokens and authorization",
+        "Limits",
+        "Faults",
+    ):
         assert section in headings
