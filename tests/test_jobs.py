@@ -200,3 +200,31 @@ def test_finished_jobs_older_than_the_retention_age_are_dropped() -> None:
     assert [j.id for j in store] == ["recent", "running"]
     with pytest.raises(UnknownJobError, match="Unknown job id 'old'"):
         store.get("old")
+
+
+async def test_a_per_tool_limit_from_the_settings_applies() -> None:
+    jobs_tools.GATES.clear()
+    async with mesh_client(load(**{"jobs.tools": {"hold": 1}})) as client:
+        first = await start(client, "hold", {"name": "p"})
+        second = await client.call_tool("hold", {"name": "p"})
+        assert second["isError"] is True
+        assert (
+            "the limit of tool 'hold' is 1" in second["content"][0]["text"]
+            and first in second["content"][0]["text"]
+        )
+        await start(client, "shout", {"text": "other tools still run"})
+        jobs_tools.gate("p").set()
+        assert (await finished(client, first))["status"] == "completed"
+
+
+def test_claims_wait_for_required_dependencies() -> None:
+    from mesh_framework.jobs.service import _dependencies_resolved
+
+    app = load()
+    app.build()
+    tools = app.container.tools()
+    assert _dependencies_resolved(tools.get("plan")) is True  # no dependencies
+    consumer = tools.get("plan_via_job")  # needs `plan`, unresolved until a registry answers
+    assert _dependencies_resolved(consumer) is False
+    consumer.update_dependency(0, object())  # type: ignore[arg-type]
+    assert _dependencies_resolved(consumer) is True

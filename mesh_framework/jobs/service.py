@@ -172,7 +172,7 @@ class JobService:
             await self._registered.wait()
         while True:
             claimed = None
-            if self.runner._over_limit(wrapper) is None:
+            if self.runner._over_limit(wrapper) is None and _dependencies_resolved(wrapper):
                 try:
                     claimed = await self.client.claim(capability)
                 except JobApiError as exc:
@@ -224,6 +224,15 @@ class JobService:
             task.cancel()
         await asyncio.gather(*self._flushing, return_exceptions=True)
         self.client = None
+
+
+def _dependencies_resolved(wrapper: MeshToolWrapper) -> bool:
+    """Whether every required dependency of the tool has a provider (MCP Mesh claims only then)."""
+    return all(
+        wrapper.slots[p.slot] is not None
+        for p in wrapper.signature.injected
+        if p.kind == "tool" and not p.optional
+    )
 
 
 def _delta(job: Job) -> dict[str, Any]:
