@@ -7,6 +7,7 @@ import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx2
 import pytest
@@ -94,3 +95,35 @@ def test_deep_json_is_a_parse_error(agent: AgentProcess, depth: int) -> None:
         answer = http.post(agent.mcp_url, content=body, headers=HEADERS)
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == -32700
+
+
+def test_a_huge_array_within_the_body_limit_is_answered(agent: AgentProcess) -> None:
+    items = ",".join("0" for _ in range(LIMIT // 2 - 100))
+    body = f'{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":[{items}]}}}}'
+    with httpx2.Client(timeout=10, trust_env=False) as http:
+        answer = http.post(agent.mcp_url, content=body.encode(), headers=HEADERS)
+    assert answer.status_code < 500
+    assert "error" in answer.json() or answer.json()["result"]["isError"] is True
+
+
+def test_parallel_requests_over_the_concurrency_limit_are_refused_not_queued_forever() -> None:
+    env = {"MESH_SERVER__MAX_CONCURRENCY": "4"}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "slow_echo", "arguments": {"text": "x", "delay": 1.0}},
+    }
+
+    def one(url: str) -> int:
+        with httpx2.Client(timeout=20, trust_env=False) as http:
+            try:
+                return http.post(url, json=body, headers=HEADERS).status_code
+            except httpx2.TransportError:
+                return 0
+
+    with run_agent("starter_app", env=env) as running, ThreadPoolExecutor(max_workers=24) as pool:
+        statuses = list(pool.map(one, [running.mcp_url] * 24))
+        assert set(statuses) <= {200, 503}, statuses
+        assert 200 in statuses and 503 in statuses, statuses
+        assert _list_tools(running) == 200
