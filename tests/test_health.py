@@ -292,3 +292,18 @@ def test_a_health_check_that_is_not_callable_is_refused_at_once() -> None:
         TypeError, match=r"health_check=\.\.\.\) takes a function without arguments, not 'db'"
     ):
         mesh_agent("x", health_check="db")  # type: ignore[arg-type]
+
+
+def test_a_health_method_with_arguments_is_not_an_indicator() -> None:
+    from mesh_framework.health import collect_indicators
+
+    class Clinic:
+        def health(self, patient: str) -> str:  # some other meaning of "health"
+            return patient
+
+    class DiskSpaceHealthIndicator:
+        def health(self, verbose: bool = False) -> bool:
+            return True
+
+    found = collect_indicators([], [Clinic(), DiskSpaceHealthIndicator()])
+    assert [i.name for i in found] == ["diskSpace"]

@@ -33,8 +33,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @runtime_checkable
 class HealthIndicator(Protocol):
-    """A component whose `health()` (sync or async) says how it is; named after its class, without a
-    `HealthIndicator` suffix, first letter lowered (Spring's rule)."""
+    """A component whose `health()` (sync or async, no arguments) says how it is; named after its class,
+    without a `HealthIndicator` suffix, first letter lowered (Spring's rule)."""
 
     def health(self) -> Any: ...
 
@@ -72,6 +72,15 @@ def indicator_name(cls: type) -> str:
     return name[0].lower() + name[1:]
 
 
+def _takes_no_arguments(method: Any) -> bool:
+    """A `health` that needs arguments (`health(patient)`) is some other method, not an indicator."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
+
+
 def collect_indicators(
     modules: Iterable[str], components: Iterable[object], agent_check: Callable[[], Any] | None = None
 ) -> list[NamedIndicator]:
@@ -91,6 +100,6 @@ def collect_indicators(
             name = getattr(member, INDICATOR_ATTR, None)
             if isinstance(name, str):
                 found.append(NamedIndicator(name, getattr(component, attribute)))
-        if isinstance(component, HealthIndicator) and not isinstance(component, type):
+        if isinstance(component, HealthIndicator) and _takes_no_arguments(component.health):
             found.append(NamedIndicator(indicator_name(type(component)), component.health))
     return found
