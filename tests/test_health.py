@@ -307,3 +307,16 @@ def test_a_health_method_with_arguments_is_not_an_indicator() -> None:
 
     found = collect_indicators([], [Clinic(), DiskSpaceHealthIndicator()])
     assert [i.name for i in found] == ["diskSpace"]
+
+
+def test_an_indicator_that_needs_arguments_fails_start_up_naming_it() -> None:
+    from mesh_framework import WiringError, health_indicator
+    from mesh_framework.health import collect_indicators
+
+    class Pool:
+        @health_indicator("pool")
+        def check(self, timeout: float) -> bool:
+            return timeout > 0
+
+    with pytest.raises(WiringError, match=r"Pool.check: @health_indicator 'pool' needs arguments"):
+        collect_indicators([], [Pool()])

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, overload, runtime_checkable
 
+from ..errors import WiringError
+
 __all__ = ["HealthIndicator", "NamedIndicator", "collect_indicators", "health_indicator"]
 
 INDICATOR_ATTR = "__mesh_health_indicator__"
@@ -81,11 +83,22 @@ def _takes_no_arguments(method: Any) -> bool:
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
 
 
+def _checked(check: Any, name: str) -> Any:
+    if not _takes_no_arguments(check):
+        where = f"{check.__module__}.{check.__qualname__}"
+        raise WiringError(
+            [f"{where}: @health_indicator '{name}' needs arguments; an indicator is called with none"]
+        )
+    return check
+
+
 def collect_indicators(
     modules: Iterable[str], components: Iterable[object], agent_check: Callable[[], Any] | None = None
 ) -> list[NamedIndicator]:
     """Every indicator of an application: `@mesh_agent(health_check=...)`, `@health_indicator` functions
-    of the scanned `modules`, and the indicator methods (or `health()`) of the `components`."""
+    of the scanned `modules`, and the indicator methods (or `health()`) of the `components`.
+
+    Raises WiringError for a `@health_indicator` that needs arguments."""
     found: list[NamedIndicator] = []
     if agent_check is not None:
         found.append(NamedIndicator("health_check", agent_check))
@@ -94,12 +107,12 @@ def collect_indicators(
         for value in vars(module).values() if module is not None else ():
             name = getattr(value, INDICATOR_ATTR, None) if inspect.isfunction(value) else None
             if isinstance(name, str) and value.__module__ == module_name:
-                found.append(NamedIndicator(name, value))
+                found.append(NamedIndicator(name, _checked(value, name)))
     for component in components:
         for attribute, member in inspect.getmembers(type(component), inspect.isfunction):
             name = getattr(member, INDICATOR_ATTR, None)
             if isinstance(name, str):
-                found.append(NamedIndicator(name, getattr(component, attribute)))
+                found.append(NamedIndicator(name, _checked(getattr(component, attribute), name)))
         if isinstance(component, HealthIndicator) and _takes_no_arguments(component.health):
             found.append(NamedIndicator(indicator_name(type(component)), component.health))
     return found
