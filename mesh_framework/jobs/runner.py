@@ -133,7 +133,7 @@ class JobRunner:
                 capability=wrapper.capability,
                 arguments=_client_arguments(wrapper, kwargs),
             )
-        problem = self._over_limit(wrapper)
+        problem = self.over_limit(wrapper)
         if problem is not None:
             if not self.settings.queue or len(self._queue) >= self.settings.max_queued:
                 raise JobLimitError(problem)
@@ -150,7 +150,8 @@ class JobRunner:
             return wrapper.spec.max_concurrent
         return self.settings.tools.get(wrapper.name)
 
-    def _over_limit(self, wrapper: MeshToolWrapper) -> str | None:
+    def over_limit(self, wrapper: MeshToolWrapper) -> str | None:
+        """Why a job of `wrapper` cannot start now (a one-line message), or None when there is room."""
         limit = self._limit_of(wrapper)
         if limit is not None and self._per_tool.get(wrapper.name, 0) >= limit:
             busy = next(j for w, j in self._running.values() if w.name == wrapper.name)
@@ -235,7 +236,7 @@ class JobRunner:
             if job.status != "queued":
                 self._queue.popleft()
                 continue
-            if self._over_limit(wrapper) is not None:
+            if self.over_limit(wrapper) is not None:
                 return
             self._queue.popleft()
             self._start(wrapper, kwargs, job)

@@ -172,7 +172,7 @@ class JobService:
             await self._registered.wait()
         while True:
             claimed = None
-            if self.runner._over_limit(wrapper) is None and _dependencies_resolved(wrapper):
+            if self.runner.over_limit(wrapper) is None and _dependencies_resolved(wrapper):
                 try:
                     claimed = await self.client.claim(capability)
                 except JobApiError as exc:
