@@ -242,3 +242,55 @@ def test_sigterm_refuses_new_calls_and_finishes_the_ones_in_flight(tmp_path: Pat
     assert answer.status_code == 200 and answer.json()["result"]["structuredContent"] == {
         "result": "released"
     }
+
+
+def test_a_draining_provider_sends_its_consumer_to_the_alternate(tmp_path: Path) -> None:
+    """The consumer has not heard that the provider is stopping (no push, a long heartbeat): the provider's
+    503 with Retry-After is retried on the alternate, and counted as a failover."""
+    started, release = tmp_path / "started", tmp_path / "release"
+    with run_registry(0, "--timeout", "60", timeout=START) as registry:
+        env = {**FAST, "MCP_MESH_REGISTRY_URL": registry.base_url, "MESH_SERVER__SHUTDOWN_GRACE": "30"}
+        deaf = {**env, "MCP_MESH_HEALTH_INTERVAL": "60", "MESH_REGISTRY__PUSH": "false"}
+        with (
+            run_agent("starter_app", env=env, timeout=START),
+            run_agent("tests.apps.health_app", env=env, timeout=START) as flaky,
+        ):
+            wait_until(
+                lambda: healthy(registry.base_url, "flaky-adder") and healthy(registry.base_url, "starter")
+            )
+            with run_agent("starter_app.calculator", env=deaf, timeout=START) as calculator:
+                wait_until(lambda: routed_to(calculator, "flaky-adder", 0), timeout=15)
+                holder = threading.Thread(
+                    target=httpx2.post,
+                    args=(flaky.mcp_url,),
+                    kwargs={
+                        "json": {
+                            "jsonrpc": "2.0",
+                            "id": 1,
+                            "method": "tools/call",
+                            "params": {
+                                "name": "hold",
+                                "arguments": {"started": str(started), "release": str(release)},
+                            },
+                        },
+                        "headers": {"Accept": "application/json, text/event-stream"},
+                        "timeout": 60,
+                    },
+                )
+                holder.start()
+                wait_until(started.exists, timeout=30)
+                flaky.process.send_signal(signal.SIGTERM)  # draining while the held call runs
+                wait_until(
+                    lambda: httpx2.get(flaky.base_url + "/ready", timeout=5).status_code == 503, timeout=30
+                )
+                result = call(calculator, 3)
+                assert result["isError"] is False and result["structuredContent"] == {"result": 10}
+                scrape = httpx2.get(calculator.base_url + "/metrics", timeout=5).text
+                release.write_text("go")
+                holder.join(timeout=60)
+        endpoint = flaky.base_url
+        assert f'mesh_proxy_failovers_total{{capability="add",endpoint="{endpoint}"}} 1.0' in scrape
+        assert (
+            f'mesh_proxy_calls_total{{capability="add",endpoint="{endpoint}",outcome="unreachable"}} 1.0'
+            in scrape
+        )
