@@ -218,7 +218,10 @@ async def run_agents(
     progress = progress or PlainProgress()
     registry = None
     if start_registry and not external_registry:
-        registry = await start_embedded("127.0.0.1", registry_port)
+        # The children read registry.token from the same environment: with one, the registry checks it.
+        registry = await start_embedded(
+            "127.0.0.1", registry_port, token=os.environ.get("MESH_REGISTRY__TOKEN") or None
+        )
     env = dict(os.environ)
     if start_registry:
         env["MCP_MESH_REGISTRY_URL"] = external_registry or registry.url  # type: ignore[union-attr]
