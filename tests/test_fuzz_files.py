@@ -20,7 +20,7 @@ from mesh_framework.catalog.loading import load_catalog
 from mesh_framework.config.loader import load_settings
 from mesh_framework.errors import MeshError
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 SECTIONS = {

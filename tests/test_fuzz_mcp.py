@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tests.agents import AgentProcess, run_agent
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 FUZZ = settings(
     max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False
 )

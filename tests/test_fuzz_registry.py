@@ -29,7 +29,7 @@ SPEC = Path(registry_package.__file__).parent / "openapi.yaml"
 # Routes described on their own pages (job API, push streams, the mesh page, Prometheus metrics in
 # docs/operations.md), not in openapi.yaml.
 ELSEWHERE = ("/jobs", "/topology/", "/ui", "/metrics")
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 
 schema = schemathesis.openapi.from_path(SPEC)
 
