@@ -1,4 +1,5 @@
-"""Jobs with the real MCP Mesh: mcp-mesh 3.8 agents and ours on the real registry 3.7.1 (loopback).
+"""Jobs with the real MCP Mesh: mcp-mesh 3.8 agents and ours, on the real registry 3.7.1 and on our
+embedded registry (a `mesh registry` process), loopback only.
 
 Both directions: our consumer submits to mcp-mesh's `@mesh.tool(task=True)` and mcp-mesh's worker claims
 and completes it; mcp-mesh's consumer submits to our `task=True` tool and our agent claims, reports and
@@ -10,18 +11,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, run_agent, run_registry
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
     MeshAgent,
-    MeshRegistry,
     _http_json,
     call_mesh_tool,
     enter_concurrently,
@@ -36,36 +37,45 @@ MESH_AGENT_ENV = {"MCP_MESH_DEBOUNCE_DELAY": "1.0"}
 
 @dataclass
 class JobMesh:
-    registry: MeshRegistry
+    registry_url: str
     ours: AgentProcess
     worker: MeshAgent
     consumer: MeshAgent
 
     def job(self, job_id: str) -> dict[str, Any]:
-        status, _type, text = _http_json("GET", f"{self.registry.url}/jobs/{job_id}")
+        status, _type, text = _http_json("GET", f"{self.registry_url}/jobs/{job_id}")
         assert status == 200, text
         row: dict[str, Any] = json.loads(text)
         return row
 
 
-@pytest.fixture(scope="module")
-def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JobMesh]:
+@contextmanager
+def registry_of(kind: str, folder: Path) -> Iterator[str]:
+    """The URL of a running registry: MCP Mesh's binary, or ours (`mesh registry`)."""
+    if kind == "mcp-mesh":
+        with run_mesh_registry(folder) as registry:
+            yield registry.url
+    else:
+        with run_registry() as registry:
+            yield registry.base_url
+
+
+@pytest.fixture(scope="module", params=["mcp-mesh", "embedded"])
+def mesh(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JobMesh]:
     missing = missing_tools()
     assert not missing, f"run scripts/install-mcp-mesh.sh first (missing: {', '.join(missing)})"
-    with run_mesh_registry(tmp_path_factory.mktemp("registry")) as registry, ExitStack() as stack:
-        env = {"MCP_MESH_REGISTRY_URL": registry.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-        mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": registry.url}
+    with registry_of(request.param, tmp_path_factory.mktemp("registry")) as url, ExitStack() as stack:
+        env = {"MCP_MESH_REGISTRY_URL": url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": url}
         ours, worker, consumer = enter_concurrently(
             stack,
             run_agent("tests.apps.jobs_app", env=env),
-            run_mesh_python_agent(AGENTS_DIR / "job_worker.py", registry, mesh_env),
-            run_mesh_python_agent(AGENTS_DIR / "job_consumer.py", registry, mesh_env),
+            run_mesh_python_agent(AGENTS_DIR / "job_worker.py", url, mesh_env),
+            run_mesh_python_agent(AGENTS_DIR / "job_consumer.py", url, mesh_env),
         )
         names = {"jobs-app", "mesh-job-worker", "mesh-job-consumer"}
-        wait_for(
-            lambda: names <= {a["name"] for a in registry_agents(registry) if a.get("status") == "healthy"}
-        )
-        yield JobMesh(registry, ours, worker, consumer)
+        wait_for(lambda: names <= {a["name"] for a in registry_agents(url) if a.get("status") == "healthy"})
+        yield JobMesh(url, ours, worker, consumer)
 
 
 def result_of(message: dict[str, Any]) -> Any:
@@ -106,7 +116,7 @@ def test_our_consumer_submits_to_an_mcp_mesh_task_tool(mesh: JobMesh) -> None:
 def test_an_mcp_mesh_consumer_submits_to_our_task_tool(mesh: JobMesh) -> None:
     answer = ok(mesh.consumer.endpoint, "mesh_plan", {"city": "Oslo"})
     assert answer["result"] == {"city": "Oslo", "as_job": True}
-    jobs = json.loads(_http_json("GET", f"{mesh.registry.url}/jobs?capability=plan")[2])["jobs"]
+    jobs = json.loads(_http_json("GET", f"{mesh.registry_url}/jobs?capability=plan")[2])["jobs"]
     row = next(j for j in jobs if j["submitted_payload"] == {"city": "Oslo"})
     assert row["status"] == "completed" and row["owner_instance_id"].startswith("jobs-app-")
     assert row["progress_message"] == "planning Oslo" and row["submitted_by"] == mesh.consumer.agent_id
@@ -118,7 +128,7 @@ def test_an_mcp_mesh_consumer_submits_to_our_task_tool(mesh: JobMesh) -> None:
 def test_mcp_mesh_cancels_a_job_our_agent_runs(mesh: JobMesh) -> None:
     status, _type, text = _http_json(
         "POST",
-        f"{mesh.registry.url}/jobs",
+        f"{mesh.registry_url}/jobs",
         {"capability": "hold", "submitted_payload": {"name": "never"}, "submitted_by": "test"},
     )
     assert status == 201, text
