@@ -208,3 +208,25 @@ def test_a_pushed_job_past_its_x_mesh_timeout_fails_in_the_registry(
         return row if row["status"] == "failed" else None
 
     assert wait_until(failed, 10)["error"] == "Tool 'hold' timed out after 0.3s"  # type: ignore[index]
+
+
+def test_the_heartbeat_check_hints_at_pending_jobs_as_mcp_mesh_does() -> None:
+    """HEAD /heartbeat/{id} carries X-Mesh-Pending-Jobs: unowned working jobs of the capabilities agents
+    of the same name serve (as the real registry 3.7.1 answered: see docs/decisions.md); absent when 0."""
+    from tests.test_registry import agent, tool
+
+    with TestClient(build_registry_app(RegistryStore(), sweep=False)) as client:
+        for payload in (
+            agent("slow-0001", 9011, tool("slow")),
+            agent("slow-0002", 9012, tool("other")),
+            agent("lonely-0003", 9013, tool("alone")),
+        ):
+            assert client.post("/heartbeat", json=payload).status_code == 200
+        assert "x-mesh-pending-jobs" not in client.head("/heartbeat/slow-0001").headers
+        for _ in range(2):
+            client.post("/jobs", json={"capability": "slow", "submitted_payload": {}, "submitted_by": "t"})
+        assert client.head("/heartbeat/slow-0001").headers["x-mesh-pending-jobs"] == "2"
+        assert client.head("/heartbeat/slow-0002").headers["x-mesh-pending-jobs"] == "2"  # same name
+        assert "x-mesh-pending-jobs" not in client.head("/heartbeat/lonely-0003").headers
+        client.post("/jobs/claim", json={"capability": "slow", "instance_id": "slow-0001"})
+        assert client.head("/heartbeat/slow-0001").headers["x-mesh-pending-jobs"] == "1"

@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..metrics.registry_metrics import registry_metrics_route
-from .jobs import JobBoard, job_routes
+from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
 from .push import TopologyPush
 from .store import RegistryStore
@@ -101,7 +101,10 @@ def build_registry_app(
 
     async def heartbeat_head(request: Request) -> Response:
         try:
-            return Response(status_code=store.head(request.path_params["agent_id"]))
+            return Response(
+                status_code=store.head(request.path_params["agent_id"]),
+                headers=pending_jobs_header(store, request.path_params["agent_id"]),  # registry/jobs.py
+            )
         except Exception:
             logger.exception("heartbeat check failed")
             return Response(status_code=503)

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import time
 import uuid
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -29,12 +30,13 @@ from starlette.routing import Route
 from .store import RegistryStore
 from .views import timestamp
 
-__all__ = ["JobBoard", "job_routes"]
+__all__ = ["JobBoard", "job_routes", "pending_jobs_header"]
 
 LEASE_SECONDS = 300
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 STATUSES = frozenset({"working", "input_required", *TERMINAL})
 MAX_JOBS = 10_000  # terminal jobs beyond this are dropped, oldest first
+_BOARDS: weakref.WeakKeyDictionary[RegistryStore, JobBoard] = weakref.WeakKeyDictionary()
 
 
 def _now() -> int:
@@ -58,7 +60,9 @@ class JobBoard:
             state = store.get(agent_id)
             return state.registration.endpoint if state is not None else None
 
-        return cls(endpoint)
+        board = cls(endpoint)
+        _BOARDS[store] = board
+        return board
 
     async def forward_cancel(self, endpoint: str, job_id: str, reason: str | None) -> bool:
         """Tell the owner's agent to stop the job (`POST {endpoint}/jobs/{id}/cancel`); False if it failed."""
@@ -175,6 +179,20 @@ class JobBoard:
         ]:
             del self.jobs[job_id]
             self.events.pop(job_id, None)
+
+
+def pending_jobs_header(store: RegistryStore, agent_id: str) -> dict[str, str]:
+    """`X-Mesh-Pending-Jobs` for `HEAD /heartbeat/{agent_id}`, as MCP Mesh's registry sends it: the unowned
+    working jobs of every capability that agents of the same name serve (capped at 100); none when 0."""
+    board, state = _BOARDS.get(store), store.get(agent_id)
+    if board is None or state is None or not board.jobs:
+        return {}
+    name = state.registration.name
+    capabilities = {
+        t.capability for s in store.agents() if s.registration.name == name for t in s.registration.tools
+    }
+    pending = board.pending(capabilities)
+    return {"X-Mesh-Pending-Jobs": str(pending)} if pending else {}
 
 
 def _error(status: int, message: str) -> JSONResponse:
