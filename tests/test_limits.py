@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,7 +21,11 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[AgentProcess]:
-    env = {"MESH_SERVER__MAX_BODY_BYTES": str(LIMIT), "MESH_SERVER__BODY_TIMEOUT": "1"}
+    env = {
+        "MESH_SERVER__MAX_BODY_BYTES": str(LIMIT),
+        "MESH_SERVER__BODY_TIMEOUT": "1",
+        "MESH_SERVER__HEADER_TIMEOUT": "1",
+    }
     with run_agent("starter_app", env=env) as running:
         yield running
 
@@ -74,6 +79,26 @@ def test_a_slow_body_is_answered_408(agent: AgentProcess) -> None:
     assert answer.startswith(b"HTTP/1.1 408")
     assert b"server.body_timeout" in answer
     assert _list_tools(agent) == 200
+
+
+def test_slow_headers_are_answered_408(agent: AgentProcess) -> None:
+    """A slow-loris sender: the request line and one header, then nothing."""
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=15) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 408")
+    assert b"server.header_timeout" in answer
+    assert _list_tools(agent) == 200
+
+
+def test_a_keep_alive_connection_idle_between_requests_is_not_cut_by_the_header_timeout(
+    agent: AgentProcess,
+) -> None:
+    with httpx2.Client(timeout=10, trust_env=False) as http:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        assert http.post(agent.mcp_url, json=body, headers=HEADERS).status_code == 200
+        time.sleep(1.5)  # idle longer than the header timeout, on the same pooled connection
+        assert http.post(agent.mcp_url, json=body, headers=HEADERS).status_code == 200
 
 
 def test_huge_headers_are_refused_and_the_agent_keeps_serving(agent: AgentProcess) -> None:

@@ -89,6 +89,9 @@ class ServerSettings(BaseModel):
     body_timeout: Annotated[float, Field(gt=0)] = Field(
         30.0, description="Seconds a client may take to send a request body (slower: HTTP 408)"
     )
+    header_timeout: Annotated[float, Field(gt=0)] = Field(
+        30.0, description="Seconds a client may take to send a request's headers (slower: HTTP 408)"
+    )
     max_concurrency: Annotated[int, Field(gt=0)] | None = Field(
         1000, description="Connections and requests served at once (more: HTTP 503); none: unbounded"
     )
