@@ -152,3 +152,17 @@ def test_parallel_requests_over_the_concurrency_limit_are_refused_not_queued_for
         assert set(statuses) <= {200, 503}, statuses
         assert 200 in statuses and 503 in statuses, statuses
         assert _list_tools(running) == 200
+
+
+async def test_the_registry_answers_slow_headers_408_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    import mesh_framework.registry.server as registry_server
+
+    monkeypatch.setattr(registry_server, "HEADER_TIMEOUT", 0.5)
+    async with registry_server.RegistryServer("127.0.0.1", 0) as registry:
+        reader, writer = await asyncio.open_connection("127.0.0.1", registry.port)
+        writer.write(b"POST /heartbeat HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        answer = await asyncio.wait_for(reader.read(65536), 10)
+        writer.close()
+    assert answer.startswith(b"HTTP/1.1 408")
