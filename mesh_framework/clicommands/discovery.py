@@ -46,9 +46,10 @@ def _as_click(value: object) -> Any:
     if isinstance(value, click.Command):
         return value
     if type(value).__name__ == "Typer" and "typer" in sys.modules:
-        import typer.main  # type: ignore[import-not-found]
+        import typer
+        import typer.main
 
-        return typer.main.get_command(value)
+        return typer.main.get_command(value) if isinstance(value, typer.Typer) else None
     return None
 
 

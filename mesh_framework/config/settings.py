@@ -265,7 +265,9 @@ class ToolSettings(BaseModel):
 class JobRetentionSettings(BaseModel):
     model_config = _Section
 
-    max_count: Annotated[int, Field(ge=0)] = Field(100, description="Finished local jobs kept (oldest dropped)")
+    max_count: Annotated[int, Field(ge=0)] = Field(
+        100, description="Finished local jobs kept (oldest dropped)"
+    )
     max_age: Annotated[float, Field(gt=0)] = Field(3600.0, description="Seconds a finished local job is kept")
 
 
@@ -280,8 +282,12 @@ class JobSettings(BaseModel):
     tools: dict[str, Annotated[int, Field(gt=0)]] = Field(
         default_factory=dict, description="Per-tool limits of running jobs, by tool name"
     )
-    queue: bool = Field(False, description="Queue a background call over the limit (false: reject it at once)")
-    max_queued: Annotated[int, Field(ge=0)] = Field(100, description="Queued jobs kept before calls are rejected")
+    queue: bool = Field(
+        False, description="Queue a background call over the limit (false: reject it at once)"
+    )
+    max_queued: Annotated[int, Field(ge=0)] = Field(
+        100, description="Queued jobs kept before calls are rejected"
+    )
     timeout: Annotated[float, Field(gt=0)] | None = Field(
         None, description="Seconds a job may run (none: unbounded; a tool's timeout= applies to it too)"
     )
@@ -289,7 +295,7 @@ class JobSettings(BaseModel):
     serve_tools: bool | None = Field(
         None,
         description="Serve __mesh_job_status/_result/_cancel and get_server_status (none: when the agent "
-        "has a background or task tool; true: always, as mcp-mesh agents do)",
+        "joins a mesh, as mcp-mesh agents do, or has a background or task tool)",
     )
     claim: bool = Field(True, description="Claim registry jobs for this agent's background and task tools")
     claim_interval: Annotated[float, Field(gt=0)] = Field(

@@ -44,7 +44,8 @@ class JobService:
         self.runner = JobRunner(settings.jobs)
         self.runner.install(tools)
         serve = settings.jobs.serve_tools
-        if serve or (serve is None and self.job_tools):
+        # As mcp-mesh: every agent of a mesh answers for the mesh's jobs (they live in the registry).
+        if serve or (serve is None and (self.job_tools or settings.registry.enabled)):
             JobTools(self).install(tools)
         self.client: RegistryJobClient | None = None
         self.factory = factory  # the proxy factory: its HTTP client, and `submit` for its proxies
