@@ -4,8 +4,9 @@
 
 A registry, a consumer (tools.timeout 2 s, heartbeat 1 s) and providers A and B (real processes on
 loopback); a pacer calls the consumer's `relay` at `--rate` per second throughout. Faults, in order:
-provider B SIGKILLed, a partition (via a TCP proxy) between the consumer and a provider for 5 s, the
-registry SIGKILLed and restarted empty (data loss). For each: failed calls, seconds from the fault to the
+the registry down while the agents start (it comes up later), provider B SIGKILLed, a partition (via a
+TCP proxy) between the consumer and a provider for 5 s, the registry SIGKILLed and restarted empty (data
+loss). For each: failed calls, seconds from the fault to the
 first failed call and from the repair (or the fault, when nothing fails) to steady success, and the
 WARNING lines the consumer logged meanwhile. Results go to docs/production.md (## Faults).
 """
@@ -76,7 +77,6 @@ def main() -> int:
     url = f"http://127.0.0.1:{port}"
     env = {"MCP_MESH_REGISTRY_URL": url, "MCP_MESH_HEALTH_INTERVAL": "1"}
     with contextlib.ExitStack() as stack:
-        registry = stack.enter_context(run_registry(port, "--timeout", "60", timeout=60))
         consumer = stack.enter_context(
             run_agent(
                 "tests.apps.fault_app",
@@ -99,6 +99,26 @@ def main() -> int:
         pacer = Pacer(consumer.mcp_url, args.rate)
         pacer.start()
         try:
+            # registry down at start: the agents run, the registry comes later
+            time.sleep(SETTLE)
+            log_mark = len(consumer.output)
+            registry = stack.enter_context(run_registry(port, "--timeout", "60", timeout=60))
+            up = time.monotonic()
+            deadline = up + 60
+            while time.monotonic() < deadline and not any(ok for t, ok, _ in pacer.window(up)):
+                time.sleep(0.05)
+            first_ok = min((t for t, ok, _ in pacer.window(up) if ok), default=None)
+            before = pacer.window(0)
+            result = {
+                "fault": "registry down at start, then started",
+                "calls": len(before),
+                "failed": sum(1 for s in before if not s[1]),
+                "first_failure_after_s": None,
+                "recovered_after_repair_s": round(first_ok - up, 2) if first_ok else None,
+                "warnings": [line.strip() for line in consumer.output[log_mark:] if "WARNING" in line][:6],
+            }
+            print(json.dumps(result), flush=True)
+            results.append(result)
             results.append(
                 measure(
                     pacer,

@@ -237,17 +237,34 @@ def test_a_wall_clock_jump_expires_nobody() -> None:
         store.close()
 
 
-def test_registry_restart_with_data_loss_agents_register_again(mesh: Mesh) -> None:
+def test_registry_restart_with_data_loss_agents_register_again_and_no_call_fails(mesh: Mesh) -> None:
+    """The consumer keeps calling while the registry dies and comes back empty; when it registers again
+    before the provider has, it keeps its topology one interval more instead of dropping the provider."""
     assert mesh.registry is not None and mesh.consumer is not None
-    stop(mesh.registry.process, sig=signal.SIGKILL)
-    # a new registry without a database on the same port: everything it knew is lost; it runs until the
-    # module ends (the next test needs it)
-    fresh = mesh.stack.enter_context(run_registry(mesh.registry_port, "--timeout", "60", timeout=START))
-    mesh.registry = fresh
-    wait_until(lambda: {"consumer", "provider-a"} <= {a.get("name") for a in _agents(fresh)}, timeout=15)
-    assert (
-        wait_until(lambda: ok_text(call(mesh.consumer, "relay", {"text": "again"})), timeout=10) == "a:again"
-    )
+    results: list[str | None] = []
+    calling = threading.Event()
+    calling.set()
+
+    def keep_calling() -> None:
+        while calling.is_set():
+            results.append(ok_text(call(mesh.consumer, "relay", {"text": "during"})))
+
+    caller = threading.Thread(target=keep_calling)
+    caller.start()
+    try:
+        stop(mesh.registry.process, sig=signal.SIGKILL)
+        # a new registry without a database on the same port: everything it knew is lost; it runs until
+        # the module ends (the next test needs it)
+        fresh = mesh.stack.enter_context(run_registry(mesh.registry_port, "--timeout", "60", timeout=START))
+        mesh.registry = fresh
+        wait_until(lambda: {"consumer", "provider-a"} <= {a.get("name") for a in _agents(fresh)}, timeout=15)
+        settled = len(results)
+        wait_until(lambda: len(results) > settled + 10, timeout=15)  # calls after both registered again
+    finally:
+        calling.clear()
+        caller.join(timeout=30)
+    assert results and all(r == "a:during" for r in results), [r for r in results if r != "a:during"][:3]
+    assert "registered again" in mesh.consumer.text()
 
 
 def _agents(registry: AgentProcess) -> list[dict[str, Any]]:

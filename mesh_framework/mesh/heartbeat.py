@@ -126,6 +126,7 @@ class Heartbeat:
         self.registered = asyncio.Event()
         self._wake = asyncio.Event()
         self._needs_post = True
+        self._rejoined = False  # the registry forgot this agent (410) or was away: see _run
         self._last_wake = 0.0
         self._task: asyncio.Task[None] | None = None
         self._down = payload.get("status") == "unhealthy"
@@ -196,15 +197,22 @@ class Heartbeat:
                             "registry %s is back: agent %s registered again", self.client.shown, self.agent_id
                         )
                     failures = 0
+                    rejoined, self._rejoined = self._rejoined and self.registered.is_set(), False
                     self.registered.set()
                     if self._down:
                         await self._timed("unregister", self.client.unregister(self.agent_id))
                         logger.warning("agent %s is DOWN: withdrawn from the registry", self.agent_id)
-                    self.on_answer(answer)
+                    if rejoined:
+                        # A registry that lost its data answers before the other agents have registered
+                        # again: keep the topology we hold one interval more, then ask again.
+                        self._needs_post = True
+                    else:
+                        self.on_answer(answer)
                 elif not self._down:
                     status = await self._timed("check", self.client.check(self.agent_id))
                     if status in (202, 410):
                         self._needs_post = True
+                        self._rejoined = self._rejoined or status == 410
                         continue
                     if status != 200:
                         raise RegistryError(f"registry answered HEAD /heartbeat with HTTP {status}")
@@ -212,6 +220,7 @@ class Heartbeat:
             except RegistryError as exc:
                 failures += 1
                 self._needs_post = True
+                self._rejoined = True
                 delay = min(self.interval, 0.25 * 2 ** min(failures - 1, 8))
                 if failures == 1 or failures % 20 == 0:
                     logger.warning(
