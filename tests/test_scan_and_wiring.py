@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mesh_framework import McpMeshToolProxyFactory, MeshApplication, WiringError
+from mesh_framework.jobs.tools import JOB_TOOLS
 from mesh_framework.testing import mesh_client
 from tests.apps.wiring_ok.parts import CustomProxyFactory, EnglishGreeter, FrenchGreeter, MemoryStore, Shop
 
@@ -40,7 +41,8 @@ def test_constructor_wiring_by_type() -> None:
     assert shop.settings is app.settings  # framework bean
     assert shop.retries == 3  # default kept
     assert shop.tools is app.container.tools()  # the registry, filled by the build
-    assert len(shop.tools) == 2
+    # its own two tools, beside the job tools every agent of a mesh serves
+    assert sorted(w.name for w in shop.tools if w.name not in JOB_TOOLS) == ["price", "welcome"]
     assert shop is app.container.shop()  # singleton
 
 
