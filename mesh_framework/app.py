@@ -13,6 +13,7 @@ Usage::
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
@@ -109,6 +110,8 @@ class MeshApplication:
             await self._lifecycle.release()
             raise
         self._server = uvicorn_server(app, self.settings)
+        # What start-up built lives as long as the agent: keep it out of every later garbage collection.
+        gc.freeze()
         await serve_until_stopped(self._server, sock, self.stop)
 
     def run(self) -> None:
