@@ -171,3 +171,20 @@ async def test_the_page_stream_says_when_anything_changed() -> None:
         state = (await http.get("/ui/state")).json()
         assert [a["name"] for a in state["agents"]] == ["adder"]
         assert state["agents"][0]["capabilities"][0]["name"] == "add"
+
+
+async def test_a_provider_reporting_itself_down_is_pushed_away_and_back() -> None:
+    async with registry() as server, httpx2.AsyncClient(base_url=server.url) as http:
+        (await http.post("/heartbeat", json=consumer())).raise_for_status()
+        (await http.post("/heartbeat", json=provider("adder-00000001", 9001))).raise_for_status()
+        async with http.stream("GET", "/topology/stream", params={"agent_id": "calc-00000001"}) as response:
+            stream = events(response)
+            _kind, answer = await next_event(stream)
+            assert answer["dependencies_resolved"]["calc"][0]["agent_id"] == "adder-00000001"
+            down = {**provider("adder-00000001", 9001), "status": "unhealthy"}  # its health said DOWN
+            (await http.post("/heartbeat", json=down)).raise_for_status()
+            _kind, answer = await next_event(stream)
+            assert answer["dependencies_resolved"]["calc"][0]["status"] == "unresolved"
+            (await http.post("/heartbeat", json=provider("adder-00000001", 9001))).raise_for_status()
+            _kind, answer = await next_event(stream)
+            assert answer["dependencies_resolved"]["calc"][0]["agent_id"] == "adder-00000001"
