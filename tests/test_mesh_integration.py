@@ -151,7 +151,8 @@ def test_local_multi_agent_run_stops_cleanly() -> None:
         timeout=30,
         env={"MESH_REGISTRY__EMBEDDED_PORT": "0", **FAST},
     ) as launcher:
-        wait_until(lambda: sum("joining the mesh" in line for line in launcher.output) == 2, timeout=15)
+        # both registered (and the calculator's `add` resolved), so both have something to unregister
+        wait_until(lambda: "every agent is ready; Ctrl-C stops them" in launcher.text(), timeout=30)
         assert any(line.startswith("[starter_app.calculator]") for line in launcher.output)
         assert stop(launcher.process, sig=signal.SIGINT) == 0
     assert sum("unregistered" in line or "DELETE" in line for line in launcher.output) >= 2
