@@ -6,7 +6,7 @@ cd "$root"
 "$root/scripts/bootstrap.sh"
 "$root/scripts/install-node-tools.sh"
 "$root/scripts/install-mcp-mesh.sh"
-"$root/scripts/install-browser.sh"  # Chromium for tests/test_mesh_page.py
+"$root/scripts/install-system-packages.sh"  # Chromium (mesh page test), zsh (completion test)
 echo "== ruff"
 .venv/bin/ruff check mesh_framework starter_app tests benchmarks
 .venv/bin/ruff format --check --quiet mesh_framework starter_app tests benchmarks

@@ -81,8 +81,8 @@ def test_bash_completes_file_names_for_path_options(tmp_path: Path) -> None:
     assert bash_complete(tmp_path, ["mesh", "registry", "--port", ""]) == []  # a number: no words
 
 
-@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
 def test_zsh_completes_like_bash(tmp_path: Path) -> None:
+    assert shutil.which("zsh"), "zsh is missing: run scripts/install-system-packages.sh"
     (tmp_path / "_mesh").write_text(script("zsh", build_parser()))
     stubs = 'compadd() { [[ "$1" == -- ]] && shift; print -l -- "$@"; }; _files() { print __files__; }; '
     stubs += "compdef() { :; }; "

@@ -2,7 +2,7 @@
 
 The registry is a real `mesh registry` process; agents join it with real heartbeats. The page must
 change without a reload when an agent registers or leaves. A screenshot is kept in
-build/test-artifacts/ (git-ignored). `scripts/install-browser.sh` installs Chromium.
+build/test-artifacts/ (git-ignored). `scripts/install-system-packages.sh` installs Chromium.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ ADDER = agent(
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-browser.sh (or set CHROMIUM)")
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-system-packages.sh (or set CHROMIUM)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
