@@ -42,7 +42,7 @@ __all__ = [
     "TracingSettings",
 ]
 
-_Section = ConfigDict(extra="forbid", validate_default=True)
+_Section = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
 
 
 class AgentSettings(BaseModel):

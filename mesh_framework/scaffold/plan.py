@@ -3,7 +3,6 @@ templates read."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +88,8 @@ def context(
 
 def framework_checkout() -> Path | None:
     """The source checkout this mesh_framework runs from (an editable install), if it is one."""
+    import tomllib  # only `mesh new` reads it
+
     root = Path(__file__).resolve().parents[2]
     try:
         with (root / "pyproject.toml").open("rb") as file:

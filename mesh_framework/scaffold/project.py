@@ -9,7 +9,6 @@ from pathlib import Path
 from .errors import ExistingFilesError, ScaffoldError
 from .names import agent_names, project_names
 from .plan import context, plan
-from .render import render
 
 __all__ = ["create_project"]
 
@@ -36,6 +35,8 @@ def create_project(
         >>> create_project("shop", agents=["billing"], llm=True)  # doctest: +SKIP
         PosixPath('/home/me/shop')
     """
+    from .render import render  # Jinja2: loaded by `mesh new`, not by every `mesh` command
+
     if isinstance(agents, str):
         raise TypeError("agents is a list of names, e.g. agents=['billing'], not a string")
     project = project_names(name)
