@@ -9,9 +9,10 @@ that is not drained: the 413 is sent and the connection closed. A client that se
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from ..deadline import Expired, within
 
 __all__ = ["DRAIN_FACTOR", "BodyRefused", "read_body"]
 
@@ -34,8 +35,8 @@ class BodyRefused(Exception):
 async def read_body(receive: Receive, *, max_bytes: int, timeout: float, declared: int = -1) -> bytes:
     """The whole body; raises BodyRefused (413 over `max_bytes`, 408 when slower than `timeout`)."""
     try:
-        return await asyncio.wait_for(_read(receive, max_bytes, declared), timeout)
-    except TimeoutError:
+        return await within(timeout, _read(receive, max_bytes, declared))
+    except Expired:
         raise BodyRefused(
             408,
             f"Request body not received within {timeout:g} s (server.body_timeout); send it faster",

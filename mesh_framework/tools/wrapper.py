@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from ..content import CONTENT_TYPES, ToolResult
+from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import REQUEST_CAPABILITIES, InputRequired
@@ -30,33 +31,6 @@ JobHook = Callable[["MeshToolWrapper", dict[str, Any], ToolContext | None], Awai
 # Keys MCP Mesh's proxies put inside a tool call's arguments (propagated headers, trace context); its
 # servers strip them before validating, and so do we. They are kept on the call's ToolContext entries.
 MESH_ARGUMENT_KEYS = frozenset({"_mesh_headers", "_trace_id", "_parent_span"})
-
-
-class _Expired(Exception):
-    """The tool ran past its timeout (distinct from a TimeoutError the tool itself raises)."""
-
-
-async def _within(seconds: float, running: Awaitable[Any]) -> Any:
-    """Await `running`, cancelling it after `seconds`; a timer handle is all it costs on the hot path
-    (`asyncio.timeout` costs several times more per call)."""
-    task = asyncio.current_task()
-    assert task is not None
-    expired = False
-
-    def expire() -> None:
-        nonlocal expired
-        expired = True
-        task.cancel()
-
-    handle = asyncio.get_running_loop().call_later(seconds, expire)
-    try:
-        return await running
-    except asyncio.CancelledError:
-        if expired and task.uncancel() == 0:
-            raise _Expired from None
-        raise
-    finally:
-        handle.cancel()
 
 
 def error_result(message: str) -> dict[str, Any]:
@@ -194,8 +168,8 @@ class MeshToolWrapper:
                 running = self._call_target(**kwargs)
             else:
                 running = asyncio.to_thread(functools.partial(self._call_target, **kwargs))
-            value = await (running if self.timeout is None else _within(self.timeout, running))
-        except _Expired:
+            value = await (running if self.timeout is None else within(self.timeout, running))
+        except Expired:
             logger.warning("tool '%s' timed out after %ss", self.name, self.timeout)
             return error_result(f"Tool '{self.name}' timed out after {self.timeout}s")
         except ToolExecutionError as exc:
