@@ -58,7 +58,11 @@ async def test_a_background_call_creates_a_task_and_tasks_get_inlines_the_result
     assert created["resultType"] == "task" and created["status"] == "working"
     assert {"taskId", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"} <= created.keys()
     assert not {"result", "error", "task", "ttl", "requestState"} & created.keys()
-    working = (await send(client, "tasks/get", {"taskId": created["taskId"]}))["result"]
+    for _ in range(2000):  # the body reports its message once it runs
+        working = (await send(client, "tasks/get", {"taskId": created["taskId"]}))["result"]
+        if "statusMessage" in working:
+            break
+        await asyncio.sleep(0.005)
     assert working["status"] == "working" and "result" not in working
     assert working["statusMessage"] == "waiting for t"
     jobs_tools.gate("t").set()
