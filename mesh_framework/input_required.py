@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["InputRequired", "elicit", "list_roots", "sample"]
+__all__ = ["InputNotPossible", "InputRequired", "elicit", "input_required_result", "list_roots", "sample"]
 
 # The client capability each kind of input request needs.
 REQUEST_CAPABILITIES = {
@@ -79,3 +79,31 @@ def sample(
 def list_roots() -> dict[str, Any]:
     """Ask the client for its roots (the folders or URIs it exposes)."""
     return {"method": "roots/list", "params": {}}
+
+
+class InputNotPossible(Exception):
+    """A call asked the client for input the client cannot give: its protocol or capabilities lack it."""
+
+
+def input_required_result(what: str, value: InputRequired, context: Any) -> dict[str, Any]:
+    """The `InputRequiredResult` answering `value` for `what` (e.g. "Tool 'book'") on the call of
+    `context` (a ToolContext); raises InputNotPossible saying why when the client cannot answer."""
+    if context is None or not context.modern:
+        raise InputNotPossible(
+            f"{what} needs input from the client (elicitation, sampling or roots), which needs "
+            "protocol 2026-07-28; this client speaks an older one"
+        )
+    needed = {REQUEST_CAPABILITIES[str(r["method"])] for r in value.requests.values()}
+    missing = sorted(needed - set(context.client_capabilities))
+    if missing:
+        raise InputNotPossible(
+            f"{what} asked the client for input it did not declare it can give "
+            f"(missing capabilities: {', '.join(missing)})"
+        )
+    result: dict[str, Any] = {
+        "resultType": "input_required",
+        "inputRequests": {key: dict(r) for key, r in value.requests.items()},
+    }
+    if value.state is not None:
+        result["requestState"] = context.encode_state(value.state)
+    return result

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..completion import call_completer, complete_from
-from ..input_required import REQUEST_CAPABILITIES, InputRequired
+from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments
 from .markdown import MarkdownPrompt
@@ -140,22 +140,7 @@ class PromptCatalog:
 
 def _input_required(name: str, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:
     """The `InputRequiredResult` of a prompt that asks the client first (2026-07-28 only)."""
-    if context is None or not context.modern:
-        raise PromptError(
-            f"Prompt '{name}' needs input from the client (elicitation, sampling or roots), which needs "
-            "protocol 2026-07-28; this client speaks an older one"
-        )
-    needed = {REQUEST_CAPABILITIES[str(r["method"])] for r in value.requests.values()}
-    missing = sorted(needed - set(context.client_capabilities))
-    if missing:
-        raise PromptError(
-            f"Prompt '{name}' asked the client for input it did not declare it can give "
-            f"(missing capabilities: {', '.join(missing)})"
-        )
-    result: dict[str, Any] = {
-        "resultType": "input_required",
-        "inputRequests": {key: dict(r) for key, r in value.requests.items()},
-    }
-    if value.state is not None:
-        result["requestState"] = context.encode_state(value.state)
-    return result
+    try:
+        return input_required_result(f"Prompt '{name}'", value, context)
+    except InputNotPossible as exc:
+        raise PromptError(str(exc)) from None

@@ -15,7 +15,7 @@ from ..content import CONTENT_TYPES, ToolResult
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, MeshLlmAgent
-from ..input_required import REQUEST_CAPABILITIES, InputRequired
+from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .signature import ToolSignature
@@ -208,25 +208,10 @@ class MeshToolWrapper:
         )
 
     def _input_required(self, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:
-        if context is None or not context.modern:
-            return error_result(
-                f"Tool '{self.name}' needs input from the client (elicitation, sampling or roots), "
-                "which needs protocol 2026-07-28; this client speaks an older one"
-            )
-        needed = {REQUEST_CAPABILITIES[str(r["method"])] for r in value.requests.values()}
-        missing = sorted(needed - set(context.client_capabilities))
-        if missing:
-            return error_result(
-                f"Tool '{self.name}' asked the client for input it did not declare it can give "
-                f"(missing capabilities: {', '.join(missing)})"
-            )
-        result: dict[str, Any] = {
-            "resultType": "input_required",
-            "inputRequests": {key: dict(r) for key, r in value.requests.items()},
-        }
-        if value.state is not None:
-            result["requestState"] = context.encode_state(value.state)
-        return result
+        try:
+            return input_required_result(f"Tool '{self.name}'", value, context)
+        except InputNotPossible as exc:
+            return error_result(str(exc))
 
     def _to_result(self, value: Any) -> dict[str, Any]:
         if isinstance(value, ToolResult):
