@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+logger = logging.getLogger("mesh_framework.completion")
+
 __all__ = [
+    "complete_argument",
     "COMPLETER_ATTR",
     "CompleterSpec",
     "MAX_COMPLETIONS",
@@ -117,3 +121,32 @@ def _answer(values: Sequence[str]) -> dict[str, Any]:
     completion: dict[str, Any] = {"values": list(values[:MAX_COMPLETIONS]), "total": len(values)}
     completion["hasMore"] = len(values) > MAX_COMPLETIONS
     return completion
+
+
+async def complete_argument(
+    owner: str,
+    noun: str,
+    *,
+    arguments: Sequence[Any],
+    completers: Mapping[str, Callable[[], Any]] | None,
+    argument: str,
+    value: str,
+    context: Mapping[str, str],
+    error: Callable[..., Exception],
+) -> dict[str, Any]:
+    """Complete `argument` of `owner` (e.g. "prompt 'review'"; its `arguments` have `name` and `choices`):
+    its completer when it has one, else its declared choices. Problems raise `error(message, internal=)`."""
+    declared = next((a for a in arguments if a.name == argument), None)
+    if declared is None:
+        names = ", ".join(a.name for a in arguments) or "none"
+        raise error(f"{owner} has no {noun} '{argument}' (it has: {names})")
+    completer = (completers or {}).get(argument)
+    if completer is None:
+        return complete_from(declared.choices, value)
+    try:
+        return await call_completer(completer(), value, context)
+    except Exception as exc:
+        logger.exception("completer of %s %s '%s' failed", owner, noun, argument)
+        raise error(
+            f"Completer of {owner} {noun} '{argument}' failed: {type(exc).__name__}: {exc}", internal=True
+        ) from None

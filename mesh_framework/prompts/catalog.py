@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..completion import call_completer, complete_from
+from ..completion import complete_argument
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments
@@ -120,22 +120,16 @@ class PromptCatalog:
         self, name: Any, argument: str, value: str, context: Mapping[str, str]
     ) -> dict[str, Any]:
         prompt = self._find(name)
-        declared = next((a for a in prompt.arguments if a.name == argument), None)
-        if declared is None:
-            names = ", ".join(a.name for a in prompt.arguments) or "none"
-            raise PromptError(f"prompt '{prompt.name}' has no argument '{argument}' (it has: {names})")
-        completer = (prompt.completers or {}).get(argument)
-        if completer is not None:
-            try:
-                return await call_completer(completer(), value, context)
-            except Exception as exc:
-                logger.exception("completer of prompt '%s' argument '%s' failed", prompt.name, argument)
-                raise PromptError(
-                    f"Completer of prompt '{prompt.name}' argument '{argument}' failed: "
-                    f"{type(exc).__name__}: {exc}",
-                    internal=True,
-                ) from None
-        return complete_from(declared.choices, value)
+        return await complete_argument(
+            f"prompt '{prompt.name}'",
+            "argument",
+            arguments=prompt.arguments,
+            completers=prompt.completers,
+            argument=argument,
+            value=value,
+            context=context,
+            error=PromptError,
+        )
 
 
 def _input_required(name: str, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..completion import call_completer, complete_from
+from ..completion import complete_argument
 from ..prompts.arguments import Argument, ArgumentError
 from .contents import to_contents
 from .files import StaticFile
@@ -150,21 +150,13 @@ class ResourceCatalog:
         if template is None:
             known = ", ".join(self._templates) or "none"
             raise ResourceError(f"Unknown resource template '{template_uri}'. Templates: {known}")
-        declared = next((a for a in template.arguments if a.name == argument), None)
-        if declared is None:
-            names = ", ".join(a.name for a in template.arguments) or "none"
-            raise ResourceError(
-                f"resource template '{template.uri}' has no variable '{argument}' (it has: {names})"
-            )
-        completer = (template.completers or {}).get(argument)
-        if completer is not None:
-            try:
-                return await call_completer(completer(), value, context)
-            except Exception as exc:
-                logger.exception("completer of '%s' argument '%s' failed", template.uri, argument)
-                raise ResourceError(
-                    f"Completer of resource template '{template.uri}' variable '{argument}' failed: "
-                    f"{type(exc).__name__}: {exc}",
-                    internal=True,
-                ) from None
-        return complete_from(declared.choices, value)
+        return await complete_argument(
+            f"resource template '{template.uri}'",
+            "variable",
+            arguments=template.arguments,
+            completers=template.completers,
+            argument=argument,
+            value=value,
+            context=context,
+            error=ResourceError,
+        )
