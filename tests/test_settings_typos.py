@@ -51,3 +51,14 @@ def test_mesh_config_shows_the_warnings(tmp_path: Path) -> None:
     result = run_cli(["config", "starter_app", "--config", str(config(tmp_path, TYPOS))])
     assert result.returncode == 0
     assert "did you mean 'greeting'?" in result.stderr and "did you mean 'max_name_length'?" in result.stderr
+
+
+def test_another_agent_s_section_is_not_a_typo(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # the calculator shares the starter's application.yaml, whose `greeting:` only the starter reads
+    shared = "greeting:\n  template: 'Hi {name}'\n"
+    with caplog.at_level(logging.WARNING, logger="mesh_framework"):
+        MeshApplication.load("starter_app.calculator", config=config(tmp_path, shared), environ={})
+    assert not [r.getMessage() for r in caplog.records if "greeting" in r.getMessage()]
+    strict = shared + "config:\n  strict: true\n"
+    with pytest.raises(WiringError, match=r"greeting \(from .*application\.yaml:2\): no settings section"):
+        MeshApplication.load("starter_app.calculator", config=config(tmp_path, strict), environ={})

@@ -53,7 +53,11 @@ def assemble_container(
         scan.modules, {bean.type: bean.name for bean in catalog.components}
     )
     problems += command_problems + status_problems
-    unread = unknown_settings(loaded, {spec.prefix: spec.model for spec in scan.config_properties})
+    unread = unknown_settings(
+        loaded,
+        {spec.prefix: spec.model for spec in scan.config_properties},
+        strict=loaded.settings.config.strict,
+    )
     if loaded.settings.config.strict:
         problems += [f"{p} (config.strict is on)" for p in unread]
     for problem in [] if loaded.settings.config.strict else unread:
