@@ -7,7 +7,8 @@
 #   .tools/conformance-alpha  @modelcontextprotocol/conformance@0.2.0-alpha.12 (2026-07-28 scenarios)
 #   .tools/autocannon         autocannon@8 (HTTP load generator)
 #   .tools/mcp-servers        @modelcontextprotocol/server-everything and server-filesystem (MCP servers
-#                             people run: stdio, SSE and streamable HTTP; used by the tool-callback tests)
+#                             people run: stdio, SSE and streamable HTTP; used by the tool-callback tests),
+#                             and the TypeScript SDK they are built on, pinned (a real 2025-11-25 client)
 #
 # Idempotent and fast: each folder gets a stamp file recording the package spec that was
 # installed; when the stamp matches and the expected entry point exists, npm is not run.
@@ -30,6 +31,7 @@ CONFORMANCE_ALPHA_SPEC="@modelcontextprotocol/conformance@0.2.0-alpha.12"
 AUTOCANNON_SPEC="autocannon@8"
 EVERYTHING_SPEC="@modelcontextprotocol/server-everything@2026.8.31"
 FILESYSTEM_SPEC="@modelcontextprotocol/server-filesystem@2026.8.31"
+TS_SDK_SPEC="@modelcontextprotocol/sdk@1.32.2"
 
 # Read "version" from a package.json without needing any node.
 pkg_version() {  # <package.json path>
@@ -89,14 +91,15 @@ printf '%-18s %s (%s) %s\n' autocannon "${ac_version}" "${ac_state}" "${TOOLS_DI
 
 # --- MCP servers people run ------------------------------------------------------------------------
 SERVERS_DIR="${TOOLS_DIR}/mcp-servers"
-SERVERS_STAMP="${EVERYTHING_SPEC} ${FILESYSTEM_SPEC}"
+SERVERS_STAMP="${EVERYTHING_SPEC} ${FILESYSTEM_SPEC} ${TS_SDK_SPEC}"
 EVERYTHING_ENTRY="node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 FILESYSTEM_ENTRY="node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-if stamp_ok "${SERVERS_DIR}" "${SERVERS_STAMP}" "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}"; then
+TS_SDK_ENTRY="node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js"
+if stamp_ok "${SERVERS_DIR}" "${SERVERS_STAMP}" "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}" "${TS_SDK_ENTRY}"; then
     servers_state="cached"
 else
-    npm_install "${SERVERS_DIR}" "${EVERYTHING_SPEC}" "${FILESYSTEM_SPEC}"
-    for entry in "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}"; do
+    npm_install "${SERVERS_DIR}" "${EVERYTHING_SPEC}" "${FILESYSTEM_SPEC}" "${TS_SDK_SPEC}"
+    for entry in "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}" "${TS_SDK_ENTRY}"; do
         [[ -e "${SERVERS_DIR}/${entry}" ]] || die "MCP servers installed but ${SERVERS_DIR}/${entry} is missing"
     done
     printf '%s\n' "${SERVERS_STAMP}" >"${SERVERS_DIR}/${STAMP_NAME}"

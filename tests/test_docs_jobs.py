@@ -11,7 +11,7 @@ DOC = ROOT / "docs" / "jobs.md"
 
 def test_jobs_page_examples_run() -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     namespace: dict[str, object] = {"__name__": "docs_jobs"}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)

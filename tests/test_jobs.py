@@ -54,7 +54,9 @@ async def test_job_tools_are_listed_and_the_job_parameter_is_hidden(client: Mesh
     for name in ("__mesh_job_status", "__mesh_job_result", "__mesh_job_cancel", "get_server_status"):
         assert name in tools
     assert set(tools["hold"]["inputSchema"]["properties"]) == {"name"}
-    assert tools["hold"]["outputSchema"]["required"] == ["job_id", "status"]
+    handle_schema, body_schema = tools["hold"]["outputSchema"]["anyOf"]  # a plain call, an MCP task
+    assert handle_schema["required"] == ["job_id", "status"]
+    assert body_schema["additionalProperties"] == {"type": "string"}
     assert set(tools["plan"]["inputSchema"]["properties"]) == {"city"}
     assert tools["__mesh_job_cancel"]["inputSchema"]["required"] == ["job_id"]
 

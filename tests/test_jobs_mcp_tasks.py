@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,10 +26,17 @@ async def client() -> AsyncIterator[MeshTestClient]:
 
 
 async def send(
-    client: MeshTestClient, method: str, params: dict[str, Any], *, declare: bool = True
+    client: MeshTestClient,
+    method: str,
+    params: dict[str, Any],
+    *,
+    declare: bool = True,
+    token: str | None = None,
 ) -> dict[str, Any]:
     """One 2026-07-28 request, declaring the tasks extension (or not); the JSON-RPC answer."""
     body, headers = build_request(method, params, modern=True, name=params.get("name"))
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
     if declare:
         body["params"]["_meta"][META_CLIENT_CAPABILITIES] = {"extensions": {TASKS_EXTENSION: {}}}
     response = await client.http.post(client.path, json=body, headers=headers)
@@ -100,6 +108,20 @@ async def test_without_the_extension_calls_stay_synchronous_and_tasks_methods_ar
         assert error["code"] == -32021 and TASKS_EXTENSION in error["message"]
     unknown = (await send(client, "tasks/get", {"taskId": "no-such-task"}))["error"]
     assert unknown["code"] == -32602 and unknown["message"].startswith("Unknown taskId 'no-such-task'")
+
+
+async def test_with_authorization_a_task_is_seen_only_by_the_client_that_created_it() -> None:
+    tokens = [{"token": "tok-a", "client_id": "alice"}, {"token": "tok-b", "client_id": "bob"}]
+    environ = {"MESH_REGISTRY__ENABLED": "false", "MESH_AUTH__TOKENS": json.dumps(tokens)}
+    app = MeshApplication.load("tests.apps.jobs_app", environ=environ)
+    async with mesh_client(app) as client:
+        params = {"name": "hold", "arguments": {"name": "owned"}}
+        created = (await send(client, "tools/call", params, token="tok-a"))["result"]
+        assert (await send(client, "tasks/get", {"taskId": created["taskId"]}, token="tok-a"))["result"]
+        for method in ("tasks/get", "tasks/cancel"):
+            error = (await send(client, method, {"taskId": created["taskId"]}, token="tok-b"))["error"]
+            assert error["code"] == -32602 and error["message"].startswith("Unknown taskId")
+        await send(client, "tasks/cancel", {"taskId": created["taskId"]}, token="tok-a")
 
 
 SCENARIOS = (

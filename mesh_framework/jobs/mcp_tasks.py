@@ -13,6 +13,8 @@ not a protocol one), as the SEP says.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,13 +31,30 @@ if TYPE_CHECKING:
     from ..tools.wrapper import MeshToolWrapper
     from .runner import JobRunner
 
-__all__ = ["AS_TASK", "TASKS_EXTENSION", "McpTasks", "declares_tasks"]
+__all__ = ["AS_TASK", "TASKS_EXTENSION", "McpTasks", "TaskCall", "declares_tasks", "iso_time", "visible_job"]
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 POLL_INTERVAL_MS = 500
-# Set while a tools/call is served as an MCP task: the job runner answers a CreateTaskResult.
-AS_TASK: contextvars.ContextVar[bool] = contextvars.ContextVar("mesh_as_mcp_task", default=False)
 _STATUS = {"queued": "working", "working": "working", "input_required": "input_required"}
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCall:
+    """A `tools/call` served as an MCP task: how the version in use answers the job it starts.
+
+    `create` turns the started job into that version's task-creation result; `owner` is the caller's
+    identity (bound to the job, so other callers cannot see it); `must_create` (2025-11-25, where the
+    client asked for a task) answers a call over the job limits with a task that failed at once, where
+    2026-07-28 answers the tool error itself.
+    """
+
+    create: Callable[[Job], dict[str, Any]]
+    owner: str | None = None
+    must_create: bool = False
+
+
+# Set while a tools/call is served as an MCP task: the job runner answers `create(job)`.
+AS_TASK: contextvars.ContextVar[TaskCall | None] = contextvars.ContextVar("mesh_as_mcp_task", default=None)
 
 
 def declares_tasks(params: dict[str, Any]) -> bool:
@@ -46,8 +65,18 @@ def declares_tasks(params: dict[str, Any]) -> bool:
     return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
 
-def _iso(seconds: float | None) -> str:
+def iso_time(seconds: float | None) -> str:
+    """A task timestamp: ISO 8601 in UTC, `Z`-suffixed."""
     return datetime.fromtimestamp(seconds or 0, UTC).isoformat().replace("+00:00", "Z")
+
+
+def visible_job(runner: JobRunner, task_id: Any, owner: str | None) -> Job | None:
+    """The job `task_id` names, if this caller may see it: a task created by an authenticated caller
+    is bound to that caller (MCP asks it); to anyone else it does not exist."""
+    job = runner.store.find(task_id) if isinstance(task_id, str) else None
+    if job is None or (job.owner is not None and job.owner != owner):
+        return None
+    return job
 
 
 class McpTasks:
@@ -63,8 +92,8 @@ class McpTasks:
         task: dict[str, Any] = {
             "taskId": job.id,
             "status": status,
-            "createdAt": _iso(job.submitted_at),
-            "lastUpdatedAt": _iso(job.finished_at or job.started_at or job.submitted_at),
+            "createdAt": iso_time(job.submitted_at),
+            "lastUpdatedAt": iso_time(job.finished_at or job.started_at or job.submitted_at),
             "ttlMs": self.ttl_ms,
             "pollIntervalMs": POLL_INTERVAL_MS,
         }
@@ -87,9 +116,9 @@ class McpTasks:
         task.pop("error", None)
         return {"resultType": "task", **task}
 
-    def handle(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
+    async def handle(self, method: str, params: dict[str, Any], owner: str | None = None) -> dict[str, Any]:
         """`tasks/get`, `tasks/cancel`, `tasks/update`; McpError -32021 when undeclared, -32602 if unknown."""
-        if not modern or not declares_tasks(params):
+        if not declares_tasks(params):
             raise McpError(
                 MISSING_CLIENT_CAPABILITY,
                 f"{method} needs the {TASKS_EXTENSION} extension: declare it in the request's "
@@ -97,7 +126,7 @@ class McpTasks:
                 data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
             )
         task_id = params.get("taskId")
-        job = self.runner.store.find(task_id) if isinstance(task_id, str) else None
+        job = visible_job(self.runner, task_id, owner)
         if method not in ("tasks/get", "tasks/cancel", "tasks/update"):
             raise McpError(-32601, f"Method not found: {method}", data=method, status=404)
         if job is None:
@@ -118,9 +147,11 @@ class McpTasks:
         """Whether this 2026-07-28 call is served as a task: a background tool, the extension declared."""
         return wrapper.spec.background and declares_tasks(params)
 
-    async def call(self, wrapper: MeshToolWrapper, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    async def call(
+        self, wrapper: MeshToolWrapper, arguments: dict[str, Any] | None, owner: str | None = None
+    ) -> dict[str, Any]:
         """Serve a background tool's call as a task: the wrapper's job hook answers `created(job)`."""
-        token = AS_TASK.set(True)
+        token = AS_TASK.set(TaskCall(self.created, owner))
         try:
             return await wrapper.call(arguments)
         finally:

@@ -36,6 +36,7 @@ class Job:
     answer: dict[str, Any] | None = None  # the tool's CallToolResult, for MCP's tasks/get
     error: str | None = None
     submitted_by: str | None = None
+    owner: str | None = None  # who created it as an MCP task (the access token's subject), when known
     command: str | None = None  # what get_server_status shows; default the tool and its arguments
     claim_epoch: int | None = None
     internal: bool = False  # failed inside the framework (the result could not be served), not in the body

@@ -8,6 +8,7 @@ tool's plain call runs inline (its `JobContext` slot gets None), and a registry 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import time
@@ -23,7 +24,7 @@ from ..errors import ToolExecutionError
 from ..tools.wrapper import MeshToolWrapper, error_result
 from .capture import capturing, release
 from .context import JobCancelled, JobContext
-from .mcp_tasks import AS_TASK, McpTasks
+from .mcp_tasks import AS_TASK
 from .model import Job, new_job_id
 from .store import JobStore
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..tools.context import ToolContext
     from ..tools.registry import MeshToolWrapperRegistry
 
-__all__ = ["DISPATCH", "Dispatch", "JobLimitError", "JobRunner", "handle_result"]
+__all__ = ["DISPATCH", "Dispatch", "JobLimitError", "JobRunner", "answer_schema", "handle_result"]
 
 logger = logging.getLogger("mesh_framework.jobs")
 
@@ -46,6 +47,17 @@ HANDLE_SCHEMA: dict[str, Any] = {
     },
     "required": ["job_id", "status"],
 }
+
+
+def answer_schema(body_schema: dict[str, Any]) -> dict[str, Any]:
+    """A background tool's `outputSchema`: a plain call answers the job handle, a call served as an MCP
+    task answers the body's result (strict clients check either against it). A body without an output
+    schema leaves the tool without one, since its task result may carry no structured content."""
+    body = {k: v for k, v in body_schema.items() if k != "$defs"}
+    schema: dict[str, Any] = {"type": "object", "anyOf": [HANDLE_SCHEMA, body]}
+    if "$defs" in body_schema:  # references stay relative to the root
+        schema["$defs"] = body_schema["$defs"]
+    return schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +97,12 @@ class JobRunner:
         self.settings = settings
         self.store = JobStore(max_count=settings.retention.max_count, max_age=settings.retention.max_age)
         self.reporter: Reporter | None = None  # set when jobs are bound to a registry
-        self.mcp_tasks: McpTasks | None = None  # MCP's tasks extension (2026-07-28), when served
         self._running: dict[str, tuple[MeshToolWrapper, Job]] = {}
         self._per_tool: dict[str, int] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, JobContext] = {}
         self._queue: deque[tuple[MeshToolWrapper, dict[str, Any], Job]] = deque()
+        self._waiters: dict[str, list[asyncio.Future[None]]] = {}
 
     def install(self, tools: MeshToolWrapperRegistry) -> None:
         """Route the calls of every background and task tool through this runner."""
@@ -98,7 +110,11 @@ class JobRunner:
             if wrapper.spec.background or wrapper.spec.task:
                 wrapper.job_hook = self.hook
             if wrapper.spec.background:
-                wrapper.descriptor = {**wrapper.descriptor, "outputSchema": HANDLE_SCHEMA}
+                descriptor = {k: v for k, v in wrapper.descriptor.items() if k != "outputSchema"}
+                body_schema = wrapper.signature.output_schema
+                if body_schema is not None:
+                    descriptor["outputSchema"] = answer_schema(body_schema)
+                wrapper.descriptor = descriptor
 
     @property
     def running(self) -> int:
@@ -114,17 +130,26 @@ class JobRunner:
         dispatch = DISPATCH.get()
         if dispatch is not None:
             return await self.run_dispatched(wrapper, kwargs, dispatch)
-        if wrapper.spec.background:
-            try:
-                job = self.submit(wrapper, kwargs)
-            except JobLimitError as exc:
+        task_call = AS_TASK.get()  # an MCP task: of a background tool, or of a task tool (2025-11-25)
+        if task_call is None and not wrapper.spec.background:
+            return await self._inline(wrapper, kwargs)
+        owner = task_call.owner if task_call is not None else None
+        try:
+            job = self.submit(wrapper, kwargs, owner=owner)
+        except JobLimitError as exc:
+            if task_call is None or not task_call.must_create:
                 return error_result(str(exc))
-            if self.mcp_tasks is not None and AS_TASK.get():
-                return self.mcp_tasks.created(job)
-            return handle_result(job)
-        return await self._inline(wrapper, kwargs)
+            job = self.refused(wrapper, _client_arguments(wrapper, kwargs), str(exc), owner)
+        return task_call.create(job) if task_call is not None else handle_result(job)
 
-    def submit(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], job: Job | None = None) -> Job:
+    def submit(
+        self,
+        wrapper: MeshToolWrapper,
+        kwargs: dict[str, Any],
+        job: Job | None = None,
+        *,
+        owner: str | None = None,
+    ) -> Job:
         """Start (or queue) a job of `wrapper` with prepared arguments; raises JobLimitError."""
         if job is None:
             job = Job(
@@ -132,6 +157,7 @@ class JobRunner:
                 tool=wrapper.name,
                 capability=wrapper.capability,
                 arguments=_client_arguments(wrapper, kwargs),
+                owner=owner,
             )
         problem = self.over_limit(wrapper)
         if problem is not None:
@@ -144,6 +170,50 @@ class JobRunner:
         self.store.add(job)
         self._start(wrapper, kwargs, job)
         return job
+
+    def refused(
+        self, wrapper: MeshToolWrapper, arguments: dict[str, Any], reason: str, owner: str | None = None
+    ) -> Job:
+        """Record a job that could not start (over the limits, bad arguments) as failed at once."""
+        logger.warning("job of tool '%s' refused: %s", wrapper.name, reason.splitlines()[0] if reason else "")
+        now = time.time()
+        job = Job(
+            id=new_job_id(),
+            tool=wrapper.name,
+            capability=wrapper.capability,
+            arguments=arguments,
+            owner=owner,
+            status="failed",
+            error=reason,
+            answer=error_result(reason),
+            started_at=now,
+            finished_at=now,
+        )
+        self.store.add(job)
+        self.store.finished(job)
+        return job
+
+    async def settled(self, job: Job) -> None:
+        """Wait until `job` reaches a terminal status (at once if it has)."""
+        if job.terminal:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        waiters = self._waiters.setdefault(job.id, [])
+        waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            with contextlib.suppress(ValueError):
+                waiters.remove(waiter)
+            if not waiters:
+                self._waiters.pop(job.id, None)
+
+    def _settle(self, job: Job) -> None:
+        """`job` reached a terminal status: keep it for retention and wake whoever waits on it."""
+        self.store.finished(job)
+        for waiter in self._waiters.get(job.id, ()):
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _limit_of(self, wrapper: MeshToolWrapper) -> int | None:
         if wrapper.spec.max_concurrent is not None:
@@ -224,7 +294,7 @@ class JobRunner:
             self._per_tool[wrapper.name] -= 1
         self._tasks.pop(job.id, None)
         self._contexts.pop(job.id, None)
-        self.store.finished(job)
+        self._settle(job)
         if self.reporter is not None and (job.claim_epoch is not None or job.submitted_by == "registry"):
             self.reporter(job, True)
         self._pump()
@@ -259,7 +329,7 @@ class JobRunner:
             task.cancel()
         else:  # queued: never started
             job.finished_at = time.time()
-            self.store.finished(job)
+            self._settle(job)
         return job
 
     async def run_dispatched(
@@ -298,7 +368,13 @@ class JobRunner:
         return wrapper.to_result(value)
 
     async def aclose(self) -> None:
-        """Cancel every running job (the agent stops)."""
+        """Cancel every running and queued job (the agent stops)."""
+        for _wrapper, _kwargs, job in self._queue:
+            if not job.terminal:
+                job.status = "cancelled"
+                job.error = "cancelled: the agent stopped"
+                job.finished_at = time.time()
+                self._settle(job)
         self._queue.clear()
         tasks = list(self._tasks.values())
         for task in tasks:

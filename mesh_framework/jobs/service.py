@@ -20,6 +20,7 @@ from ..errors import ToolExecutionError
 from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
 from .client import JobApiError, RegistryJobClient
+from .experimental_tasks import ExperimentalTasks
 from .handle import JobHandle
 from .mcp_tasks import TASKS_EXTENSION, McpTasks
 from .model import Job
@@ -66,10 +67,14 @@ class JobService:
         if getattr(asgi, "_mesh_jobs_attached", False):  # an app built again (tests)
             return
         asgi._mesh_jobs_attached = True
+        endpoint = asgi.endpoint
+        retention = self.settings.jobs.retention.max_age
         if any(w.spec.background for w in self.tools):  # MCP's tasks extension (2026-07-28)
-            tasks = McpTasks(self.runner, self.settings.jobs.retention.max_age)
-            self.runner.mcp_tasks = asgi.endpoint.tasks = tasks
-            asgi.endpoint.capabilities.setdefault("extensions", {})[TASKS_EXTENSION] = {}
+            endpoint.tasks = McpTasks(self.runner, retention)
+            endpoint.capabilities.setdefault("extensions", {})[TASKS_EXTENSION] = {}
+        if self.job_tools:  # MCP's experimental tasks (2025-11-25)
+            endpoint.experimental_tasks = ExperimentalTasks(self.runner, retention)
+            endpoint.refresh_tools()
         asgi.web.router.routes.append(Route("/jobs/{job_id}/cancel", self._cancel_route, methods=["POST"]))
         if any(w.spec.task for w in self.tools):
             asgi.endpoint = _DispatchHeaders(asgi.endpoint)

@@ -99,6 +99,7 @@ class _Request:
         "method",
         "name",
         "origin",
+        "owner",
         "params",
         "raw",
         "version",
@@ -109,6 +110,7 @@ class _Request:
         self.content_length = -1
         self.version = self.method = self.name = None
         self.duplicated: bytes | None = None
+        self.owner: str | None = None  # who the access token names, when MCP authorization checked one
         self.params: dict[str, str] = {}
         self.raw = raw_headers
         for key, value in raw_headers:
@@ -168,7 +170,10 @@ class McpEndpoint:
         self.capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "logging": {}}
         self.features = features or FeatureHandlers()
         self.capabilities.update(self.features.capabilities())
-        self.tasks: Any = None  # MCP's tasks extension over background jobs (jobs/mcp_tasks.py), if served
+        # MCP's long-running work over background jobs, when served: the tasks extension of 2026-07-28
+        # (jobs/mcp_tasks.py) and the experimental tasks of 2025-11-25 (jobs/experimental_tasks.py).
+        self.tasks: Any = None
+        self.experimental_tasks: Any = None
         # Told of every tool call served: (tool, isError, seconds). Metrics set it when the app is built.
         self.on_tool_call: Callable[[str, bool, float], None] | None = None
         self.refresh_tools()
@@ -177,6 +182,10 @@ class McpEndpoint:
         """Render the `tools/list` results; called once, after the registry is complete."""
         tools = [wrapper.descriptor for wrapper in self.registry]
         self._legacy_tools = {"tools": tools}
+        tasks = self.experimental_tasks
+        self._tasks_tools = (
+            {"tools": [tasks.tool_descriptor(w) for w in self.registry]} if tasks is not None else None
+        )
         self._header_params = {
             w.name: params for w in self.registry if (params := header_params(w.descriptor["inputSchema"]))
         }
@@ -196,6 +205,7 @@ class McpEndpoint:
             )
             return
         request = _Request(scope["headers"])
+        request.owner = _owner(scope)
         if self.guard is not None:
             refusal = self.guard.check(request.host, request.origin)
             if refusal is not None:
@@ -298,10 +308,14 @@ class McpEndpoint:
                 return
             if method in FEATURE_METHODS:
                 result = await self._feature(method, params or {}, modern)
-            elif self.tasks is not None and method.startswith("tasks/"):
-                result = self._modern(self.tasks.handle(method, params or {}, modern))
+            elif (
+                method.startswith("tasks/")
+                and (tasks := self.tasks if modern else self.experimental_tasks) is not None
+            ):
+                result = await tasks.handle(method, params or {}, request.owner)
+                result = self._modern(result) if modern else result
             else:
-                result = self._dispatch(method, params or {}, modern)
+                result = self._dispatch(method, params or {}, modern, request.version)
         except McpError as error:
             await _send_error(
                 send,
@@ -374,9 +388,15 @@ class McpEndpoint:
                 data={"supported": list(MODERN_VERSIONS), "requested": request.version},
             )
 
-    def _dispatch(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
+    def _dispatch(
+        self, method: str, params: dict[str, Any], modern: bool, version: str | None
+    ) -> dict[str, Any]:
         if method == "tools/list":
-            return self._modern_tools if modern else self._legacy_tools
+            if modern:
+                return self._modern_tools
+            if self._tasks_tools is not None and version == self.experimental_tasks.version:
+                return self._tasks_tools  # with each tool's execution.taskSupport
+            return self._legacy_tools
         if modern:
             if method == "server/discover":
                 discover: dict[str, Any] = {
@@ -405,9 +425,13 @@ class McpEndpoint:
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         requested = params.get("protocolVersion")
         version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+        capabilities = self.capabilities
+        tasks = self.experimental_tasks
+        if tasks is not None and version == tasks.version:
+            capabilities = {**capabilities, "tasks": tasks.capability}
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": self.capabilities,
+            "capabilities": capabilities,
             "serverInfo": self.server_info,
         }
         if self.instructions:
@@ -458,14 +482,22 @@ class McpEndpoint:
                 check_param_headers(mirrored, arguments or {}, request.params)
             except ParamHeaderError as exc:
                 raise McpError(HEADER_MISMATCH, str(exc)) from None
+        # 2025-11-25's task-augmented call (ignored, as the specification says, where tasks are not served)
+        as_task = not modern and self.experimental_tasks is not None and params.get("task") is not None
+        if as_task and not isinstance(params["task"], dict):
+            raise McpError(
+                INVALID_PARAMS, f"tools/call params.task must be an object, not {params['task']!r}"
+            )
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         with propagating(forwarded), incoming_call(name, request_id, params, request.raw) as span:
-            if wrapper.signature.wants_context:
+            if wrapper.signature.wants_context and not as_task:
                 await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
                 return
             started = perf_counter()
-            if modern and self.tasks is not None and self.tasks.wants(wrapper, params):
-                result = await self.tasks.call(wrapper, arguments)  # a CreateTaskResult
+            if as_task:
+                result = await self.experimental_tasks.call(wrapper, arguments, request.owner)
+            elif modern and self.tasks is not None and self.tasks.wants(wrapper, params):
+                result = await self.tasks.call(wrapper, arguments, request.owner)  # a CreateTaskResult
             else:
                 result = await wrapper.call(arguments)
             if self.on_tool_call is not None:
@@ -518,6 +550,15 @@ class McpEndpoint:
             self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
         answer = {"jsonrpc": "2.0", "id": request_id, "result": self._modern(result) if modern else result}
         await send({"type": "http.response.body", "body": _sse_frame(answer)})
+
+
+def _owner(scope: Scope) -> str | None:
+    """The caller's identity from the access token MCP authorization verified (`security/`), if any."""
+    state = scope.get("state")
+    token = state.get("access_token") if isinstance(state, dict) else None
+    if token is None:
+        return None
+    return getattr(token, "subject", None) or getattr(token, "client_id", None)
 
 
 def _envelope_version(params: Mapping[str, Any] | None) -> Any:
