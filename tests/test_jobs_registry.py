@@ -230,3 +230,61 @@ def test_the_heartbeat_check_hints_at_pending_jobs_as_mcp_mesh_does() -> None:
         assert "x-mesh-pending-jobs" not in client.head("/heartbeat/lonely-0003").headers
         client.post("/jobs/claim", json={"capability": "slow", "instance_id": "slow-0001"})
         assert client.head("/heartbeat/slow-0001").headers["x-mesh-pending-jobs"] == "1"
+
+
+def test_with_a_database_the_embedded_registrys_jobs_survive_a_restart(tmp_path: Any) -> None:
+    database = tmp_path / "registry.db"
+
+    def registry() -> TestClient:
+        return TestClient(build_registry_app(RegistryStore(database), sweep=False))
+
+    with registry() as client:
+        running = client.post("/jobs", json={"capability": "plan", "submitted_by": "t"}).json()["id"]
+        waiting = client.post("/jobs", json={"capability": "plan", "submitted_by": "t"}).json()["id"]
+        done = client.post("/jobs", json={"capability": "plan", "submitted_by": "t"}).json()["id"]
+        claimed = client.post("/jobs/claim", json={"capability": "plan", "instance_id": "w1"}).json()
+        assert claimed["claimed"][0]["id"] == running
+        delta = {"id": running, "claim_epoch": 1, "progress": 0.5, "progress_message": "half"}
+        assert (
+            client.post("/jobs/batch", json={"instance_id": "w1", "deltas": [delta]}).json()["accepted"] == 1
+        )
+        client.post(f"/jobs/{running}/events", json={"type": "note", "payload": {"n": 1}})
+        client.post(f"/jobs/{done}/cancel", json={"reason": "not needed"})
+        before = {job_id: client.get(f"/jobs/{job_id}").json() for job_id in (running, waiting, done)}
+        events_before = client.get(f"/jobs/{running}/events").json()["events"]
+    with registry() as client:  # a new store on the same file
+        after = {job_id: client.get(f"/jobs/{job_id}").json() for job_id in (running, waiting, done)}
+        assert after == before
+        assert after[running]["owner_instance_id"] == "w1" and after[running]["progress_message"] == "half"
+        assert after[done]["status"] == "cancelled" and after[done]["error"] == "cancelled: not needed"
+        assert client.get(f"/jobs/{running}/events").json()["events"] == events_before
+        assert [j["id"] for j in client.get("/jobs").json()["jobs"]] == [done, waiting, running]
+        # the owner reports on; the job nobody claimed is claimed now
+        final = {"id": running, "claim_epoch": 1, "status": "completed", "result": {"v": 2}}
+        assert (
+            client.post("/jobs/batch", json={"instance_id": "w1", "deltas": [final]}).json()["accepted"] == 1
+        )
+        claimed = client.post("/jobs/claim", json={"capability": "plan", "instance_id": "w2"}).json()
+        assert claimed["claimed"][0]["id"] == waiting
+    with registry() as client:
+        assert client.get(f"/jobs/{running}").json()["result"] == {"v": 2}
+        assert client.get(f"/jobs/{waiting}").json()["owner_instance_id"] == "w2"
+
+
+def test_jobs_dropped_by_the_bound_are_dropped_from_the_database_too(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mesh_framework.registry import jobs
+
+    monkeypatch.setattr(jobs, "MAX_JOBS", 2)
+    database = tmp_path / "registry.db"
+    with TestClient(build_registry_app(RegistryStore(database), sweep=False)) as client:
+        first = client.post("/jobs", json={"capability": "c", "submitted_by": "t"}).json()["id"]
+        client.post(f"/jobs/{first}/cancel", json={})
+        kept = [
+            client.post("/jobs", json={"capability": "c", "submitted_by": "t"}).json()["id"] for _ in "ab"
+        ]
+        assert client.get(f"/jobs/{first}").status_code == 404
+    with TestClient(build_registry_app(RegistryStore(database), sweep=False)) as client:
+        assert client.get(f"/jobs/{first}").status_code == 404
+        assert [j["id"] for j in client.get("/jobs").json()["jobs"]] == kept[::-1]

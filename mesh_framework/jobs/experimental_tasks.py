@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.server import McpError
 from ..protocol.versions import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from ..tools.wrapper import error_result
-from .mcp_tasks import AS_TASK, POLL_INTERVAL_MS, TaskCall, iso_time, visible_job
+from .mcp_tasks import AS_TASK, POLL_INTERVAL_MS, TASK_STATUS, TaskCall, iso_time, visible_job
 from .model import Job
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response"
 PAGE_SIZE = 50
 CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
-_STATUS = {"queued": "working", "working": "working", "input_required": "input_required"}
 METHODS = ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel")
 
 
@@ -61,7 +60,7 @@ class ExperimentalTasks:
 
     def task(self, job: Job) -> dict[str, Any]:
         """The 2025-11-25 `Task`. A failed tool (raised, or answered `isError`) is `failed`."""
-        status = _STATUS.get(job.status, job.status)
+        status = TASK_STATUS.get(job.status, job.status)
         if status == "completed" and job.answer is not None and job.answer.get("isError"):
             status = "failed"
         task: dict[str, Any] = {

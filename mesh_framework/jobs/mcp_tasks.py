@@ -31,11 +31,20 @@ if TYPE_CHECKING:
     from ..tools.wrapper import MeshToolWrapper
     from .runner import JobRunner
 
-__all__ = ["AS_TASK", "TASKS_EXTENSION", "McpTasks", "TaskCall", "declares_tasks", "iso_time", "visible_job"]
+__all__ = [
+    "AS_TASK",
+    "TASKS_EXTENSION",
+    "TASK_STATUS",
+    "McpTasks",
+    "TaskCall",
+    "declares_tasks",
+    "iso_time",
+    "visible_job",
+]
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 POLL_INTERVAL_MS = 500
-_STATUS = {"queued": "working", "working": "working", "input_required": "input_required"}
+TASK_STATUS = {"queued": "working", "working": "working", "input_required": "input_required"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +97,7 @@ class McpTasks:
 
     def task(self, job: Job) -> dict[str, Any]:
         """The task's fields (SEP-2663 `Task`), with the outcome inlined once it ended."""
-        status = _STATUS.get(job.status, "completed" if job.status == "failed" else job.status)
+        status = TASK_STATUS.get(job.status, "completed" if job.status == "failed" else job.status)
         task: dict[str, Any] = {
             "taskId": job.id,
             "status": status,

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m mesh_framework.registry", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--db", default=None, help="SQLite file to persist agents in")
+    parser.add_argument("--db", default=None, help="SQLite file to persist agents and jobs in")
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds of silence to unhealthy"
     )

@@ -1,4 +1,5 @@
-"""The registry's job API (MCP Mesh's, as its registry 3.7.1 answers), served from memory.
+"""The registry's job API (MCP Mesh's, as its registry 3.7.1 answers), served from memory and, when the
+registry keeps a database, written through to it (`job_persistence.py`): jobs survive a restart.
 
 - POST `/jobs` `{capability, submitted_payload, submitted_by, max_retries, max_duration, total_deadline}`:
   201 `{id, status: "working", owner_instance_id: null}`; 400 `{error}` without capability or submitted_by.
@@ -27,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .job_persistence import SqliteJobs
 from .store import RegistryStore
 from .views import timestamp
 
@@ -46,23 +48,40 @@ def _now() -> int:
 class JobBoard:
     """Jobs by id (insertion order) and their events; `owner_endpoint(instance_id)` finds where to forward."""
 
-    def __init__(self, owner_endpoint: Callable[[str], str | None] = lambda _i: None) -> None:
+    def __init__(
+        self,
+        owner_endpoint: Callable[[str], str | None] = lambda _i: None,
+        database: SqliteJobs | None = None,
+    ) -> None:
         self.jobs: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.events: dict[str, list[dict[str, Any]]] = {}
         self.owner_endpoint = owner_endpoint
+        self.database = database
         self._changed = asyncio.Event()
+        if database is not None:
+            for job, events in database.load():
+                self.jobs[job["id"]] = job
+                self.events[job["id"]] = events
 
     @classmethod
     def for_store(cls, store: RegistryStore) -> JobBoard:
-        """A board whose cancels are forwarded to the owners' endpoints as `store` knows them."""
+        """A board whose cancels are forwarded to the owners' endpoints as `store` knows them, and whose
+        jobs live in the store's database when it has one."""
 
         def endpoint(agent_id: str) -> str | None:
             state = store.get(agent_id)
             return state.registration.endpoint if state is not None else None
 
-        board = cls(endpoint)
+        database = SqliteJobs(store.database.connection) if store.database is not None else None
+        board = cls(endpoint, database)
         _BOARDS[store] = board
         return board
+
+    def saved(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Write a changed job through to the database (if any); returns it."""
+        if self.database is not None:
+            self.database.save(job)
+        return job
 
     async def forward_cancel(self, endpoint: str, job_id: str, reason: str | None) -> bool:
         """Tell the owner's agent to stop the job (`POST {endpoint}/jobs/{id}/cancel`); False if it failed."""
@@ -99,6 +118,7 @@ class JobBoard:
             "last_heartbeat_at": None,
         }
         self.events[job_id] = []
+        self.saved(self.jobs[job_id])
         self._prune()
         return self.jobs[job_id]
 
@@ -115,7 +135,7 @@ class JobBoard:
                     lease_expires_at=now + LEASE_SECONDS,
                     last_heartbeat_at=now,
                 )
-                return job
+                return self.saved(job)
         return None
 
     def pending(self, capabilities: set[str]) -> int:
@@ -148,8 +168,23 @@ class JobBoard:
         job["owner_instance_id"] = instance_id
         job["last_heartbeat_at"] = _now()
         job["lease_expires_at"] = _now() + LEASE_SECONDS  # every report renews the lease, as MCP Mesh's does
+        self.saved(job)
         self._changed.set()
         return None
+
+    def cancel(self, job: dict[str, Any], reason: str | None) -> None:
+        job.update(
+            status="cancelled",
+            error=f"cancelled: {reason}" if reason else "cancelled",
+            last_heartbeat_at=_now(),
+        )
+        self.saved(job)
+        self.add_event(job["id"], "cancelled", {"reason": reason} if reason else {})
+
+    def renew(self, job: dict[str, Any]) -> None:
+        """The owner read its events: its lease runs another `LEASE_SECONDS`."""
+        job["lease_expires_at"] = _now() + LEASE_SECONDS
+        self.saved(job)
 
     def add_event(self, job_id: str, kind: str, payload: Any, posted_by: str | None = None) -> dict[str, Any]:
         events = self.events.setdefault(job_id, [])
@@ -163,6 +198,8 @@ class JobBoard:
             "created_at": _now(),
         }
         events.append(event)
+        if self.database is not None:
+            self.database.save_event(event)
         self._changed.set()
         return event
 
@@ -174,11 +211,12 @@ class JobBoard:
     def _prune(self) -> None:
         if len(self.jobs) <= MAX_JOBS:
             return
-        for job_id in [i for i, j in self.jobs.items() if j["status"] in TERMINAL][
-            : len(self.jobs) - MAX_JOBS
-        ]:
+        dropped = [i for i, j in self.jobs.items() if j["status"] in TERMINAL][: len(self.jobs) - MAX_JOBS]
+        for job_id in dropped:
             del self.jobs[job_id]
             self.events.pop(job_id, None)
+        if self.database is not None and dropped:
+            self.database.delete(dropped)
 
 
 def pending_jobs_header(store: RegistryStore, agent_id: str) -> dict[str, str]:
@@ -280,12 +318,7 @@ class _JobApi:
             return _error(409, "job is already in a terminal state")
         body = await _json(request) or {}
         reason = body.get("reason")
-        job.update(
-            status="cancelled",
-            error=f"cancelled: {reason}" if reason else "cancelled",
-            last_heartbeat_at=_now(),
-        )
-        self.board.add_event(job_id, "cancelled", {"reason": reason} if reason else {})
+        self.board.cancel(job, reason)
         owner = job["owner_instance_id"]
         endpoint = self.board.owner_endpoint(owner) if owner else None
         sent = endpoint is not None and await self.board.forward_cancel(endpoint, job_id, reason)
@@ -312,7 +345,7 @@ class _JobApi:
                 or query["instance_id"] != job["owner_instance_id"]
             ):
                 return _error(409, "claim_superseded")
-            job["lease_expires_at"] = _now() + LEASE_SECONDS
+            self.board.renew(job)
         after = int(query.get("after", "0") or 0)
         wait = min(float(query.get("wait", "0") or 0), 60.0)
         types = set(query["types"].split(",")) if query.get("types") else None

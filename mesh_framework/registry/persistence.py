@@ -54,6 +54,11 @@ class SqliteAgents:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(SCHEMA)
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The open connection (the jobs' tables live in the same file: `job_persistence.py`)."""
+        return self._db
+
     def load(self) -> list[StoredAgent]:
         """Every stored agent, oldest first; rows that no longer decode are skipped."""
         rows = self._db.execute(

@@ -132,6 +132,11 @@ class RegistryStore:
     # -- queries ------------------------------------------------------------------------------------
 
     @property
+    def database(self) -> SqliteAgents | None:
+        """The SQLite file this store writes through to, if it has one (open until `close`)."""
+        return self._db
+
+    @property
     def uptime(self) -> float:
         return self._clock() - self.started_at
 
