@@ -5,6 +5,8 @@ through httpx's ASGI transport: no socket, so the framework's own time shows).
   job-start     tools/call of `work_job` (background=True): until the job handle is answered
   status-poll   tools/call of `__mesh_job_status` on a finished job
   job-done      job-start, then `__mesh_job_result` polls until the job is completed (end to end)
+  task-start    2025-11-25 task-augmented tools/call of `work_job`: until the CreateTaskResult is answered
+  task-done     task-start, then `tasks/result` (which waits for the end) answers the tool's result
 
 Median (p50) and p90 of wall time per call over R rounds of N calls, the variants taking turns inside a
 round; ratios against `inline` of the same run. Memory: tracemalloc's growth while M finished jobs are kept
@@ -28,7 +30,7 @@ sys.path.insert(0, str(BENCH_DIR))
 from mesh_framework import MeshApplication  # noqa: E402
 from mesh_framework.testing import MeshTestClient, mesh_client  # noqa: E402
 
-VARIANTS = ("inline", "job-start", "job-done", "status-poll")
+VARIANTS = ("inline", "job-start", "job-done", "status-poll", "task-start", "task-done")
 ENV = {"MESH_REGISTRY__ENABLED": "false", "MESH_LOGGING__LEVEL": "WARNING"}
 
 
@@ -55,6 +57,12 @@ async def one(client: MeshTestClient, variant: str, n: int, last: dict[str, str]
         await client.call_ok("work_job", {"n": n})
     elif variant == "status-poll":
         await client.call_ok("__mesh_job_status", {"job_id": last["job"]})
+    elif variant.startswith("task-"):
+        params = {"name": "work_job", "arguments": {"n": n}, "task": {}}
+        created = await client.result("tools/call", params, modern=False)
+        if variant == "task-done":
+            task_id = created["task"]["taskId"]
+            await client.result("tasks/result", {"taskId": task_id}, modern=False)
     else:
         handle = await client.call_ok("work_job", {"n": n})
         await finish(client, handle["job_id"])
