@@ -28,7 +28,9 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
+# The servers' interpreter: the dev venv, or another one named by MESH_BENCH_PYTHON (runtime_venv.sh makes
+# one with the runtime dependencies only, as a user's install has them).
+VENV_PYTHON = Path(os.environ.get("MESH_BENCH_PYTHON") or ROOT / ".venv" / "bin" / "python").absolute()
 PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
 AUTOCANNON = ROOT / ".tools" / "autocannon" / "node_modules" / "autocannon" / "autocannon.js"
 AGENT_CONFIG = BENCH_DIR / "bench_agent" / "config"
