@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,42 @@ def test_the_typescript_sdk_runs_tools_as_tasks(agent: AgentProcess) -> None:
     assert {"completed", "failed", "cancelled"} <= set(seen["listed"])
     assert seen["unknown"] == -32602
     assert seen["plainHandle"]["tool"] == "slow_compute"
+
+
+def test_a_client_that_leaves_a_waiting_tasks_result_frees_its_slot() -> None:
+    """tasks/result waits for the task's end; a client that disconnects meanwhile must not leave the wait
+    holding a request slot (server.max_concurrency counts them) until the task ends."""
+    import http.client
+    import urllib.parse
+
+    with run_agent("tests.apps.tasks_app", env={"MESH_SERVER__MAX_CONCURRENCY": "2"}) as agent:
+        url = urllib.parse.urlsplit(agent.mcp_url)
+
+        def post(method: str, params: dict[str, Any]) -> http.client.HTTPConnection:
+            connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+            headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+            connection.request("POST", url.path, body, headers)
+            return connection
+
+        created = post("tools/call", {"name": "slow_compute", "arguments": {"seconds": 30}, "task": {}})
+        task_id = json.loads(created.getresponse().read())["result"]["task"]["taskId"]
+        created.close()
+        for _ in range(2):  # two waits, each left by its client: without the fix both slots stay taken
+            waiting = post("tasks/result", {"taskId": task_id})
+            waiting.sock.settimeout(0.3)  # type: ignore[union-attr]
+            with pytest.raises(TimeoutError):
+                waiting.getresponse()
+            waiting.close()
+        answers = []
+        for _ in range(50):  # the agent notices the disconnects at once; allow for a loaded machine
+            status = post("tasks/get", {"taskId": task_id})
+            response = status.getresponse()
+            answers.append(response.status)
+            if response.status == 200:
+                task = json.loads(response.read())["result"]
+                break
+            status.close()
+            time.sleep(0.1)
+        assert answers[-1] == 200, answers
+        assert task["status"] == "working"  # only the wait ended: the task runs on

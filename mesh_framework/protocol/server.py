@@ -242,7 +242,7 @@ class McpEndpoint:
             await _send_error(send, 400, McpError(PARSE_ERROR, f"Parse error: {exc}"), None)
             return
         try:
-            await self._handle(message, request, wants_sse, send)
+            await self._handle(message, request, wants_sse, send, receive)
         except Exception:
             # A bug of ours, not the client's: log it, answer a generic JSON-RPC error (once a response
             # has started, the connection is all that can be closed).
@@ -264,7 +264,9 @@ class McpEndpoint:
 
     # -- JSON-RPC --------------------------------------------------------------------------------------
 
-    async def _handle(self, message: Any, request: _Request, wants_sse: bool, send: Send) -> None:
+    async def _handle(
+        self, message: Any, request: _Request, wants_sse: bool, send: Send, receive: Receive
+    ) -> None:
         if not isinstance(message, dict):
             text = (
                 "batches are not supported"
@@ -312,7 +314,12 @@ class McpEndpoint:
                 method.startswith("tasks/")
                 and (tasks := self.tasks if modern else self.experimental_tasks) is not None
             ):
-                result = await tasks.handle(method, params or {}, request.owner)
+                answering = tasks.handle(method, params or {}, request.owner)
+                if method == "tasks/result":  # waits for the task's end: stop waiting if the client left
+                    answering = _unless_disconnected(answering, receive)
+                result = await answering
+                if result is None:
+                    return
                 result = self._modern(result) if modern else result
             else:
                 result = self._dispatch(method, params or {}, modern, request.version)
@@ -550,6 +557,24 @@ class McpEndpoint:
             self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
         answer = {"jsonrpc": "2.0", "id": request_id, "result": self._modern(result) if modern else result}
         await send({"type": "http.response.body", "body": _sse_frame(answer)})
+
+
+async def _unless_disconnected(answering: Awaitable[Any], receive: Receive) -> Any:
+    """`answering`'s result, or None once the client disconnected first (the request body is read, so
+    the next ASGI message is the disconnect): an abandoned wait holds no task and no concurrency slot."""
+
+    async def disconnected() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    work, watch = asyncio.ensure_future(answering), asyncio.ensure_future(disconnected())
+    try:
+        done, _pending = await asyncio.wait((work, watch), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not work.done():
+            work.cancel()
+    return work.result() if work in done else None
 
 
 def _owner(scope: Scope) -> str | None:
