@@ -296,3 +296,46 @@ def test_tool_arguments_against_their_schemas(
     result = response.json().get("result")
     if valid:
         assert result is not None and result.get("isError") is not True, response.text[:500]
+
+
+@pytest.fixture(scope="module")
+def tasks_agent() -> Iterator[AgentProcess]:
+    """An agent with background tools: it serves both protocol versions' task methods."""
+    with run_agent("tests.apps.tasks_app") as running:
+        yield running
+    log = running.text()
+    assert "Traceback" not in log, log[-3000:]
+    assert " ERROR " not in log, log[-3000:]
+
+
+TASK_METHODS = ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update", "tools/call"]
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(TASK_METHODS),
+    params=st.fixed_dictionaries(
+        {},
+        optional={
+            "taskId": json_value,
+            "cursor": json_value,
+            "task": json_value,
+            "name": st.sampled_from(["slow_compute", "greet", "failing_job", "nope"]) | st.text(max_size=8),
+            "arguments": json_value,
+        },
+    ),
+    version=st.sampled_from([None, "2025-11-25", "2025-06-18", MODERN]),
+)
+def test_task_methods(
+    tasks_agent: AgentProcess, http: httpx2.Client, method: str, params: dict[str, Any], version: str | None
+) -> None:
+    """Arbitrary task requests of both forms: 2025-11-25's (`params.task`, tasks/*) and 2026-07-28's."""
+    if method == "tools/call" and isinstance(params.get("arguments"), dict):
+        params["arguments"].pop("seconds", None)  # no long task: tasks/result of a fuzzed id never waits
+    headers: dict[str, str | bytes] = {"Content-Type": "application/json"}
+    if version == MODERN:
+        headers = modern_headers(method, params.get("name") if method == "tools/call" else None)
+    elif version is not None:
+        headers["MCP-Protocol-Version"] = version
+    message = envelope(method, params, 1, version == MODERN)
+    check_answer(http.post(tasks_agent.mcp_url, json=message, headers=headers))
