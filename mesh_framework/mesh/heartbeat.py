@@ -186,7 +186,7 @@ class Heartbeat:
         self._wake.clear()
 
     async def _run(self) -> None:
-        failures = 0
+        failures, forgotten = 0, False
         while True:
             try:
                 if self._needs_post:
@@ -196,7 +196,13 @@ class Heartbeat:
                         logger.info(
                             "registry %s is back: agent %s registered again", self.client.shown, self.agent_id
                         )
-                    failures = 0
+                    elif forgotten:
+                        logger.info(
+                            "registry %s no longer knew agent %s: registered again",
+                            self.client.shown,
+                            self.agent_id,
+                        )
+                    failures, forgotten = 0, False
                     rejoined, self._rejoined = self._rejoined and self.registered.is_set(), False
                     self.registered.set()
                     if self._down:
@@ -213,6 +219,7 @@ class Heartbeat:
                     if status in (202, 410):
                         self._needs_post = True
                         self._rejoined = self._rejoined or status == 410
+                        forgotten = status == 410  # a registry restarted without its data, or a sweep
                         continue
                     if status != 200:
                         raise RegistryError(f"registry answered HEAD /heartbeat with HTTP {status}")
