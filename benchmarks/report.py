@@ -305,13 +305,24 @@ def mesh_summary(mesh_doc: Path) -> str:
     )
 
 
+GENERATED = ("## Targets", "## Machine", "## 1. ", "## 2. ", "## 3. ", "## Mesh: agents calling agents")
+
+
+def kept_sections(page: str) -> str:
+    """The sections of an existing page that this script does not write (those other benchmarks replace
+    in place: callbacks, LLM, jobs, tracing, fleet, ...), in their order, to go after what it writes."""
+    kept = [section for section in page.split("\n## ")[1:] if not ("## " + section).startswith(GENERATED)]
+    return "".join("\n## " + section.rstrip("\n") + "\n" for section in kept)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--results", type=Path, default=RESULTS_DIR)
     parser.add_argument("--out", type=Path, default=DOC)
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(args.results) + mesh_summary(MESH_DOC))
+    kept = kept_sections(args.out.read_text()) if args.out.exists() else ""
+    args.out.write_text(render(args.results) + mesh_summary(MESH_DOC) + kept)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
