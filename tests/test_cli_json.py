@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -156,6 +157,73 @@ def test_call_with_key_value_arguments_and_json(mesh: str, cli: Cli) -> None:
     code, _, err = cli("call", "add", "a=1", "b=1", "--agent", "nobody", *at)
     assert code == 1 and "no healthy agent named 'nobody'" in err
     assert cli("call", "add", "a=1", "b=1", "--agent", "starter", *at)[1] == "2\n"
+
+
+def test_call_wait_follows_a_background_tool_to_its_result(mesh: str, cli: Cli) -> None:
+    at = ("--registry-url", mesh)
+    handle = cli.json("call", "countdown", "start=2", "pause=0", *at)["result"]
+    assert handle["status"] in ("working", "completed") and handle["poll"]["status"] == "__mesh_job_status"
+    assert cli("call", "countdown", "start=2", "pause=0", "--wait", *at)[:2] == (0, "liftoff\n")
+    answer = cli.json("call", "countdown", "start=3", "pause=0", "--wait", *at)
+    assert answer["result"] == "liftoff" and answer["structured_content"] == {"result": "liftoff"}
+    row = cli.json("call", "__mesh_job_status", f"job_id={answer['job_id']}", *at)["result"]
+    assert row["status"] == "completed" and row["messages"] == ["3", "2", "1"]
+    assert cli("call", "add", "a=1", "b=2", "--wait", *at)[:2] == (0, "3\n")  # no job: --wait changes nothing
+
+
+def test_ctrl_c_while_waiting_cancels_the_job(mesh: str, cli: Cli) -> None:
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    from .agents import ROOT, agent_env
+
+    waiting = subprocess.Popen(
+        [sys.executable, "-m", "mesh_framework.cli", "call", "countdown", "start=60", "pause=0.5", "--wait"],
+        cwd=ROOT,
+        env=agent_env({"MCP_MESH_REGISTRY_URL": mesh}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+
+        def running() -> bool:  # the job runs: the command is past its call, in its polling loop
+            summary = cli.json("call", "get_server_status", "--registry-url", mesh)["result"]
+            return bool(
+                summary["status"] == "running" and summary["command"] == "countdown start=60 pause=0.5"
+            )
+
+        wait_until(running, timeout=30)
+        time.sleep(0.5)
+        waiting.send_signal(signal.SIGINT)
+        out, err = waiting.communicate(timeout=30)
+    finally:
+        waiting.kill()
+    assert waiting.returncode == 130 and out == "", err
+    found = re.fullmatch(r"mesh call: interrupted; job (\S+) of 'countdown' was cancelled\n", err)
+    assert found, err
+    row = run_cli(
+        ["call", "__mesh_job_status", f"job_id={found.group(1)}", "--json"],
+        env={"MCP_MESH_REGISTRY_URL": mesh},
+    )
+    assert json.loads(row.stdout)["result"]["status"] == "cancelled"
+
+
+async def test_wait_reports_a_failed_or_cancelled_job_on_one_line() -> None:
+    from mesh_framework.commands.job_wait import wait_for_job
+
+    rows = iter([{"status": "working"}, {"status": "failed", "error": "RuntimeError: disk full"}])
+
+    async def agent(tool: str, arguments: dict[str, Any]) -> Any:
+        assert (tool, arguments) == ("__mesh_job_status", {"job_id": "j1"})
+        return next(rows)
+
+    with pytest.raises(CliError) as failed:
+        await wait_for_job(agent, "j1", "backup")
+    assert str(failed.value) == "job j1 of 'backup' failed: RuntimeError: disk full"
+    assert failed.value.exit_code == 1
 
 
 @pytest.mark.parametrize(

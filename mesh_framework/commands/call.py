@@ -2,6 +2,7 @@
 
 Arguments are `key=value` pairs (the value parsed as JSON when it parses, else taken as a string:
 `a=1` is 1, `name=Ada` is "Ada", `tags='["x"]'` a list) and/or JSON objects, merged left to right.
+With `--wait`, a background tool's job is followed to its end and its result shown (`job_wait.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .common import (
     registry_option,
     registry_url,
 )
+from .job_wait import job_id_of, job_value, wait_for_job
 from .output import emit_json, show_value
 
 __all__ = ["parse_arguments", "register"]
@@ -42,6 +44,11 @@ def register(commands: Any) -> None:
         help="key=value (value parsed as JSON when it parses, else a string) or a JSON object",
     )
     call.add_argument("--agent", help="agent name or id, when several serve the tool")
+    call.add_argument(
+        "--wait",
+        action="store_true",
+        help="a background tool: follow its job to the end and show its result (Ctrl-C cancels the job)",
+    )
     registry_option(call)
     json_option(call)
     call.set_defaults(handler=lambda args: asyncio.run(_call(args)))
@@ -96,27 +103,36 @@ async def _call(args: argparse.Namespace) -> int:
         raise CliError(f"no healthy agent at {listing.url} serves a tool named '{args.tool}'{hint}")
     agent = serving[0]
     endpoint = str(agent.get("endpoint", "")).rstrip("/") + "/mcp"
+    name = str(agent.get("name"))
     async with httpx2.AsyncClient(trust_env=False) as http:
         transport = McpTransport(http, client_name="mesh-cli", client_version="1")
-        try:
-            result = await transport.request(
-                endpoint, "tools/call", {"name": args.tool, "arguments": arguments}
-            )
-            value = unwrap_result(result, tool=args.tool, agent=str(agent.get("name")))
-        except ProviderUnreachable as exc:
-            raise Unreachable(str(exc)) from None
-        except (RemoteError, ToolExecutionError) as exc:
-            raise CliError(str(exc), EXIT_ERROR) from None
+
+        async def call_tool(tool: str, tool_arguments: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+            try:
+                result = await transport.request(
+                    endpoint, "tools/call", {"name": tool, "arguments": tool_arguments}
+                )
+                return result, unwrap_result(result, tool=tool, agent=name)
+            except ProviderUnreachable as exc:
+                raise Unreachable(str(exc)) from None
+            except (RemoteError, ToolExecutionError) as exc:
+                raise CliError(str(exc), EXIT_ERROR) from None
+
+        result, value = await call_tool(args.tool, arguments)
+        structured = result.get("structuredContent")
+        job_id = job_id_of(result) if args.wait else None
+        if job_id is not None:
+
+            async def job_tool(tool: str, tool_arguments: dict[str, Any]) -> Any:
+                return (await call_tool(tool, tool_arguments))[1]
+
+            row = await wait_for_job(job_tool, job_id, args.tool)
+            value, structured = job_value(row), row.get("result")
     if args.json:
-        emit_json(
-            {
-                "tool": args.tool,
-                "agent": agent.get("name"),
-                "agent_id": agent_id(agent),
-                "result": value,
-                "structured_content": result.get("structuredContent"),
-            }
-        )
+        answer = {"tool": args.tool, "agent": agent.get("name"), "agent_id": agent_id(agent)}
+        if job_id is not None:
+            answer["job_id"] = job_id
+        emit_json({**answer, "result": value, "structured_content": structured})
     else:
         show_value(value)
     return EXIT_OK
