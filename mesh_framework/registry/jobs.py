@@ -173,6 +173,7 @@ class JobBoard:
         return None
 
     def cancel(self, job: dict[str, Any], reason: str | None) -> None:
+        """End a job `cancelled` (the caller forwards the cancel to its owner)."""
         job.update(
             status="cancelled",
             error=f"cancelled: {reason}" if reason else "cancelled",
