@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 from collections.abc import Mapping
 from typing import Any
 
+from ..jobs.model import TERMINAL
 from .common import EXIT_ERROR, CliError
+from .output import console, is_terminal
 
 __all__ = ["EXIT_INTERRUPTED", "job_id_of", "job_value", "wait_for_job"]
 
 EXIT_INTERRUPTED = 130
 FIRST_POLL, LONGEST_POLL = 0.1, 1.0
-TERMINAL = ("completed", "failed", "cancelled")
 
 
 def job_id_of(result: Mapping[str, Any]) -> str | None:
@@ -42,7 +42,7 @@ def job_value(row: Mapping[str, Any]) -> Any:
 async def wait_for_job(call_tool: Any, job_id: str, tool: str) -> dict[str, Any]:
     """The job's last row once it completed. `call_tool(name, arguments)` calls a tool of the agent that
     runs it. A failed or cancelled job, and an interrupt (the job is cancelled first), are CliErrors."""
-    line = _StatusLine(job_id) if _stderr_is_terminal() else None
+    line = _StatusLine(job_id) if is_terminal(sys.stderr) else None
     delay = FIRST_POLL
     try:
         while True:
@@ -66,21 +66,12 @@ async def wait_for_job(call_tool: Any, job_id: str, tool: str) -> dict[str, Any]
     return row
 
 
-def _stderr_is_terminal() -> bool:
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
-
-
 class _StatusLine:
     """A rich status line on stderr: the job's status, progress and latest message."""
 
     def __init__(self, job_id: str) -> None:
-        from rich.console import Console
-
-        plain = bool(os.environ.get("NO_COLOR"))
         self.job_id = job_id
-        console = Console(stderr=True, no_color=plain, color_system=None if plain else "auto", markup=False)
-        self.status = console.status(f"job {job_id}: started", spinner="dots")
+        self.status = console(stderr=True).status(f"job {job_id}: started", spinner="dots")
         self.status.start()
 
     def show(self, row: Mapping[str, Any]) -> None:

@@ -15,9 +15,10 @@ from typing import Any
 __all__ = ["console", "echo", "emit_json", "is_terminal", "plain_table", "rich_table", "show_value"]
 
 
-def is_terminal() -> bool:
-    """True when stdout is an interactive terminal (tables and colour); false for pipes and files."""
-    isatty = getattr(sys.stdout, "isatty", None)
+def is_terminal(stream: Any = None) -> bool:
+    """True when stdout (or `stream`) is an interactive terminal (tables and colour); false for pipes and
+    files."""
+    isatty = getattr(sys.stdout if stream is None else stream, "isatty", None)
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
@@ -31,13 +32,19 @@ def emit_json(data: Any) -> None:
     echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
-def console() -> Any:
-    """A rich Console on stdout; no colour or other styling when NO_COLOR is set (any non-empty value)."""
+def console(*, stderr: bool = False) -> Any:
+    """A rich Console on stdout (or stderr); no colour or other styling when NO_COLOR is set (any
+    non-empty value)."""
     from rich.console import Console
 
     plain = bool(os.environ.get("NO_COLOR"))
     return Console(
-        color_system=None if plain else "auto", no_color=plain, highlight=False, markup=False, emoji=False
+        stderr=stderr,
+        color_system=None if plain else "auto",
+        no_color=plain,
+        highlight=False,
+        markup=False,
+        emoji=False,
     )
 
 

@@ -99,18 +99,19 @@ class _Request:
         "method",
         "name",
         "origin",
-        "owner",
         "params",
         "raw",
+        "scope",
         "version",
     )
 
-    def __init__(self, raw_headers: list[tuple[bytes, bytes]]) -> None:
+    def __init__(self, scope: Scope) -> None:
+        raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
+        self.scope = scope
         self.accept = self.content_type = self.host = self.origin = b""
         self.content_length = -1
         self.version = self.method = self.name = None
         self.duplicated: bytes | None = None
-        self.owner: str | None = None  # who the access token names, when MCP authorization checked one
         self.params: dict[str, str] = {}
         self.raw = raw_headers
         for key, value in raw_headers:
@@ -140,6 +141,11 @@ class _Request:
                     self.name = text
             elif key.startswith(HEADER_PREFIX):
                 self.params[key[len(HEADER_PREFIX) :].decode("latin-1")] = value.decode("latin-1")
+
+    @property
+    def owner(self) -> str | None:
+        """Who the access token names, when MCP authorization checked one (read by the task paths only)."""
+        return _owner(self.scope)
 
 
 class McpEndpoint:
@@ -204,8 +210,7 @@ class McpEndpoint:
                 [(b"allow", b"POST")],
             )
             return
-        request = _Request(scope["headers"])
-        request.owner = _owner(scope)
+        request = _Request(scope)
         if self.guard is not None:
             refusal = self.guard.check(request.host, request.origin)
             if refusal is not None:
