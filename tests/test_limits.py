@@ -36,6 +36,14 @@ def _list_tools(agent: AgentProcess) -> int:
         return http.post(agent.mcp_url, json=body, headers=HEADERS).status_code
 
 
+def _read_until_closed(sock: socket.socket) -> bytes:
+    """The whole answer: the server closes these connections, and may send head and body apart."""
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _oversized(size: int) -> bytes:
     return json.dumps(
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * size}}
@@ -62,7 +70,7 @@ def test_a_body_far_over_the_limit_is_refused_without_reading_it(agent: AgentPro
             f"Content-Length: {100 * LIMIT}\r\n\r\n"
         )
         sock.sendall(head.encode())
-        answer = sock.recv(65536)
+        answer = _read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 413")
     assert b"connection: close" in answer.lower()
     assert _list_tools(agent) == 200
@@ -75,7 +83,7 @@ def test_a_slow_body_is_answered_408(agent: AgentProcess) -> None:
             "Content-Length: 100\r\n\r\n"
         )
         sock.sendall(head.encode() + b'{"jsonrpc"')  # ... and nothing more
-        answer = sock.recv(65536)
+        answer = _read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 408")
     assert b"server.body_timeout" in answer
     assert _list_tools(agent) == 200
@@ -85,7 +93,7 @@ def test_slow_headers_are_answered_408(agent: AgentProcess) -> None:
     """A slow-loris sender: the request line and one header, then nothing."""
     with socket.create_connection(("127.0.0.1", agent.port), timeout=15) as sock:
         sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        answer = sock.recv(65536)
+        answer = _read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 408")
     assert b"server.header_timeout" in answer
     assert _list_tools(agent) == 200
