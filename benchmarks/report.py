@@ -58,8 +58,8 @@ def cpu_section(cpu: dict[str, Any]) -> tuple[list[str], list[tuple[str, str, st
         "",
         f"Command: `{cpu['invocation']}`",
         "",
-        f"One run, one server process per server (one uvicorn worker, h11, asyncio loop, 127.0.0.1), "
-        f"loaded one "
+        "One run, one server process per server (one uvicorn worker, its httptools parser, asyncio loop, "
+        "127.0.0.1), loaded one "
         f"target at a time by autocannon with {cfg['connections']} connections for {cfg['duration_s']:g} s "
         f"(cap {cfg['max_requests']} requests) after a {cfg['warmup_s']:g} s warm-up; "
         f"{cfg['repeats']} rounds "
@@ -100,6 +100,15 @@ def cpu_section(cpu: dict[str, Any]) -> tuple[list[str], list[tuple[str, str, st
     lines += [
         f"* ours: (b)/(a) = {s['mesh-2026']['cpu_ratio_vs_plain']:.2f}, "
         f"(c)/(a) = {s['mesh-legacy']['cpu_ratio_vs_plain']:.2f}",
+        *(
+            [
+                f"* ours against the plain route sent the same request: (b)/(a') = "
+                f"{s['mesh-2026']['cpu_us_per_req'] / s['plain-2026']['cpu_us_per_req']:.2f} "
+                "(informative; the target is against (a))"
+            ]
+            if "plain-2026" in s
+            else []
+        ),
         f"* SDK low-level: (d)/(a) = {s['sdk-2026']['cpu_ratio_vs_plain']:.2f} (2026-07-28), "
         f"{s['sdk-legacy']['cpu_ratio_vs_plain']:.2f} (legacy); DESIGN §6 anchor: 1.9-2.4 \u00d7 and "
         f"3.3-5 \u00d7",

@@ -3,7 +3,9 @@
 In one run: three server processes (one uvicorn worker each, 127.0.0.1, ephemeral ports), loaded one target
 at a time by autocannon (Node), each measurement bounded by a duration AND a request cap:
 
-  (a) plain      POST /mcp on a plain Starlette JSON route (benchmarks/plain_app.py)
+  (a) plain      POST /mcp on a plain Starlette JSON route (benchmarks/plain_app.py), sent the legacy request
+  (a') plain-2026 the same route sent the 2026-07-28 request (three headers and the envelope more to parse:
+                 the part of (b)'s cost that comes with the protocol's bytes, not with the framework)
   (b) mesh-2026  our agent, tools/call add, 2026-07-28 path (headers + _meta envelope)
   (c) mesh-legacy our agent, tools/call add, legacy stateless path (no MCP-Protocol-Version)
   (d) sdk-2026 / sdk-legacy  the mcp SDK low-level Server, stateless, json_response=True
@@ -63,6 +65,7 @@ class Target:
 
 TARGETS = [
     Target("plain", "(a) plain Starlette JSON route", "plain", False),
+    Target("plain-2026", "(a') plain route, sent the 2026-07-28 request", "plain", True),
     Target("mesh-2026", "(b) mesh_framework tools/call, 2026-07-28", "mesh", True),
     Target("mesh-legacy", "(c) mesh_framework tools/call, legacy", "mesh", False),
     Target("sdk-2026", "(d) SDK low-level tools/call, 2026-07-28", "sdk", True),

@@ -14,7 +14,7 @@ import uvicorn
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..errors import ConfigError
-from ..protocol.header_timeout import header_timeout_protocol
+from ..protocol.http_protocol import agent_http_protocol
 from ..serving import UvicornServer, bind_socket
 
 __all__ = ["bind_agent_socket", "serve_until_stopped", "uvicorn_server"]
@@ -54,7 +54,7 @@ def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
         timeout_graceful_shutdown=5,
         timeout_keep_alive=settings.server.keep_alive_timeout,
         limit_concurrency=settings.server.max_concurrency,
-        http=header_timeout_protocol(settings.server.header_timeout),
+        http=agent_http_protocol(settings.server.header_timeout),
         **(tls.uvicorn_options() if tls else {}),
     )
     return UvicornServer(config)

@@ -17,7 +17,7 @@ from types import TracebackType
 
 import uvicorn
 
-from ..protocol.header_timeout import header_timeout_protocol
+from ..protocol.http_protocol import agent_http_protocol
 from ..security.tls import ServerTls
 from ..serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
 from .app import build_registry_app
@@ -95,7 +95,7 @@ class RegistryServer:
             **(self.tls.uvicorn_options() if self.tls else {}),
         )
         config.timeout_keep_alive = KEEP_ALIVE_TIMEOUT  # see serving.py
-        config.http = header_timeout_protocol(HEADER_TIMEOUT)  # slow-loris senders: 408, see protocol/
+        config.http = agent_http_protocol(HEADER_TIMEOUT)  # slow-loris senders: 408, see protocol/
         self._server = UvicornServer(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="mesh-registry")
         loop = asyncio.get_running_loop()
