@@ -21,6 +21,7 @@ from mesh_framework.llm.types import LlmTurn, Message, tool_spec
 from mesh_framework.llm.vendors import KNOWN_VENDORS, create_model
 from mesh_framework.llm.vendors.anthropic import AnthropicModel
 from mesh_framework.llm.vendors.openai import OpenAIChatModel, is_strict_schema, response_format
+from mesh_framework.mesh.asyncio_network import AsyncioStream
 from tests.llm_fakes import (
     FakeLlmServer,
     Received,
@@ -447,6 +448,23 @@ async def test_a_request_past_the_script_is_answered_400_naming_it(vendor: str) 
             ):
                 await model.complete(ASK)
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+async def test_the_sdk_clients_we_create_run_on_the_asyncio_network_layer(vendor: str) -> None:
+    """Our adapters hand the SDK its own default client class on `mesh/asyncio_network.py`."""
+    with fake(vendor, [text("one"), text("two")]) as server:
+        async with aclosing(model_for(vendor, server)) as model:
+            sdk: Any = model._client
+            if vendor == "openai":
+                raw = await sdk.chat.completions.with_raw_response.create(model="gpt-4o-mini", messages=ASK)
+            else:
+                raw = await sdk.messages.with_raw_response.create(
+                    model="claude-sonnet-4-6", max_tokens=16, messages=ASK
+                )
+            assert isinstance(raw.http_response.extensions["network_stream"], AsyncioStream)
+            assert (await model.complete(ASK)).content == "two"  # the adapter's own request, same client
+        assert isinstance(sdk._client, (openai.DefaultAsyncHttpxClient, anthropic.DefaultAsyncHttpxClient))
 
 
 # --- create_model -------------------------------------------------------------------------------------

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import logging
 import socket
+import ssl
+from typing import Any
 
 import httpx2
 
-__all__ = ["IDEMPOTENT", "StaleConnectionRetry", "build_http_client"]
+__all__ = ["IDEMPOTENT", "StaleConnectionRetry", "asyncio_transport", "build_http_client"]
 
 logger = logging.getLogger("mesh_framework.mesh")
 
@@ -48,11 +50,21 @@ class StaleConnectionRetry(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def build_http_client(*, keepalive_expiry: float = 4.0) -> httpx2.AsyncClient:
-    """The pooled client (TCP_NODELAY, keep-alive `keepalive_expiry` seconds, the stale-connection retry)."""
+def build_http_client(
+    *, keepalive_expiry: float = 4.0, verify: ssl.SSLContext | bool = True
+) -> httpx2.AsyncClient:
+    """The pooled client (TCP_NODELAY, keep-alive `keepalive_expiry` seconds, the stale-connection retry,
+    asyncio's network layer: `asyncio_network.py`); `verify` checks the servers' certificates."""
     nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
     limits = httpx2.Limits(
         max_connections=256, max_keepalive_connections=64, keepalive_expiry=keepalive_expiry
     )
-    inner = httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits)
+    inner = asyncio_transport(socket_options=nodelay, limits=limits, verify=verify)
     return httpx2.AsyncClient(transport=StaleConnectionRetry(inner), trust_env=False)
+
+
+def asyncio_transport(**options: Any) -> httpx2.AsyncHTTPTransport:
+    """httpx2's transport, `options` as its own, on asyncio's network layer (`asyncio_network.py`)."""
+    from .asyncio_network import on_asyncio_network  # imports httpcore2 (~20 ms), as httpx2 does: late
+
+    return on_asyncio_network(httpx2.AsyncHTTPTransport(**options))

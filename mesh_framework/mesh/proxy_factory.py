@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -14,7 +13,7 @@ from ..security.credentials import credential_headers
 from ..security.tls import client_ssl_context, mesh_https
 from ..specs import DependencySpec
 from ..tools.registry import MeshToolWrapperRegistry
-from .http_pool import StaleConnectionRetry
+from .http_pool import build_http_client
 from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
 from .transport import McpTransport
 
@@ -52,15 +51,9 @@ class McpMeshToolProxyFactory:
     def http(self) -> httpx2.AsyncClient:
         """The process's one pooled HTTP client (proxies and the heartbeat share it)."""
         if self._http is None:
-            nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-            expiry = self.settings.client.keepalive_expiry  # below the peers' keep-alive: http_pool.py
-            limits = httpx2.Limits(max_connections=256, max_keepalive_connections=64, keepalive_expiry=expiry)
-            verify = client_ssl_context(self.settings.tls)  # security/tls.py: CA bundle, mutual TLS
-            self._http = httpx2.AsyncClient(
-                transport=StaleConnectionRetry(
-                    httpx2.AsyncHTTPTransport(socket_options=nodelay, limits=limits, verify=verify)
-                ),
-                trust_env=False,
+            self._http = build_http_client(
+                keepalive_expiry=self.settings.client.keepalive_expiry,  # below the peers' keep-alive
+                verify=client_ssl_context(self.settings.tls),  # security/tls.py: CA bundle, mutual TLS
             )
         return self._http
 

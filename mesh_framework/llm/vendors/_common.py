@@ -7,9 +7,11 @@ import os
 from collections.abc import Mapping
 from typing import Any, Self
 
+import httpx2
 from pydantic import SecretStr
 
 from ...config.settings import LlmVendorSettings
+from ...mesh.http_pool import asyncio_transport
 from ..model import LlmModel, LlmProviderError
 
 __all__ = [
@@ -18,11 +20,21 @@ __all__ = [
     "parse_arguments",
     "provider_error",
     "retried",
+    "sdk_http_client",
     "status_text",
     "without_none",
 ]
 
 _PLACEHOLDER_KEY = "unused"
+
+# The vendor SDKs' own pool limits (openai and anthropic agree), kept with our network layer.
+_SDK_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+
+
+def sdk_http_client(default_client: type[httpx2.AsyncClient]) -> httpx2.AsyncClient:
+    """The HTTP client for a vendor SDK we create: the SDK's own default client class (its timeout,
+    redirects and proxies from the environment) on asyncio's network layer (`mesh/asyncio_network.py`)."""
+    return default_client(transport=asyncio_transport(limits=_SDK_LIMITS))
 
 
 class VendorModel(LlmModel):

@@ -13,7 +13,15 @@ from pydantic import SecretStr
 from ..model import LlmError, LlmProviderError
 from ..types import LlmToolCall, LlmTurn, Message
 from ._anthropic_transcript import anthropic_tools, anthropic_transcript
-from ._common import VendorModel, api_key_of, provider_error, retried, status_text, without_none
+from ._common import (
+    VendorModel,
+    api_key_of,
+    provider_error,
+    retried,
+    sdk_http_client,
+    status_text,
+    without_none,
+)
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -57,6 +65,7 @@ class AnthropicModel(VendorModel):
                     api_key=api_key_of(api_key, base_url, _ENV),
                     timeout=timeout,
                     max_retries=max_retries,
+                    http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),
                 )
             except anthropic.AnthropicError as error:  # a broken credentials profile
                 raise LlmError(f"{self.name}: {' '.join(str(error).split())}") from None

@@ -19,6 +19,7 @@ from ._common import (
     parse_arguments,
     provider_error,
     retried,
+    sdk_http_client,
     status_text,
     without_none,
 )
@@ -62,6 +63,7 @@ class OpenAIChatModel(VendorModel):
                     api_key=api_key_of(api_key, base_url, _ENV),
                     timeout=timeout,
                     max_retries=max_retries,
+                    http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
                 )
             except openai.OpenAIError as error:
                 hint = (
