@@ -870,6 +870,7 @@ async def _breakdown(k: int, n: int, log_dir: Path) -> None:
 
     from mesh_framework.llm.types import tool_spec
     from mesh_framework.llm.vendors.openai import OpenAIChatModel
+    from mesh_framework.mesh.http_pool import build_http_client
     from mesh_framework.mesh.transport import McpTransport
 
     call = {
@@ -917,8 +918,7 @@ async def _breakdown(k: int, n: int, log_dir: Path) -> None:
     port = free_port()
     argv = [PYTHON, "-m", "mesh_framework.cli", "run", "bench_llm_adder", "--host", HOST, "--port", str(port)]
     adder = Proc("breakdown-adder", argv, clean_env(registry_off), AGENTS_DIR, log_dir)
-    nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(socket_options=nodelay), trust_env=False)
+    http = build_http_client()  # the agents' own pooled client (mesh/http_pool.py)
     transport = McpTransport(http, client_name="llm-bench", client_version="1")
     url = f"http://{HOST}:{port}/mcp"
     params = {"name": "add", "arguments": {"a": 1, "b": 2}}
@@ -938,8 +938,8 @@ async def _breakdown(k: int, n: int, log_dir: Path) -> None:
     server = (cpu_seconds(adder.pid) - server_before) / calls * 1e6
     wall_us = (time.perf_counter() - wall) / calls * 1e6
     print(
-        f"mesh `tools/call add` to our adder (McpTransport, httpx2, loopback): client CPU {client:.0f} µs, "
-        f"adder CPU {server:.0f} µs, round trip {wall_us:.0f} µs"
+        "mesh `tools/call add` to our adder (McpTransport on the agents' pooled client, loopback): "
+        f"client CPU {client:.0f} µs, adder CPU {server:.0f} µs, round trip {wall_us:.0f} µs"
     )
     await http.aclose()
 
@@ -1087,16 +1087,15 @@ the same morning (09:57) gave (a) 7.9 ms, (b) 11.6 ms, (c)/(a) 6.2 \u00d7, (c)/(
    Gain, same run: (a') above, 1.7 \u00d7 less than (a) per iteration. With all our agents patched
    (`--skip-sdk-transform`, 10:00): (a) 5.7 ms, (b) 9.4 ms, (c)/(a) 9.3 \u00d7, (c)/(b) 5.7 \u00d7,
    the ratio target met for both. The `anthropic` SDK installed here (2.12) has no such transform.
-2. **The client side of every HTTP call, ~1.2 ms of CPU.** A `tools/call add` through `McpTransport`
-   (`mesh_framework/mesh/transport.py:142`: httpx2 → httpcore2 → anyio) costs the consumer 1.2 ms of
-   CPU and the adder 0.5 ms, 1.5 ms round trip (`--breakdown`); the adder serves autocannon's
-   `tools/call` at ~0.1 ms of CPU under load (section 1). (a) makes two calls per iteration (model,
-   `add`), (b) three (provider, its model, `add`). With the transform gone, (a')'s consumer still
-   uses ~5 ms of CPU per iteration on this machine: the SDK's own ~0.7 ms per request
-   (`_build_request`, `construct_type` of the answer), two client-side HTTP exchanges, the loop. The
-   lean client on asyncio streams proposed in the mesh findings (pooled keep-alive connection per
-   endpoint, head and body in one write, content-length answers parsed directly) is the next lever
-   for the tool call; the SDK keeps its httpx2 client.
+2. **The client side of every HTTP call.** A `tools/call add` through `McpTransport` costs the
+   consumer ~0.45-0.6 ms of CPU (`--breakdown`; it varies with the machine's load), where the same
+   exchange on raw asyncio streams costs ~45 µs: httpx2, httpcore2 and h11 build and check every
+   request and answer. Since 2026-11-24 the agents' pooled client and the vendor SDK clients we create
+   run on asyncio's network layer (`mesh_framework/mesh/asyncio_network.py`, httpcore2's
+   `network_backend`: no anyio cancel scope per read and write, a request in one write), ~150 µs less
+   per exchange than on anyio's, measured side by side. (a) makes two exchanges per iteration (model,
+   `add`), (b) three (provider, its model, `add`). The SDK adds its own ~0.35 ms per request
+   (`_build_request`, `construct_type` of the answer) over bare httpx2.
 3. **(b) makes one hop more per iteration than MCP Mesh.** Our consumer asks the provider one turn
    at a time (`mesh_framework/llm/mesh_provider.py:102`, `max_iterations = 1`), sending the whole
    transcript each turn; mcp-mesh's consumer sends the tools with `_mesh_endpoint` and its provider
@@ -1110,14 +1109,15 @@ the same morning (09:57) gave (a) 7.9 ms, (b) 11.6 ms, (c)/(a) 6.2 \u00d7, (c)/(
 **MCP Mesh**: every answer of its agents waits ~40 ms for a delayed ACK (no TCP_NODELAY, mesh
 findings): ~50 ms per iteration, ~17-22 ms with the socket fixed (c'), where its provider's CPU (~14
 ms per iteration: FastMCP, its loop, the same SDK transform) and its adder's (~6.6 ms) dominate.
-Against (c'), ours is 2.0 \u00d7 (a), 1.5 \u00d7 (b), 3.4 \u00d7 (a').
+The ratios against (c') are in the tables above.
 
 **The fake server** (tests/llm_fakes) now sets TCP_NODELAY: before, each of its answers waited for
 the client's delayed ACK (~48 ms per SDK call instead of ~4 ms).
 
-**The floor here**: one mesh hop is ~1.5 ms of wall time on this machine and an iteration needs at
-least the model request and the tool call, so 2 ms per iteration needs fix 1 and a leaner client (2)
-together.
+**The floor here**: an iteration needs at least the model request and the tool call, two HTTP
+exchanges whose client side alone is ~1 ms of CPU through the SDK and httpx2 (2), plus the adder's
+thread hop (4): 2 ms per iteration is not reachable on this stack without a client below httpx2,
+which DESIGN §3 rules out (one HTTP stack).
 """
 
 

@@ -13,6 +13,7 @@ reads the answer (or more than `WRITE_BUFFER` bytes wait), then writes it at onc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import select
 import socket
 import ssl
@@ -44,7 +45,10 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if self._unsent:
-            await self._send(timeout)
+            # As httpcore2 does when a body cannot be written: read on, a server that closed the request
+            # early may have answered it (a 413, say); a connection that is gone reads as its end.
+            with contextlib.suppress(httpcore2.WriteError):
+                await self._send(timeout)
         try:
             if timeout is None:
                 return await self._reader.read(max_bytes)
