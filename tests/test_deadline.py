@@ -11,16 +11,25 @@ from mesh_framework.protocol.http_protocol import _OneWriteTransport
 
 
 async def test_deadlines_fire_in_order_and_cleared_ones_never() -> None:
-    deadlines = Deadlines.of_loop(asyncio.get_running_loop())
-    fired: list[str] = []
-    deadlines.arm(0.15, lambda: fired.append("late"))
-    cleared = deadlines.arm(0.05, lambda: fired.append("cleared"))
-    deadlines.arm(0.02, lambda: fired.append("early"))  # before the timer set for the others
+    loop = asyncio.get_running_loop()
+    deadlines = Deadlines.of_loop(loop)
+    fired: dict[str, float] = {}
+    done = asyncio.Event()
+
+    def fire(name: str) -> None:
+        fired[name] = loop.time()
+        if name == "late":
+            done.set()
+
+    start = loop.time()
+    deadlines.arm(1.0, lambda: fire("late"))
+    cleared = deadlines.arm(0.1, lambda: fire("cleared"))
+    deadlines.arm(0.05, lambda: fire("early"))  # before the timer already set for the others
     deadlines.clear(cleared)
-    await asyncio.sleep(0.08)
-    assert fired == ["early"]
-    await asyncio.sleep(0.15)
-    assert fired == ["early", "late"]
+    await asyncio.wait_for(done.wait(), 10)
+    assert list(fired) == ["early", "late"]
+    assert start + 0.05 <= fired["early"] < start + 1.0  # on its own time, not with the late one
+    assert fired["late"] >= start + 1.0
 
 
 async def test_one_set_of_deadlines_per_loop() -> None:
