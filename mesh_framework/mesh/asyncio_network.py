@@ -18,7 +18,7 @@ import select
 import socket
 import ssl
 from collections.abc import Awaitable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import httpcore2
 import httpx2
@@ -31,6 +31,7 @@ WRITE_BUFFER = 64 * 1024
 """Bytes a stream keeps before writing them without waiting for the read (a large body goes out as it
 comes)."""
 
+T = TypeVar("T")
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
 
@@ -50,9 +51,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
             with contextlib.suppress(httpcore2.WriteError):
                 await self._send(timeout)
         try:
-            if timeout is None:
-                return await self._reader.read(max_bytes)
-            return await within(timeout, self._reader.read(max_bytes))
+            return await _bounded(timeout, self._reader.read(max_bytes))
         except Expired:
             raise httpcore2.ReadTimeout(f"no data within {timeout:g} s") from None
         except OSError as exc:
@@ -76,7 +75,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         try:
             writer.write(data)
             if writer.transport.get_write_buffer_size():  # the socket did not take it all at once
-                await (writer.drain() if timeout is None else within(timeout, writer.drain()))
+                await _bounded(timeout, writer.drain())
         except Expired:
             raise httpcore2.WriteTimeout(f"could not write within {timeout:g} s") from None
         except OSError as exc:
@@ -94,9 +93,8 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
     ) -> httpcore2.AsyncNetworkStream:
         if self._unsent:
             await self._send(timeout)
-        upgrade = self._writer.start_tls(ssl_context, server_hostname=server_hostname)
         try:
-            await (upgrade if timeout is None else within(timeout, upgrade))
+            await _bounded(timeout, self._writer.start_tls(ssl_context, server_hostname=server_hostname))
         except Expired:
             await self.aclose()
             raise httpcore2.ConnectTimeout(f"TLS handshake not done within {timeout:g} s") from None
@@ -145,11 +143,7 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
         socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore2.AsyncNetworkStream:
         local = (local_address, 0) if local_address else None
-        reader, writer = await _connect(asyncio.open_connection(host, port, local_addr=local), timeout)
-        sock = writer.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(reader, writer)
+        return await _connect(asyncio.open_connection(host, port, local_addr=local), timeout, socket_options)
 
     async def connect_unix_socket(
         self,
@@ -157,27 +151,32 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
         timeout: float | None = None,
         socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore2.AsyncNetworkStream:
-        reader, writer = await _connect(asyncio.open_unix_connection(path), timeout)
-        sock = writer.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(reader, writer)
+        return await _connect(asyncio.open_unix_connection(path), timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
 
 async def _connect(
-    opening: Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]], timeout: float | None
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    opening: Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+    timeout: float | None,
+    socket_options: Iterable[SocketOption] | None,
+) -> AsyncioStream:
     try:
-        if timeout is None:
-            return await opening
-        return await within(timeout, opening)
+        reader, writer = await _bounded(timeout, opening)
     except Expired:
         raise httpcore2.ConnectTimeout(f"not connected within {timeout:g} s") from None
     except OSError as exc:
         raise httpcore2.ConnectError(str(exc) or type(exc).__name__) from exc
+    sock = writer.get_extra_info("socket")
+    for option in socket_options or ():
+        sock.setsockopt(*option)
+    return AsyncioStream(reader, writer)
+
+
+async def _bounded(timeout: float | None, running: Awaitable[T]) -> T:
+    """`running`'s result, within `timeout` seconds when one is given (httpcore2's None: no bound)."""
+    return await (running if timeout is None else within(timeout, running))
 
 
 def on_asyncio_network(transport: httpx2.AsyncHTTPTransport) -> httpx2.AsyncHTTPTransport:
