@@ -19,7 +19,7 @@ from .callbacks import (
     ToolsChanged,
 )
 from .catalog import HttpDefinition, McpServerCatalog, SseDefinition, StdioDefinition
-from .clicommands import mcp_command
+from .command_tools import mcp_command
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings
 from .content import (
@@ -57,8 +57,8 @@ from .propagation import propagated_headers
 from .specs import Selector
 from .status import status_section
 from .tools.context import ToolContext
-from .tools.registry import MeshToolWrapperRegistry
 from .tools.wrapper import MeshToolWrapper
+from .tools.wrapper_registry import MeshToolWrapperRegistry
 
 __version__ = "0.1.0"
 

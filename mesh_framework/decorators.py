@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from .completion import completer
+from .argument_completion import completer
 from .prompts.decorator import mesh_prompt
 from .resources.decorator import mesh_resource
 from .specs import (

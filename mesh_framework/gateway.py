@@ -27,9 +27,9 @@ from .errors import ToolExecutionError
 from .events import ApplicationEventPublisher
 from .specs import ToolSpec
 from .tools.context import ToolContext
-from .tools.registry import MeshToolWrapperRegistry
 from .tools.signature import ToolSignature
 from .tools.wrapper import MeshToolWrapper, error_result
+from .tools.wrapper_registry import MeshToolWrapperRegistry
 
 __all__ = ["GatewayTool", "McpGateway"]
 

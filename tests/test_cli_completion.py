@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mesh_framework.cli import build_parser
-from mesh_framework.commands.completion import commands_of, script
+from mesh_framework.cli.shell_completion import commands_of, script
 
 from .test_cli_errors import assert_one_clean_line
 from .test_cli_json import Cli, clean_fixture, cli_fixture  # noqa: F401 (fixtures)

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from mesh_framework.cli import main
-from mesh_framework.commands.agents import _agent_status, _parse_time
-from mesh_framework.commands.call import parse_arguments
-from mesh_framework.commands.common import CliError
+from mesh_framework.cli.agents import _agent_status, _parse_time
+from mesh_framework.cli.call import parse_arguments
+from mesh_framework.cli.common import CliError
 
 from .agents import run_agent, run_cli, run_registry, wait_until
 from .test_cli_errors import assert_one_clean_line
@@ -212,7 +212,7 @@ def test_ctrl_c_while_waiting_cancels_the_job(mesh: str, cli: Cli) -> None:
 
 
 async def test_wait_reports_a_failed_or_cancelled_job_on_one_line() -> None:
-    from mesh_framework.commands.job_wait import wait_for_job
+    from mesh_framework.cli.job_wait import wait_for_job
 
     rows = iter([{"status": "working"}, {"status": "failed", "error": "RuntimeError: disk full"}])
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mesh_framework.commands.run import watch_paths
+from mesh_framework.cli.run import watch_paths
 
 from .agents import ROOT, run_cli, run_mesh, stop, wait_until
 

@@ -229,7 +229,7 @@ def test_without_a_checkout_the_readme_says_where_to_install_from(
 
 
 def test_the_command_in_the_mesh_parser(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # what cli.py's two lines do: `from .scaffold import command as scaffold_command` and
+    # what cli/entry.py's two lines do: `from .scaffold import command as scaffold_command` and
     # `scaffold_command.register(commands)` in build_parser(); its main() then calls `args.handler(args)`
     from mesh_framework import cli
 

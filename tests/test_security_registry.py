@@ -207,8 +207,8 @@ async def test_mesh_list_sends_the_registry_token_and_says_when_it_has_none(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """What `mesh list`, `mesh status` and `mesh call` read the registry with."""
-    from mesh_framework.commands.agents import fetch_agents
-    from mesh_framework.commands.common import Unreachable
+    from mesh_framework.cli.agents import fetch_agents
+    from mesh_framework.cli.common import Unreachable
 
     async with RegistryServer("127.0.0.1", 0, token=TOKEN) as registry:
         monkeypatch.setenv("MESH_REGISTRY__TOKEN", TOKEN)

@@ -16,7 +16,7 @@ from ..mesh.proxy import Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.topology import TopologyEvent
 from ..tools.context import ToolContext
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .connection_info import McpConnectionInfo
 from .definition import ToolCallback, ToolDefinition
 from .mcp import McpToolFilter

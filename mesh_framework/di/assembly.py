@@ -12,7 +12,7 @@ from typing import Any
 from dependency_injector import providers
 
 from ..catalog.catalog import McpServerCatalog
-from ..clicommands.wiring import plan_agent_commands
+from ..command_tools.wiring import plan_agent_commands
 from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR

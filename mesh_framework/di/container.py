@@ -32,7 +32,7 @@ from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 from ..protocol.request_state import RequestStateSigner
 from ..protocol.server import McpEndpoint
 from ..tools.builder import ToolPlan, build_wrappers
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .features import build_features
 
 __all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
@@ -114,8 +114,8 @@ def build_tools(
     settings: MeshSettings | None = None,
 ) -> MeshToolWrapperRegistry:
     build_wrappers(plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy)
-    if commands and settings is not None:  # click commands served as tools (clicommands/)
-        from ..clicommands.wiring import add_command_tools
+    if commands and settings is not None:  # click commands served as tools (command_tools/)
+        from ..command_tools.wiring import add_command_tools
 
         add_command_tools(registry, commands, settings)
     return registry
@@ -152,7 +152,7 @@ class MeshContainer(containers.DeclarativeContainer):
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
-    command_plans: Any = providers.Object([])  # clicommands.discovery.CommandPlan, set at assembly
+    command_plans: Any = providers.Object([])  # command_tools.discovery.CommandPlan, set at assembly
     status_plans: Any = providers.Object([])  # status.discovery.StatusPlan, set at assembly
     tools = providers.ThreadSafeSingleton(
         build_tools,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..completion import CompleterSpec
+from ..argument_completion import CompleterSpec
 from ..config.loader import LoadedSettings
 from ..errors import ConfigError, WiringError, display_path
 from ..prompts.arguments import Argument, analyze_arguments, context_parameter

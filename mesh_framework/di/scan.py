@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from types import ModuleType
 from typing import Any
 
-from ..completion import COMPLETER_ATTR
+from ..argument_completion import COMPLETER_ATTR
 from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, TOOL_ATTR, own_metadata
 from ..errors import WiringError
 from ..specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, ToolSpec

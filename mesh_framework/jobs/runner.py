@@ -30,7 +30,7 @@ from .store import JobStore
 
 if TYPE_CHECKING:
     from ..tools.context import ToolContext
-    from ..tools.registry import MeshToolWrapperRegistry
+    from ..tools.wrapper_registry import MeshToolWrapperRegistry
 
 __all__ = ["DISPATCH", "Dispatch", "JobLimitError", "JobRunner", "answer_schema", "handle_result"]
 

@@ -17,8 +17,8 @@ from starlette.routing import Route
 
 from ..config.settings import MeshSettings
 from ..errors import ToolExecutionError
-from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .client import JobApiError, RegistryJobClient
 from .experimental_tasks import ExperimentalTasks
 from .handle import JobHandle

@@ -16,7 +16,7 @@ from .model import Job
 from .store import UnknownJobError
 
 if TYPE_CHECKING:
-    from ..tools.registry import MeshToolWrapperRegistry
+    from ..tools.wrapper_registry import MeshToolWrapperRegistry
     from .service import JobService
 
 __all__ = ["JOB_TOOLS", "JobTools"]

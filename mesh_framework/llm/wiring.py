@@ -24,7 +24,7 @@ from ..mesh.proxy import McpMeshToolProxy, Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.topology import TopologyEvent
 from ..specs import Selector
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .agent import LlmAgent
 from .config import LlmToolConfig
 from .mesh_provider import MeshProviderModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from ..events import ApplicationEventPublisher
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .proxy_factory import McpMeshToolProxyFactory
 from .topology import Topology, TopologyEvent, diff_topology
 

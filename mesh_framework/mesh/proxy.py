@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.spans import outbound_call
 from .transport import McpTransport, ProviderUnreachable, RemoteError
 

@@ -12,7 +12,7 @@ from ..injectables import McpMeshTool
 from ..security.credentials import credential_headers
 from ..security.tls import client_ssl_context, mesh_https
 from ..specs import DependencySpec
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .http_pool import build_http_client
 from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
 from .transport import McpTransport

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.settings import MeshSettings
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .topology import ToolSlots
 
 __all__ = ["heartbeat_payload", "tool_slots"]

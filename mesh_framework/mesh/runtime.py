@@ -11,7 +11,7 @@ from ..events import ApplicationEventPublisher
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..security.redaction import redact_url
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .proxy_factory import McpMeshToolProxyFactory

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..tools.registry import dependency_key
+from ..tools.wrapper_registry import dependency_key
 from .proxy import Provider
 
 __all__ = ["Resolution", "Topology", "TopologyEvent", "diff_topology", "parse_answer"]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..completion import complete_argument
+from ..argument_completion import complete_argument
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments

@@ -22,8 +22,8 @@ from pydantic_core import from_json, to_json
 
 from ..propagation import HeaderAllowlist, propagating
 from ..tools.context import ToolContext
-from ..tools.registry import MeshToolWrapperRegistry
 from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.spans import incoming_call, record_result
 from .body import BodyRefused, read_body
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..completion import complete_argument
+from ..argument_completion import complete_argument
 from ..prompts.arguments import Argument, ArgumentError
 from .contents import to_contents
 from .files import StaticFile

@@ -48,7 +48,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     return parser
 
 
-register = add_parser  # the name `mesh_framework.commands` modules use
+register = add_parser  # the name `mesh_framework.cli` modules use
 
 
 def run(args: argparse.Namespace) -> int:

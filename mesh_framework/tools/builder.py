@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..specs import ToolSpec
-from .registry import MeshToolWrapperRegistry
 from .signature import ToolSignature, analyze_signature
 from .wrapper import MeshToolWrapper
+from .wrapper_registry import MeshToolWrapperRegistry
 
 __all__ = ["ToolPlan", "build_wrappers", "plan_tool"]
 

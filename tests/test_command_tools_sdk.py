@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from tests.agents import AgentProcess, run_agent, wait_until
-from tests.test_clicommands_run import process_exists
+from tests.test_command_tools_run import process_exists
 
 
 @pytest.fixture(scope="module")

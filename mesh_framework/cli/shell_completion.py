@@ -35,7 +35,8 @@ class Command:
     values: dict[str, list[str]] = field(default_factory=dict)  # option ("" for positionals) → words
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, root: argparse.ArgumentParser) -> None:
+    """Add `mesh completion`; its script is printed from `root`, the whole `mesh` parser."""
     completion = commands.add_parser(
         "completion",
         help="print a shell completion script (bash or zsh)",
@@ -44,13 +45,11 @@ def register(commands: Any) -> None:
         '~/.bashrc); for zsh, `mesh completion zsh > "${fpath[1]}/_mesh"`, then start a new shell.',
     )
     completion.add_argument("shell", choices=SHELLS, help="the shell: bash or zsh")
-    completion.set_defaults(handler=_completion)
+    completion.set_defaults(handler=lambda args: _completion(args, root))
 
 
-def _completion(args: argparse.Namespace) -> int:
-    from ..cli import build_parser
-
-    echo(script(args.shell, build_parser()))
+def _completion(args: argparse.Namespace, root: argparse.ArgumentParser) -> int:
+    echo(script(args.shell, root))
     return EXIT_OK
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
-from ..tools.registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .discovery import CommandPlan, plan_commands
 from .tool import CommandTool
 

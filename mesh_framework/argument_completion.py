@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-logger = logging.getLogger("mesh_framework.completion")
+logger = logging.getLogger("mesh_framework.argument_completion")
 
 __all__ = [
     "complete_argument",

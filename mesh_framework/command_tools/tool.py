@@ -20,7 +20,7 @@ from .runner import CommandOutcome, LineListener, run_command
 
 __all__ = ["JOB_PARAMETER", "CommandFailed", "CommandTool", "describe_outcome"]
 
-logger = logging.getLogger("mesh_framework.commands")
+logger = logging.getLogger("mesh_framework.cli")
 
 JOB_PARAMETER = "_mesh_job"  # where the job runner puts the JobContext (never a click parameter name)
 

@@ -13,7 +13,7 @@ mesh completion bash|zsh            a shell completion script
 
 `--json` gives machine-readable output (list, status, config, catalog list/show, call). Exit codes: 0 ok,
 1 error, 2 usage, 3 the registry or agent cannot be reached; errors are one line on stderr. The commands
-live in `mesh_framework.commands`, one module per group.
+live in `mesh_framework.cli`, one module per group; this module assembles them.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .commands import agents, call, catalog, completion, config, run
-from .commands.common import (
+from ..errors import MeshError
+from ..scaffold import command as scaffold_command
+from . import agents, call, catalog, config, run, shell_completion
+from .common import (
     EXIT_ERROR,
     EXIT_OK,
     EXIT_UNREACHABLE,
@@ -34,8 +36,6 @@ from .commands.common import (
     Parser,
     Unreachable,
 )
-from .errors import MeshError
-from .scaffold import command as scaffold_command
 
 __all__ = [
     "EXIT_ERROR",
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.register(commands)
     catalog.register(commands)
     scaffold_command.register(commands)
-    completion.register(commands)
+    shell_completion.register(commands, parser)
     return parser
 
 
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
 
-    from .logs import configure_logging
+    from ..logs import configure_logging
 
     configure_logging(args.log_level.upper() if getattr(args, "log_level", None) else "INFO")
     try:
@@ -119,7 +119,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("mesh_framework").debug("mesh %s failed", args.command, exc_info=True)
         print(f"mesh {args.command}: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR
-
-
-if __name__ == "__main__":
-    sys.exit(main())

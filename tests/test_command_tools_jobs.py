@@ -12,7 +12,7 @@ from mesh_framework import MeshApplication
 from mesh_framework.testing.client import SyncMeshClient
 
 from .agents import wait_until
-from .test_clicommands_run import process_exists
+from .test_command_tools_run import process_exists
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import click
 import pytest
 
 from mesh_framework import MeshApplication, WiringError, mcp_command
-from mesh_framework.clicommands.naming import tool_name
-from mesh_framework.clicommands.schema import analyze_command
-from mesh_framework.clicommands.tool import CommandTool
+from mesh_framework.command_tools.naming import tool_name
+from mesh_framework.command_tools.schema import analyze_command
+from mesh_framework.command_tools.tool import CommandTool
 
 
 @pytest.fixture(scope="module")
