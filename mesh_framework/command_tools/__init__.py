@@ -1,4 +1,4 @@
-"""Click (and Typer) commands served as MCP tools (seed 002): `@mcp_command` and `commands.expose`."""
+"""Click (and Typer) commands served as MCP tools: `@mcp_command` and `commands.expose`."""
 
 from .marks import CommandMark, mcp_command
 

@@ -62,7 +62,7 @@ class Job:
         return round((self.finished_at or time.time()) - self.started_at, 3)
 
     def describe(self) -> str:
-        """The job's command line as seed 002's `get_server_status` shows it."""
+        """The job's command line as `get_server_status` shows it."""
         if self.command is not None:
             return self.command
         return " ".join([self.tool, *(f"{k}={v}" for k, v in self.arguments.items())])

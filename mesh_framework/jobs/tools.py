@@ -1,5 +1,5 @@
 """The job tools every agent serves: `__mesh_job_status`, `__mesh_job_result`, `__mesh_job_cancel` (as
-mcp-mesh does, tags `mesh-jobs`, `framework`) and seed 002's `get_server_status`."""
+mcp-mesh does, tags `mesh-jobs`, `framework`) and `get_server_status`."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ class JobTools:
         return {"ok": True, "job_id": job_id}
 
     async def server_status(self) -> dict[str, Any]:
-        """The latest job of this agent, seed 002's way: `{status: idle|running|completed|failed|cancelled,
+        """The latest job of this agent: `{status: idle|running|completed|failed|cancelled,
         command, runtimeSeconds, messages}`."""
         store = self.service.runner.store
         running = [j for j in store if j.status == "working"]

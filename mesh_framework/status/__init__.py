@@ -1,4 +1,4 @@
-"""Status sections (seed 002): `@status_section` functions refreshed in the background, served at
+"""Status sections: `@status_section` functions refreshed in the background, served at
 `GET /status`."""
 
 from .board import StatusBoard, StatusSection
