@@ -37,6 +37,7 @@ def fixture_agent() -> Iterator[AgentProcess]:
         yield running
 
 
+@pytest.mark.timeout(660)  # a suite run is bounded at 600 s below
 @pytest.mark.parametrize("suite", list(SUITES))
 def test_conformance_suite_passes_with_only_documented_failures(
     fixture_agent: AgentProcess, suite: str, tmp_path: Path

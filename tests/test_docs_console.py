@@ -87,6 +87,7 @@ def _line_pattern(line: str) -> re.Pattern[str] | None:
     return re.compile(".*".join(re.escape(part) for part in text.split("...")))
 
 
+@pytest.mark.timeout(180)  # a page's session is bounded at 120 s below
 @pytest.mark.parametrize(("page", "line", "session"), sessions(), ids=lambda v: str(v)[:20])
 def test_console_session_runs_as_written(
     mesh: dict[str, str], page: str, line: int, session: str, tmp_path: Path

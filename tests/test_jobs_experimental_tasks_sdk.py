@@ -23,6 +23,10 @@ HERE = Path(__file__).resolve().parent
 TS_SDK = HERE.parent / ".tools/mcp-servers/node_modules/@modelcontextprotocol/sdk"
 
 
+# each SDK client run is bounded at 120 s below, after the agent started
+pytestmark = pytest.mark.timeout(180)
+
+
 @pytest.fixture(scope="module")
 def agent() -> Iterator[AgentProcess]:
     with run_agent("tests.apps.tasks_app") as running:

@@ -132,6 +132,7 @@ SCENARIOS = (
 )
 
 
+@pytest.mark.timeout(360)  # the scenarios run together, each bounded at 300 s
 def test_the_conformance_suites_tasks_scenarios_pass() -> None:
     """The conformance suite's (0.2.0 alpha) tasks scenarios, side by side, against tests/apps/tasks_app."""
     import re

@@ -39,6 +39,7 @@ def project_pytest(folder: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.timeout(240)  # the new project's own test run is bounded at 180 s
 @pytest.mark.parametrize("option", OPTIONS)
 def test_the_project_s_own_tests_pass(tmp_path: Path, option: str) -> None:
     folder = create_project("shop", directory=tmp_path / "shop", **OPTIONS[option])
@@ -135,6 +136,7 @@ def install_project(folder: Path, venv: Path) -> Path:
     return venv / "bin"
 
 
+@pytest.mark.timeout(720)  # creates a venv and installs the project and its dependencies
 def test_an_installed_project_works_as_its_readme_says(tmp_path: Path) -> None:
     folder = create_project("shop", directory=tmp_path / "shop")
     bin_dir = install_project(folder, tmp_path / "venv")
