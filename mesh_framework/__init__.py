@@ -1,64 +1,66 @@
-"""mesh_framework: a Spring-Boot-style dependency-injection framework for MCP mesh agents."""
+"""mesh_framework: a Spring-Boot-style dependency-injection framework for MCP mesh agents.
 
-import gc as _gc
+The public names are loaded on first use (PEP 562), so `import mesh_framework` and the `mesh` command
+import only the modules they touch. Importing the framework changes nothing in the process: garbage
+collection is left as found (an agent's own `MeshApplication.serve` freezes what its start-up built).
+"""
 
-# Importing the framework creates many long-lived objects (models, classes, compiled patterns); garbage
-# collections in the middle of it find nothing to free and cost about a fifth of the import time. At the
-# end they are frozen (kept out of later collections), or the first collection after the import walks
-# them all once more (about a tenth of the import time) only to find them alive.
-_collecting = _gc.isenabled()
-_gc.disable()
+from __future__ import annotations
 
-from .app import MeshApplication
-from .callbacks import (
-    FunctionToolCallback,
-    McpToolCallbackProvider,
-    ToolCallback,
-    ToolCallbackProvider,
-    ToolDefinition,
-    ToolsChanged,
-)
-from .catalog import HttpDefinition, McpServerCatalog, SseDefinition, StdioDefinition
-from .command_tools import mcp_command
-from .config.loader import LoadedSettings
-from .config.settings import MeshSettings
-from .content import (
-    AudioContent,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-    ToolResult,
-)
-from .decorators import (
-    completer,
-    component,
-    config_properties,
-    mesh_agent,
-    mesh_llm,
-    mesh_prompt,
-    mesh_resource,
-    mesh_tool,
-)
-from .di.wiring import Qualifier
-from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
-from .events import ApplicationEventPublisher, event_listener
-from .health import Health, HealthIndicator, HealthStatus, health_indicator
-from .injectables import McpMeshTool, MeshLlmAgent
-from .input_required import InputRequired, elicit, list_roots, sample
-from .jobs import JobCancelled, JobContext, MeshJob
-from .llm.agent import LlmText, usage_of
-from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
-from .llm.provider import MeshLlmRequest, mesh_llm_provider
-from .llm.types import LlmUsage
-from .mesh.proxy_factory import McpMeshToolProxyFactory
-from .prompts.messages import PromptMessage
-from .propagation import propagated_headers
-from .specs import Selector
-from .status import status_section
-from .tools.context import ToolContext
-from .tools.wrapper import MeshToolWrapper
-from .tools.wrapper_registry import MeshToolWrapperRegistry
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .app import MeshApplication
+    from .callbacks import (
+        FunctionToolCallback,
+        McpToolCallbackProvider,
+        ToolCallback,
+        ToolCallbackProvider,
+        ToolDefinition,
+        ToolsChanged,
+    )
+    from .catalog import HttpDefinition, McpServerCatalog, SseDefinition, StdioDefinition
+    from .command_tools import mcp_command
+    from .config.loader import LoadedSettings
+    from .config.settings import MeshSettings
+    from .content import (
+        AudioContent,
+        EmbeddedResource,
+        ImageContent,
+        ResourceLink,
+        TextContent,
+        ToolResult,
+    )
+    from .decorators import (
+        completer,
+        component,
+        config_properties,
+        mesh_agent,
+        mesh_llm,
+        mesh_prompt,
+        mesh_resource,
+        mesh_tool,
+    )
+    from .di.wiring import Qualifier
+    from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
+    from .events import ApplicationEventPublisher, event_listener
+    from .health import Health, HealthIndicator, HealthStatus, health_indicator
+    from .injectables import McpMeshTool, MeshLlmAgent
+    from .input_required import InputRequired, elicit, list_roots, sample
+    from .jobs import JobCancelled, JobContext, MeshJob
+    from .llm.agent import LlmText, usage_of
+    from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
+    from .llm.provider import MeshLlmRequest, mesh_llm_provider
+    from .llm.types import LlmUsage
+    from .mesh.proxy_factory import McpMeshToolProxyFactory
+    from .prompts.messages import PromptMessage
+    from .propagation import propagated_headers
+    from .specs import Selector
+    from .status import status_section
+    from .tools.context import ToolContext
+    from .tools.wrapper import MeshToolWrapper
+    from .tools.wrapper_registry import MeshToolWrapperRegistry
 
 __version__ = "0.1.0"
 
@@ -132,6 +134,85 @@ __all__ = [
     "usage_of",
 ]
 
-if _collecting:
-    _gc.freeze()
-    _gc.enable()
+# Public name -> the module (relative to this package) that defines it.
+_LOCATIONS: dict[str, str] = {
+    "MeshApplication": ".app",
+    "FunctionToolCallback": ".callbacks",
+    "McpToolCallbackProvider": ".callbacks",
+    "ToolCallback": ".callbacks",
+    "ToolCallbackProvider": ".callbacks",
+    "ToolDefinition": ".callbacks",
+    "ToolsChanged": ".callbacks",
+    "HttpDefinition": ".catalog",
+    "McpServerCatalog": ".catalog",
+    "SseDefinition": ".catalog",
+    "StdioDefinition": ".catalog",
+    "mcp_command": ".command_tools",
+    "LoadedSettings": ".config.loader",
+    "MeshSettings": ".config.settings",
+    "AudioContent": ".content",
+    "EmbeddedResource": ".content",
+    "ImageContent": ".content",
+    "ResourceLink": ".content",
+    "TextContent": ".content",
+    "ToolResult": ".content",
+    "completer": ".decorators",
+    "component": ".decorators",
+    "config_properties": ".decorators",
+    "mesh_agent": ".decorators",
+    "mesh_llm": ".decorators",
+    "mesh_prompt": ".decorators",
+    "mesh_resource": ".decorators",
+    "mesh_tool": ".decorators",
+    "Qualifier": ".di.wiring",
+    "CatalogError": ".errors",
+    "ConfigError": ".errors",
+    "MeshError": ".errors",
+    "ToolExecutionError": ".errors",
+    "WiringError": ".errors",
+    "ApplicationEventPublisher": ".events",
+    "event_listener": ".events",
+    "Health": ".health",
+    "HealthIndicator": ".health",
+    "HealthStatus": ".health",
+    "health_indicator": ".health",
+    "McpMeshTool": ".injectables",
+    "MeshLlmAgent": ".injectables",
+    "InputRequired": ".input_required",
+    "elicit": ".input_required",
+    "list_roots": ".input_required",
+    "sample": ".input_required",
+    "JobCancelled": ".jobs",
+    "JobContext": ".jobs",
+    "MeshJob": ".jobs",
+    "LlmText": ".llm.agent",
+    "usage_of": ".llm.agent",
+    "LlmError": ".llm.model",
+    "LlmModel": ".llm.model",
+    "LlmOutputError": ".llm.model",
+    "LlmProviderError": ".llm.model",
+    "MeshLlmRequest": ".llm.provider",
+    "mesh_llm_provider": ".llm.provider",
+    "LlmUsage": ".llm.types",
+    "McpMeshToolProxyFactory": ".mesh.proxy_factory",
+    "PromptMessage": ".prompts.messages",
+    "propagated_headers": ".propagation",
+    "Selector": ".specs",
+    "status_section": ".status",
+    "ToolContext": ".tools.context",
+    "MeshToolWrapper": ".tools.wrapper",
+    "MeshToolWrapperRegistry": ".tools.wrapper_registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LOCATIONS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -101,7 +101,11 @@ class MeshApplication:
         return sock
 
     async def serve(self) -> None:
-        """Build, bind and serve until stopped (SIGINT/SIGTERM)."""
+        """Build, bind and serve until stopped (SIGINT/SIGTERM).
+
+        This call owns the process: once start-up is done it freezes the garbage collector's heap
+        (`gc.freeze()`), so the objects start-up built are not walked by later collections.
+        """
         app = self.build()
         try:
             await self.prepare()
@@ -110,7 +114,6 @@ class MeshApplication:
             await self._lifecycle.release()
             raise
         self._server = uvicorn_server(app, self.settings)
-        # What start-up built lives as long as the agent: keep it out of every later garbage collection.
         gc.freeze()
         await serve_until_stopped(self._server, sock, self.stop)
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import socket
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +37,88 @@ def test_public_surface_is_pinned() -> None:
     assert set(mesh_framework.__all__) == PUBLIC
     for name in PUBLIC:
         assert hasattr(mesh_framework, name)
+
+
+def test_type_checkers_see_every_public_name() -> None:
+    """mypy and IDEs read the `TYPE_CHECKING` imports; at run time `__getattr__` loads the same names."""
+    tree = ast.parse(Path(mesh_framework.__file__).read_text())
+    checked = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for stmt in node.body
+        if isinstance(stmt, ast.ImportFrom)
+        for alias in stmt.names
+    }
+    assert checked == PUBLIC - {"__version__"}
+    assert set(dir(mesh_framework)) >= PUBLIC
+    with pytest.raises(AttributeError, match="no attribute 'NotAName'"):
+        _ = mesh_framework.NotAName  # type: ignore[attr-defined]
+
+
+def _run_python(code: str) -> dict[str, object]:
+    """Run `code` in a fresh interpreter; it prints one JSON object as its last line."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+GC_STATE = "{'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count()}"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_import_leaves_garbage_collection_as_found(enabled: bool) -> None:
+    state = _run_python(
+        f"import gc, json\n"
+        f"{'gc.enable()' if enabled else 'gc.disable()'}\n"
+        "import mesh_framework\n"
+        "from mesh_framework import *\n"  # every public name loaded
+        f"print(json.dumps({GC_STATE}))"
+    )
+    assert state == {"enabled": enabled, "frozen": 0}
+
+
+def test_failed_import_leaves_garbage_collection_as_found() -> None:
+    # A module of the framework that cannot be imported (None in sys.modules makes its import fail).
+    state = _run_python(
+        "import gc, json, sys\n"
+        "sys.modules['mesh_framework.app'] = None\n"
+        "try:\n"
+        "    import mesh_framework\n"
+        "    from mesh_framework import MeshApplication\n"
+        "except ImportError:\n"
+        "    failed = True\n"
+        "else:\n"
+        "    failed = False\n"
+        f"print(json.dumps({{'failed': failed, **{GC_STATE}}}))"
+    )
+    assert state == {"failed": True, "enabled": True, "frozen": 0}
+
+
+def test_import_loads_only_what_is_used() -> None:
+    modules = _run_python(
+        "import json, sys\n"
+        "import mesh_framework\n"
+        "bare = sorted(m for m in sys.modules if m.startswith('mesh_framework'))\n"
+        "from mesh_framework import mesh_tool, Selector\n"
+        "print(json.dumps({'bare': bare, 'decorators': sorted(sys.modules)}))"
+    )
+    assert modules["bare"] == ["mesh_framework"]
+    loaded = set(modules["decorators"])  # type: ignore[arg-type]
+    assert "mesh_framework.decorators" in loaded
+    assert not loaded & {"mesh_framework.app", "starlette", "uvicorn", "httpx2", "dependency_injector"}
+
+
+def test_mesh_command_loads_no_agent_machinery() -> None:
+    modules = _run_python(
+        "import json, sys\n"
+        "from mesh_framework.cli.entry import build_parser\n"
+        "build_parser()\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    assert not set(modules) & {"mesh_framework.app", "starlette", "uvicorn", "pydantic"}  # type: ignore[arg-type]
 
 
 def test_importing_decorated_code_binds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
