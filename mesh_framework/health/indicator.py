@@ -52,18 +52,18 @@ class NamedIndicator:
 @overload
 def health_indicator(function: F, /) -> F: ...
 @overload
-def health_indicator(name: str | None = None, /) -> Callable[[F], F]: ...
-def health_indicator(arg: Any = None, /) -> Any:
+def health_indicator(name: str | None = None) -> Callable[[F], F]: ...
+def health_indicator(name: Any = None) -> Any:
     """Mark a function or a component method as a health indicator (named after the function unless
-    given a name)."""
-    if callable(arg):
-        setattr(arg, INDICATOR_ATTR, arg.__name__)
-        return arg
-    if arg is not None and (not isinstance(arg, str) or not arg.strip()):
-        raise TypeError(f"@health_indicator takes a non-empty name, not {arg!r}")
+    given a name: `@health_indicator("pool")` or `@health_indicator(name="pool")`)."""
+    if callable(name):
+        setattr(name, INDICATOR_ATTR, name.__name__)
+        return name
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise TypeError(f"@health_indicator takes a non-empty name, not {name!r}")
 
     def mark(function: F) -> F:
-        setattr(function, INDICATOR_ATTR, arg or function.__name__)
+        setattr(function, INDICATOR_ATTR, name or function.__name__)
         return function
 
     return mark

@@ -27,12 +27,13 @@ class PromptSpec:
 def mesh_prompt(function: F, /) -> F: ...
 @overload
 def mesh_prompt(
-    name: str | None = None, /, *, title: str | None = None, description: str | None = None
+    name: str | None = None, *, title: str | None = None, description: str | None = None
 ) -> Callable[[F], F]: ...
-def mesh_prompt(name: Any = None, /, *, title: str | None = None, description: str | None = None) -> Any:
+def mesh_prompt(name: Any = None, *, title: str | None = None, description: str | None = None) -> Any:
     """Serve the function as a prompt: its parameters are the prompt's arguments (all sent as strings,
     converted to the annotations), its docstring the description, its return value the messages.
 
+    The name defaults to the function name (`@mesh_prompt("review")` or `@mesh_prompt(name="review")`).
     Return a string (one user message), a `PromptMessage`, a content block (`ImageContent`,
     `EmbeddedResource`, ...) or a list of these. Usage::
 
