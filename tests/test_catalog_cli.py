@@ -197,9 +197,9 @@ def test_catalog_export_errors_are_one_line_each_and_exit_1(
     code, _, err = run(
         capsys, "catalog", "export", "starter_app", "--config", str(config), "--format", "cursor"
     )
-    assert code == 1 and err.strip() == (
-        "mesh catalog export: unknown format 'cursor'; the formats are claude, vscode, gemini, anthropic, "
-        "openai"
+    assert code == 2 and err.strip() == (  # a usage error
+        "mesh catalog export: unknown --format 'cursor'; "
+        "the formats: claude, vscode, gemini, anthropic, openai"
     )
     code, _, err = run(
         capsys,

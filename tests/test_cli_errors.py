@@ -72,7 +72,16 @@ def test_registry_on_a_busy_port() -> None:
     ("args", "expected"),
     [
         ([], "mesh: the following arguments are required: COMMAND (see `mesh --help`)"),
-        (["lst"], "mesh: argument COMMAND: invalid choice: 'lst'"),
+        (["lst"], "mesh: unknown command 'lst'; did you mean 'list'? (see `mesh --help`)"),
+        (["catalog", "shwo"], "mesh catalog: unknown command 'shwo'; did you mean 'show'?"),
+        (
+            ["completion", "fish"],
+            "mesh completion: argument shell: invalid choice: 'fish'; choose from bash, zsh",
+        ),
+        (
+            ["catalog", "export", "starter_app", "--format", "yaml"],
+            "mesh catalog export: unknown --format 'yaml'",
+        ),
         (["call"], "mesh call: the following arguments are required: tool (see `mesh call --help`)"),
         (["run", "--port", "x"], "mesh run: argument --port: invalid int value: 'x'"),
         (["list", "--colour"], "mesh: unrecognized arguments: --colour"),

@@ -157,7 +157,7 @@ def test_existing_files_are_listed_and_kept(tmp_path: Path) -> None:
     assert caught.value.paths == [folder / "README.md", folder / "shop/tools.py"]
     assert str(caught.value) == (
         f"{folder} already has 2 of the project's files (README.md, shop/tools.py); "
-        "choose another directory, or overwrite them with --force (force=True)"
+        "choose another directory, or pass force=True to overwrite them"
     )
     assert files_of(folder) == ["README.md", "notes.txt", "shop/tools.py"]  # nothing written
     assert (folder / "shop/tools.py").read_text() == "mine\n"
@@ -204,6 +204,8 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert (
         err.startswith(f"mesh new: {folder} already has 9 of the project's files (") and err.count("\n") == 1
     )
+    assert err.endswith("); choose another --directory, or overwrite them with --force\n")
+    assert "force=True" not in err
     assert new(["shop", "-d", str(folder), "--force"], capsys)[0] == 0
 
 

@@ -1,12 +1,13 @@
 """`mesh catalog list|show|export`: the MCP servers of an app's catalog (or of catalog files).
 
-Problems go to stderr, one line each (`mesh catalog ACTION: ...`), and exit 1; secrets are masked except by
-`export`, whose output is meant for a client.
+Problems go to stderr, one line each (`mesh catalog ACTION: ...`), and exit 1 (2 for bad usage); secrets
+are masked except by `export`, whose output is meant for a client.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shlex
@@ -14,7 +15,7 @@ import sys
 from typing import Any
 
 from ..errors import MeshError
-from .common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, json_option, profiles
+from .common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CliError, json_option, profiles
 from .output import echo, emit_json, is_terminal, plain_table, rich_table
 
 __all__ = ["register"]
@@ -74,17 +75,23 @@ def _catalog(args: argparse.Namespace) -> int:
 
 def _action(args: argparse.Namespace) -> int:
     from ..catalog import masked, translate
+    from ..catalog.translators import FORMATS
 
     if args.file and args.app:
-        sys.stderr.write("mesh catalog: give an application module or --file, not both\n")
-        return EXIT_USAGE
+        raise CliError("give an application module or --file, not both", EXIT_USAGE)
+    if args.action == "export" and args.format not in FORMATS:
+        close = difflib.get_close_matches(args.format, FORMATS, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise CliError(
+            f"unknown --format {args.format!r}; {hint}the formats: {', '.join(FORMATS)}", EXIT_USAGE
+        )
     catalog = _load(args)
     if catalog is None:
-        sys.stderr.write(
-            f"mesh catalog: name the application module, e.g. `mesh catalog {args.action} starter_app` "
-            "(or MESH_APP), or give --file PATH\n"
+        raise CliError(
+            f"name the application module, e.g. `mesh catalog {args.action} starter_app` (or MESH_APP), "
+            "or give --file PATH",
+            EXIT_USAGE,
         )
-        return EXIT_USAGE
     if args.action == "list":
         return _list(catalog, json_output=args.json)
     if args.action == "show":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 from typing import Any, NoReturn
 
@@ -45,10 +46,24 @@ class Unreachable(CliError):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with usage errors on one line (exit 2), for every subcommand too."""
+    """argparse with usage errors on one line (exit 2), for every subcommand too, and a suggestion for a
+    mistyped choice (`mesh lst`: did you mean 'list'?)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        close = difflib.get_close_matches(str(value), [str(c) for c in choices], n=3)
+        hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        listed = ", ".join(str(c) for c in choices)
+        if isinstance(action, argparse._SubParsersAction):  # `mesh lst`, `mesh catalog shwo`
+            raise argparse.ArgumentError(
+                None, f"unknown command {value!r}; {hint or 'the commands: ' + listed}"
+            )
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r}; {hint or 'choose from ' + listed}")
 
 
 def json_option(parser: argparse.ArgumentParser) -> None:

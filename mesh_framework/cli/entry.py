@@ -19,6 +19,7 @@ live in `mesh_framework.cli`, one module per group; this module assembles them.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import logging
 import os
 import sys
@@ -70,12 +71,28 @@ def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR")
 
 
+class _Version(argparse.Action):
+    """`mesh --version`: the installed package's version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **_: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        try:
+            version = importlib.metadata.version("mesh-framework")
+        except importlib.metadata.PackageNotFoundError:
+            version = "unknown (mesh-framework is not installed)"
+        sys.stdout.write(f"mesh {version}\n")
+        parser.exit(EXIT_OK)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="mesh",
         description="Run and inspect mesh_framework agents.",
         epilog="Exit codes: 0 ok, 1 error, 2 usage, 3 registry or agent not reachable.",
     )
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run.register(commands, _app_options)
     config.register(commands, _app_options)
@@ -100,9 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"mesh {args.command}: {exc}", file=sys.stderr)
         return exc.exit_code
-    except MeshError as exc:
+    except MeshError as exc:  # settings, wiring: the first line names the app, each problem follows
         subject = " ".join(getattr(args, "apps", None) or [getattr(args, "app", None) or ""]).strip()
-        print(f"mesh: cannot {args.command}{' ' + subject if subject else ''}. {exc}", file=sys.stderr)
+        print(f"mesh {args.command}: {subject + ': ' if subject else ''}{exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_OK

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidNameError, ScaffoldError
+from .errors import ExistingFilesError, InvalidNameError, ScaffoldError
 from .names import agent_names, project_names
 from .project import create_project
 
@@ -65,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except InvalidNameError as exc:
         return _fail(f"mesh new: {exc}", EXIT_USAGE)
+    except ExistingFilesError as exc:
+        return _fail(
+            f"mesh new: {exc.found}; choose another --directory, or overwrite them with --force", EXIT_ERROR
+        )
     except ScaffoldError as exc:
         return _fail(f"mesh new: {exc}", EXIT_ERROR)
     except OSError as exc:

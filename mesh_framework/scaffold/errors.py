@@ -18,14 +18,13 @@ class InvalidNameError(ScaffoldError, ValueError):
 
 
 class ExistingFilesError(ScaffoldError):
-    """Files the project would overwrite; `paths` lists them (pass `force=True` to overwrite)."""
+    """Files the project would overwrite; `paths` lists them (pass `force=True` to overwrite), `found`
+    says so in words (`mesh new` adds its own options to it)."""
 
     def __init__(self, directory: Path, paths: list[Path]) -> None:
         self.directory = directory
         self.paths = paths
         shown = ", ".join(str(p.relative_to(directory)) for p in paths[:10])
         more = f" and {len(paths) - 10} more" if len(paths) > 10 else ""
-        super().__init__(
-            f"{directory} already has {len(paths)} of the project's files ({shown}{more}); "
-            "choose another directory, or overwrite them with --force (force=True)"
-        )
+        self.found = f"{directory} already has {len(paths)} of the project's files ({shown}{more})"
+        super().__init__(f"{self.found}; choose another directory, or pass force=True to overwrite them")
