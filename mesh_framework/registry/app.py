@@ -10,7 +10,8 @@
 - GET `/topology/stream?agent_id=ID`: the agent's answers pushed as they change (SSE, registry/push.py).
 - GET `/ui`, `/ui/state`, `/ui/stream`: the mesh page, its JSON and its change stream (registry/ui/).
 
-The app's lifespan runs the health sweep every `check_interval` seconds.
+The app's lifespan runs the health sweep every `check_interval` seconds, and at its end waits until the
+store's database (if any) has every change.
 """
 
 from __future__ import annotations
@@ -60,6 +61,13 @@ def _error(status_code: int, message: str, field: str | None = None) -> JSONResp
     if field is not None:
         body["field"] = field
     return JSONResponse(body, status_code=status_code)
+
+
+async def _cancelled(task: asyncio.Task[None] | None) -> None:
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def build_registry_app(
@@ -135,10 +143,8 @@ def build_registry_app(
             yield
         finally:
             push.close()
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await _cancelled(task)
+            await asyncio.to_thread(store.flush)  # the database has every change once the app stops
 
     routes = [
         Route("/heartbeat", heartbeat, methods=["POST"]),

@@ -72,7 +72,7 @@ class JobBoard:
             state = store.get(agent_id)
             return state.registration.endpoint if state is not None else None
 
-        database = SqliteJobs(store.database.connection) if store.database is not None else None
+        database = SqliteJobs(store.database.writer) if store.database is not None else None
         board = cls(endpoint, database)
         _BOARDS[store] = board
         return board

@@ -14,7 +14,9 @@ if its answer really changed meanwhile) and never notices the restart; one that 
 was down times out as usual, and its consumers get 202. Unhealthy or deleted agents get 410 as before,
 and their next POST revives them.
 
-Not thread-safe: use one store from one event loop (every method is synchronous and short).
+Not thread-safe: use one store from one event loop (every method is synchronous and short). Writes to
+the database are queued to its writer thread (`sqlite_writer.py`), never run on the loop; `flush()`
+waits for them, `close()` writes what is queued before closing the file.
 """
 
 from __future__ import annotations
@@ -262,8 +264,13 @@ class RegistryStore:
             self._db.touch((s.agent_id, s.last_seen) for s in self._agents.values() if s.healthy)
         return [s.agent_id for s in expired]
 
+    def flush(self) -> None:
+        """Wait until every change made so far is in the database (if any); blocks the caller."""
+        if self._db is not None:
+            self._db.flush()
+
     def close(self) -> None:
-        """Write last-seen times and close the database (if any)."""
+        """Write last-seen times and what is queued, and close the database (if any)."""
         if self._db is not None:
             self._db.touch((s.agent_id, s.last_seen) for s in self._agents.values() if s.healthy)
             self._db.close()
