@@ -329,3 +329,53 @@ def test_code_problems_are_reported_together(tmp_path: Path, monkeypatch: pytest
     assert "prompt name 'twice' is used twice" in text
     assert "@completer names prompt 'absent', which this agent does not serve" in text
     assert len(caught.value.problems) == 4
+
+
+def test_annotations_that_do_not_resolve_stop_start_up_naming_function_and_annotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mesh_framework.prompts.arguments import context_parameter
+
+    package = tmp_path / "unresolved"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "from mesh_framework import mesh_agent, mesh_prompt, mesh_resource\n"
+        "if TYPE_CHECKING:\n    from mesh_framework import ToolContext\n"
+        "@mesh_agent(name='unresolved')\nclass Agent: ...\n"
+        "@mesh_prompt('ask')\ndef ask(topic: str, ctx: ToolContext) -> str: return topic\n"
+        "@mesh_resource('notes://{name}')\ndef notes(name: str, ctx: ToolContext) -> str: return name\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(WiringError) as caught:
+        MeshApplication.load("unresolved", environ={})
+    problems = caught.value.problems
+    assert len(problems) == 2, problems
+    for function in ("unresolved.ask", "unresolved.notes"):
+        assert any(
+            f"{function}: the annotation of parameter 'ctx', 'ToolContext', does not resolve" in p
+            and "not only under TYPE_CHECKING" in p
+            for p in problems
+        ), problems
+    # the context parameter is never dropped quietly: reading it fails the same way
+    import unresolved
+
+    with pytest.raises(TypeError, match=r"unresolved\.ask: the annotation of parameter 'ctx'"):
+        context_parameter(unresolved.ask)
+
+
+def test_a_resource_function_taking_a_tool_context_stops_start_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "resourcectx"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from mesh_framework import ToolContext, mesh_agent, mesh_resource\n"
+        "@mesh_agent(name='resourcectx')\nclass Agent: ...\n"
+        "@mesh_resource('notes://{name}')\ndef notes(name: str, ctx: ToolContext) -> str: return name\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(WiringError) as caught:
+        MeshApplication.load("resourcectx", environ={})
+    assert "takes a ToolContext ('ctx'), which a resource function does not receive" in str(caught.value)

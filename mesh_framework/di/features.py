@@ -131,7 +131,8 @@ def _plan_resource(
     plan: FeaturePlan, spec: ResourceSpec, found: ScannedFeature, owner: str | None
 ) -> FunctionResource:
     function = spec.function
-    arguments = analyze_arguments(function, skip_self=found.owner is not None and _is_plain_method(found))
+    plain_method = found.owner is not None and _is_plain_method(found)
+    arguments = analyze_arguments(function, skip_self=plain_method, context=False)
     common: dict[str, Any] = {
         "uri": spec.uri,
         "name": spec.name or function.__name__,

@@ -19,7 +19,14 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["Argument", "ArgumentError", "analyze_arguments", "context_parameter", "convert_arguments"]
+__all__ = [
+    "Argument",
+    "ArgumentError",
+    "analyze_arguments",
+    "context_parameter",
+    "convert_arguments",
+    "resolve_hints",
+]
 
 
 class ArgumentError(ValueError):
@@ -60,19 +67,25 @@ class Argument:
             raise ArgumentError(f"argument '{self.name}' = {raw!r} is invalid: {reason}{allowed}") from None
 
 
-def analyze_arguments(function: Callable[..., Any], *, skip_self: bool = False) -> tuple[Argument, ...]:
-    """The arguments of `function`. Raises TypeError for `*args`/`**kwargs` (a prompt needs names)."""
+def analyze_arguments(
+    function: Callable[..., Any], *, skip_self: bool = False, context: bool = True
+) -> tuple[Argument, ...]:
+    """The arguments of `function`. Raises TypeError for `*args`/`**kwargs` (a prompt needs names), for an
+    annotation that does not resolve, and, unless `context`, for a `ToolContext` parameter (resources get
+    none)."""
     signature = inspect.signature(function)
-    try:
-        hints = typing.get_type_hints(function, include_extras=True)
-    except Exception as exc:  # an unresolvable annotation: say which function
-        raise TypeError(f"cannot read the annotations of {function.__qualname__}: {exc}") from None
+    hints = resolve_hints(function)
     arguments = []
     parameters = list(signature.parameters.values())
     if skip_self and parameters:
         parameters = parameters[1:]
     for parameter in parameters:
         if _is_context(hints.get(parameter.name)):
+            if not context:
+                raise TypeError(
+                    f"{function.__qualname__} takes a ToolContext ('{parameter.name}'), which a resource "
+                    "function does not receive; remove the parameter"
+                )
             continue  # a ToolContext parameter receives the request's context, not an argument
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             raise TypeError(
@@ -93,12 +106,41 @@ def analyze_arguments(function: Callable[..., Any], *, skip_self: bool = False) 
 
 
 def context_parameter(function: Callable[..., Any]) -> str | None:
-    """The name of the parameter typed `ToolContext` (input responses, request state), if any."""
-    try:
-        hints = typing.get_type_hints(function, include_extras=True)
-    except Exception:
-        return None
+    """The name of the parameter typed `ToolContext` (input responses, request state), if any. Raises
+    TypeError, as `analyze_arguments` does, when an annotation does not resolve: a context parameter
+    whose type cannot be read would otherwise go unnoticed until a call."""
+    hints = resolve_hints(function)
     return next((name for name, hint in hints.items() if name != "return" and _is_context(hint)), None)
+
+
+def resolve_hints(function: Callable[..., Any]) -> dict[str, Any]:
+    """`function`'s annotations, resolved; a TypeError naming the function, the parameter and the
+    annotation that does not resolve (a name imported only under TYPE_CHECKING, a typo, a local class)."""
+    try:
+        return typing.get_type_hints(function, include_extras=True)
+    except Exception as exc:
+        error = exc
+    target = inspect.unwrap(function)
+    where = f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
+    for name, annotation in getattr(target, "__annotations__", {}).items():
+        probe = types.SimpleNamespace(
+            __annotations__={name: annotation}, __globals__=getattr(target, "__globals__", {})
+        )
+        try:
+            typing.get_type_hints(probe, include_extras=True)
+        except Exception as exc:
+            what = "the return annotation" if name == "return" else f"the annotation of parameter '{name}'"
+            raise TypeError(
+                f"{where}: {what}, {_shown(annotation)}, does not resolve ({exc}); import the type at "
+                "module level (not only under TYPE_CHECKING) or fix the name"
+            ) from None
+    raise TypeError(f"{where}: its annotations do not resolve ({error})") from None
+
+
+def _shown(annotation: Any) -> str:
+    return (
+        repr(annotation) if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+    )
 
 
 def _is_context(annotation: Any) -> bool:
