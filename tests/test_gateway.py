@@ -122,7 +122,10 @@ def test_fail_fast_names_every_unreachable_server() -> None:
     result = run_cli(["run", "tests.apps.gateway_app", "--port", "0"], env=env)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert "Invalid configuration:\n  - MCP server 'stateful': ConnectError" in result.stderr
+    assert (
+        "Invalid configuration:\n  - MCP server 'stateful': refused the connection at "
+        "http://127.0.0.1:9/mcp; is the server running?"
+    ) in result.stderr
 
 
 def test_heartbeat_payload_advertises_gateway_tools_as_capabilities() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +11,16 @@ from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
 
 
-async def test_jot_keeps_notes_in_the_catalog_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The catalog starts `python -m starter_app.servers.notes`: the venv python, as if it were activated.
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+async def test_jot_keeps_notes_in_the_catalog_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The catalog starts `python -m starter_app.servers.notes`. Without an activated venv, `python` on PATH
+    # is another interpreter (here a shim that fails as a system Python without the packages would); the
+    # catalog's `python` is the agent's own interpreter all the same.
+    shim = tmp_path / "python"
+    shim.write_text(
+        "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'dependency_injector'\" >&2\nexit 1\n"
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
     app = MeshApplication.load("starter_app", environ={})
     assert app.container.mcp_catalog().contains("notes")
     async with mesh_client(app) as client:

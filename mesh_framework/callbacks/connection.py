@@ -2,8 +2,9 @@
 
 Nothing starts until first use. The connection lives in one owner task (the SDK's client holds task
 groups that must be entered and left in the same task); calls from other tasks use its session. A server
-that cannot be started or reached raises `McpConnectionError` naming it, and the next use tries again; a
-server that goes away (a crashed process, a closed stream) is reconnected on the next call.
+that cannot be started or reached raises `McpConnectionError` naming it and saying why (see `failures`),
+and the next use tries again; a server that goes away (a crashed process, a closed stream) is reconnected
+on the next call. A stdio command written `python` or `python3` is the interpreter this process runs on.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import inspect
 import logging
 import os
+import sys
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Mapping
@@ -24,13 +26,14 @@ import httpx2
 from ..catalog.definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
 from ..errors import MeshError
 from .connection_info import McpConnectionInfo
+from .failures import describe, start_failure
 
 if TYPE_CHECKING:  # the SDK's client is imported on first connection: agents without servers never pay for it
     import mcp_types as types
     from mcp.client.client import Client
     from mcp.shared.dispatcher import ProgressFnT
 
-__all__ = ["HeaderSource", "McpConnection", "McpConnectionError"]
+__all__ = ["HeaderSource", "McpConnection", "McpConnectionError", "launch_command"]
 
 logger = logging.getLogger("mesh_framework.callbacks")
 
@@ -112,25 +115,13 @@ class _StderrLog:
             self.file.close()
 
 
-def _describe(exc: BaseException) -> str:
-    from mcp.shared.exceptions import MCPError
-
-    if isinstance(exc, BaseExceptionGroup):
-        leaves = [e for e in _leaves(exc)]
-        exc = leaves[0] if leaves else exc
-    if isinstance(exc, MCPError):
-        return f"{exc.message} (code {exc.code})"
-    if isinstance(exc, FileNotFoundError):
-        return f"cannot start the command ({exc.strerror}: {exc.filename or ''})".replace(": )", ")")
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+def launch_command(command: str) -> str:
+    """The program a stdio definition starts: `python`/`python3` is this interpreter (the agent's venv,
+    activated or not); any other command is looked up on PATH as written."""
+    return sys.executable if command in _PYTHON_NAMES and sys.executable else command
 
 
-def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
-    found: list[BaseException] = []
-    for exc in group.exceptions:
-        found.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return found
+_PYTHON_NAMES = frozenset({"python", "python3"})
 
 
 class McpConnection:
@@ -214,10 +205,8 @@ class McpConnection:
         except McpConnectionError:
             raise
         except Exception as exc:  # the owner reports every start failure through the future
-            self.last_error = _describe(exc)
             said = self._stderr.last() if self._stderr is not None else ""
-            if said:
-                self.last_error += f"; its last words on stderr: {said!r}"
+            self.last_error = start_failure(self.definition, self._command(), exc, said)
             raise McpConnectionError(self.name, self.last_error) from None
 
     async def _own(self, ready: asyncio.Future[Client], closing: asyncio.Event) -> None:
@@ -258,10 +247,10 @@ class McpConnection:
                 raise
             if not ready.done():
                 ready.set_exception(
-                    exc if isinstance(exc, Exception) else McpConnectionError(self.name, _describe(exc))
+                    exc if isinstance(exc, Exception) else McpConnectionError(self.name, describe(exc))
                 )
             else:
-                self.last_error = _describe(exc)
+                self.last_error = describe(exc)
                 logger.warning("MCP server '%s' disconnected: %s", self.name, self.last_error)
         finally:
             self._client = None
@@ -274,7 +263,7 @@ class McpConnection:
         definition = self.definition
         if isinstance(definition, StdioDefinition):
             parameters = StdioServerParameters(
-                command=definition.command,
+                command=self._command(),
                 args=list(definition.args),
                 env=dict(definition.env) or None,
                 cwd=definition.cwd,
@@ -299,6 +288,10 @@ class McpConnection:
         )
         await stack.enter_async_context(http)
         return streamable_http_client(definition.url, http_client=http)
+
+    def _command(self) -> str:
+        definition = self.definition
+        return launch_command(definition.command) if isinstance(definition, StdioDefinition) else ""
 
     def _info(self, client: Client) -> McpConnectionInfo:
         session = client.session
@@ -329,7 +322,7 @@ class McpConnection:
                 async for _event in subscription:
                     self._tools_changed()
         except Exception as exc:
-            logger.debug("MCP server '%s': change subscription ended (%s)", self.name, _describe(exc))
+            logger.debug("MCP server '%s': change subscription ended (%s)", self.name, describe(exc))
 
     async def _on_message(self, message: Any) -> None:
         import mcp_types as types
@@ -354,15 +347,18 @@ class McpConnection:
         owner, self._owner = self._owner, None
         if self._closing is not None:
             self._closing.set()
-        if owner is not None and not owner.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(owner), grace)
-            except (TimeoutError, Exception):
-                owner.cancel()
-                with contextlib.suppress(BaseException):
-                    await owner
-        self._client = None
-        self._connecting = None
+        try:
+            # asyncio.wait never raises the owner's errors, and a cancellation of this task propagates
+            # (it leaves the owner to finish closing on its own).
+            if owner is not None and not owner.done():
+                if grace > 0:
+                    await asyncio.wait({owner}, timeout=grace)
+                if not owner.done():
+                    owner.cancel()
+                    await asyncio.wait({owner})
+        finally:
+            self._client = None
+            self._connecting = None
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -421,7 +417,7 @@ class McpConnection:
             raise
         except _BROKEN as exc:
             await self._stop_owner()
-            raise McpConnectionError(self.name, f"connection lost during {what} ({_describe(exc)})") from None
+            raise McpConnectionError(self.name, f"connection lost during {what} ({describe(exc)})") from None
 
     async def _on_own_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run on the loop that owns the session (a call made from another thread's loop)."""

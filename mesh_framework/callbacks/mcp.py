@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from ..catalog.catalog import McpServerCatalog
-from ..errors import ConfigError, ToolExecutionError
+from ..errors import ConfigError, MeshError, ToolExecutionError
 from ..events import ApplicationEventPublisher
 from ..tools.context import ToolContext
 from .connection import HeaderSource, McpConnection, McpConnectionError
@@ -174,6 +174,21 @@ class McpToolCallbackProvider(ToolCallbackProvider):
             for name, definition in servers.items()
         ]
         return cls(connections, **options)
+
+    async def find(self, name: str) -> ToolCallback:
+        """The callback named `name`; when there is none, the error also says which servers are down and
+        why (their tools may be the missing one)."""
+        try:
+            return await super().find(name)
+        except MeshError as exc:
+            if not self.errors:
+                raise
+            down = "; ".join(
+                f"MCP server '{c.name}' is down: {self.errors[c.name]}"
+                for c in self.connections
+                if c.name in self.errors
+            )
+            raise MeshError(f"{exc}; {down}") from None
 
     def connection(self, name: str) -> McpConnection:
         for connection in self.connections:

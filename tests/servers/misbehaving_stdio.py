@@ -5,11 +5,16 @@ Modes (first argument):
   hang       reads requests and never answers (initialize times out)
   odd        answers properly: a good tool, a tool that answers `isError`, one that returns its `_meta`
   badschema  like odd, but also lists a tool whose input schema is not an object schema
+  linger     like hang, but when its stdin closes it writes its pid to the file named by the second
+             argument and stays alive until it is killed (the client's shutdown takes seconds)
+
+Every mode that answers also answers a call of the unlisted tool `interpreter` with its `sys.executable`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -60,6 +65,8 @@ def serve_odd(tools: list[dict[str, object]]) -> None:
             )
         elif method == "tools/call" and params.get("name") == "meta":
             answer(message_id, {"content": [], "structuredContent": {"meta": params.get("_meta") or {}}})
+        elif method == "tools/call" and params.get("name") == "interpreter":
+            answer(message_id, {"content": [{"type": "text", "text": sys.executable}]})
         elif method == "tools/call" and params.get("name") == "die":
             sys.exit(4)
         elif method == "ping":
@@ -76,5 +83,12 @@ if __name__ == "__main__":
     if mode == "hang":
         for _line in sys.stdin:
             time.sleep(0.01)
+        sys.exit(0)
+    if mode == "linger":
+        for _line in sys.stdin:
+            pass
+        with open(sys.argv[2], "w") as marker:
+            marker.write(str(os.getpid()))
+        time.sleep(60)  # bounded: the client's shutdown terminates it long before
         sys.exit(0)
     serve_odd(TOOLS if mode == "badschema" else [t for t in TOOLS if t["name"] != "bad-schema"])
