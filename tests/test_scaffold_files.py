@@ -111,7 +111,6 @@ def test_a_catalog(tmp_path: Path) -> None:
             "config/mcp-servers.json",
             "shop/servers/__init__.py",
             "shop/servers/notes.py",
-            "tests/conftest.py",
             "tests/test_jot.py",
         ]
     )

@@ -24,9 +24,20 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 
 def project_pytest(folder: Path) -> subprocess.CompletedProcess[str]:
-    """`python -m pytest` in the project, as its README says, with mesh_framework from this checkout."""
+    """`python -m pytest` in the project, as its README says, with mesh_framework from this checkout.
+
+    `python` on PATH is another interpreter (a venv that is not activated): the catalog's `python` is the
+    one running the tests all the same."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_", "PYTEST_"))}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(folder)])
+    shims = folder.parent / "shims"
+    shims.mkdir(exist_ok=True)
+    for name in ("python", "python3"):
+        (shims / name).write_text(
+            "#!/bin/sh\necho 'shim: not the interpreter running the tests' >&2\nexit 1\n"
+        )
+        (shims / name).chmod(0o755)
+    env["PATH"] = f"{shims}{os.pathsep}{env.get('PATH', '')}"
     # -p no:asyncio: this venv has pytest-asyncio (a user's need not), which warns about its unset options
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio"],

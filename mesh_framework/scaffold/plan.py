@@ -57,10 +57,7 @@ def plan(
         for agent in agents
     ]
     if catalog:
-        files += [
-            PlannedFile("tests/conftest.py.j2", "tests/conftest.py"),
-            PlannedFile("tests/test_jot.py.j2", "tests/test_jot.py"),
-        ]
+        files.append(PlannedFile("tests/test_jot.py.j2", "tests/test_jot.py"))
     if llm:
         files.append(PlannedFile("tests/test_ask.py.j2", "tests/test_ask.py"))
     return files
