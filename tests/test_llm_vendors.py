@@ -129,6 +129,31 @@ async def test_openai_sends_the_transcript_as_is() -> None:
     assert server.requests[0]["messages"] == transcript
 
 
+async def test_openai_requests_equal_the_sdk_create_requests() -> None:
+    """The adapter posts with `client.post` (skipping `create`'s transform) on the SDK versions it was tested
+    with: the request must be the one `chat.completions.create` sends, and the fallback (`create`, used on
+    other SDK versions) must send it too. Fails when an SDK release makes `create` send something more."""
+    transcript: list[Message] = [{"role": "system", "content": "Be brief."}, *ASK]
+    schema = {"title": "Sum", "type": "object", "properties": {"sum": {"type": "integer"}}}
+    with fake_openai([text("3"), text("3"), text("3")]) as server:
+        async with aclosing(model_for("openai", server)) as model:
+            assert model.direct_post  # the installed SDK is a tested one (pyproject pins it)
+            options = {"tools": [ADD], "params": {"temperature": 0.2, "seed": 7}, "response_schema": schema}
+            direct = await model.complete(transcript, parallel_tool_calls=False, **options)  # type: ignore[arg-type]
+            model.direct_post = False
+            fallback = await model.complete(transcript, parallel_tool_calls=False, **options)  # type: ignore[arg-type]
+            sdk: Any = model._client
+            await sdk.chat.completions.create(
+                model="gpt-4o-mini", messages=transcript, tools=[ADD], parallel_tool_calls=False,
+                temperature=0.2, seed=7, response_format=response_format(schema),
+            )  # fmt: skip
+    assert direct == fallback
+    ours, theirs_fallback, theirs = server.received
+    assert ours.path == theirs.path == theirs_fallback.path == "/v1/chat/completions"
+    assert ours.body == theirs.body == theirs_fallback.body
+    assert ours.headers == theirs.headers == theirs_fallback.headers
+
+
 async def test_openai_structured_output_request() -> None:
     strict = {
         "title": "City weather",

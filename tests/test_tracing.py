@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import re
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -381,3 +382,42 @@ def test_the_file_exporter_needs_a_file() -> None:
         "tracing.exporter = 'file' (from environment variable MESH_TRACING__EXPORTER)"
     ), problem
     assert "needs tracing.file (MESH_TRACING__FILE)" in problem
+
+
+GLOBAL_PROVIDER = """
+import json, logging, sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from mesh_framework.config.settings import TracingSettings
+from mesh_framework.tracing import configure_tracing, tracer_provider
+
+messages = []
+handler = logging.Handler()
+handler.emit = lambda record: messages.append(record.getMessage())
+logging.getLogger().addHandler(handler)
+own = TracerProvider() if sys.argv[1] == "own" else None
+if own is not None:
+    trace.set_tracer_provider(own)
+configure_tracing(TracingSettings(enabled=True, exporter="none"), agent="a")
+first = tracer_provider()
+configure_tracing(TracingSettings(enabled=True, exporter="none"), agent="b")  # another app's build
+current = trace.get_tracer_provider()
+print(json.dumps({"ours": current is first, "own": current is own, "messages": messages}))
+"""
+
+
+@pytest.mark.parametrize("first", ["none", "own"])
+def test_the_first_provider_becomes_the_global_one_unless_the_application_set_one(first: str) -> None:
+    """In a fresh process: with no provider set, ours becomes OpenTelemetry's global one (the application's
+    spans join the agent's traces); a provider the application set first is kept, without the API's
+    "Overriding of current TracerProvider is not allowed" warning."""
+    done = subprocess.run(
+        [sys.executable, "-c", GLOBAL_PROVIDER, first],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome == {"ours": first == "none", "own": first == "own", "messages": []}

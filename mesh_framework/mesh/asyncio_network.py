@@ -8,12 +8,18 @@ to asyncio's streams directly, its timeouts from `deadline.py`.
 It also sends a request in one piece: httpcore2 writes a request's head and its body separately, two
 `send` calls and two segments for the server to read. The stream keeps what it is given until httpcore2
 reads the answer (or more than `WRITE_BUFFER` bytes wait), then writes it at once.
+
+httpx2 has no option for the backend: `on_asyncio_network` sets it on the pool httpx2 built, a private
+attribute. On an httpx2 outside the tested versions (`tested_versions.py`) it leaves the pool as it is
+(httpx2's own network layer, slower but public) and says so once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import logging
 import select
 import socket
 import ssl
@@ -24,12 +30,15 @@ import httpcore2
 import httpx2
 
 from ..deadline import Expired, within
+from ..tested_versions import is_tested, untested_message
 
 __all__ = ["WRITE_BUFFER", "AsyncioBackend", "AsyncioStream", "on_asyncio_network"]
 
 WRITE_BUFFER = 64 * 1024
 """Bytes a stream keeps before writing them without waiting for the read (a large body goes out as it
 comes)."""
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
@@ -181,9 +190,20 @@ async def _bounded(timeout: float | None, running: Awaitable[T]) -> T:
 
 def on_asyncio_network(transport: httpx2.AsyncHTTPTransport) -> httpx2.AsyncHTTPTransport:
     """`transport` with its connection pool on `AsyncioBackend` (httpx2 builds the pool; only its network
-    backend changes, before any connection exists)."""
-    pool = transport._pool
-    if not hasattr(pool, "_network_backend"):  # pragma: no cover - guarded by tests/test_asyncio_network.py
-        raise RuntimeError("httpcore2's connection pool no longer has a network backend to replace")
-    pool._network_backend = AsyncioBackend()
+    backend changes, before any connection exists). On an untested httpx2, `transport` as it is."""
+    if not _backend_replaceable():
+        return transport
+    transport._pool._network_backend = AsyncioBackend()
     return transport
+
+
+@functools.cache
+def _backend_replaceable() -> bool:
+    """Whether this httpx2 is one the backend swap was tested with; if not, logged once."""
+    if is_tested("httpx2", httpx2.__version__):
+        return True
+    use = "replaces the network backend of httpx2's connection pool (one write per request, no anyio)"
+    logger.warning(
+        "%s; using httpx2's own network layer", untested_message("httpx2", httpx2.__version__, use)
+    )
+    return False

@@ -9,6 +9,10 @@
   `http.response.start`, and its body with `http.response.body`: two `send` system calls where one does.
   The transport the protocol hands to each request holds the head back until the body follows (at the
   latest until the event loop's next turn, so a streamed response's head is not delayed).
+
+Both lean on uvicorn's `HttpToolsProtocol` (its callbacks and its `transport` attribute), which uvicorn
+does not promise to keep: start-up stops on a uvicorn outside the tested versions (`tested_versions.py`),
+since falling back to uvicorn's own protocol would silently drop the header timeout.
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from ..deadline import Deadline, Deadlines
+from ..errors import MeshError
+from ..tested_versions import is_tested, untested_message
 
 __all__ = ["agent_http_protocol"]
 
@@ -107,5 +114,8 @@ class _AgentHttpProtocol(HttpToolsProtocol):
 
 def agent_http_protocol(header_timeout: float) -> type[HttpToolsProtocol]:
     """uvicorn's HTTP protocol class bounding the time to receive a request's headers to `header_timeout`
-    seconds, and writing each response in one piece."""
+    seconds, and writing each response in one piece. Raises MeshError on an untested uvicorn."""
+    if not is_tested("uvicorn", uvicorn.__version__):
+        use = "extends uvicorn's HttpToolsProtocol (server.header_timeout, one write per response)"
+        raise MeshError(untested_message("uvicorn", uvicorn.__version__, use))
     return type("AgentHttpProtocol", (_AgentHttpProtocol,), {"header_timeout": header_timeout})

@@ -51,7 +51,9 @@ def configure_tracing(settings: Any, *, agent: str, json_logs: bool = False) -> 
 
     from .. import __version__
 
-    if type(trace.get_tracer_provider()).__name__ == "ProxyTracerProvider":
+    # Until a provider is set, the API hands out its proxy (public in `opentelemetry.trace`, though not in
+    # its `__all__`); setting ours only then leaves an application's own provider alone.
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         trace.set_tracer_provider(provider)
     state.provider = provider
     state.key = key
