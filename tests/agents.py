@@ -15,6 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx2
+from prometheus_client.parser import text_string_to_metric_families
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVING = re.compile(r"serving (https?://[\d.]+:(\d+))(/\S*)?")
 
@@ -130,6 +133,18 @@ def wait_until(predicate: object, timeout: float = 10.0, interval: float = 0.05)
             return last
         time.sleep(interval)
     raise AssertionError(f"condition not met within {timeout}s (last value: {last!r})")
+
+
+def dependency_providers(agent: AgentProcess, tool: str, capability: str) -> int:
+    """How many providers `agent`'s slot for `capability` in `tool` can call now (the chosen one and its
+    alternates), read from the agent's own `/metrics`: what the agent holds, not what the registry says."""
+    scrape = httpx2.get(agent.base_url + "/metrics", timeout=5, trust_env=False).text
+    wanted = {"tool": tool, "capability": capability}
+    for family in text_string_to_metric_families(scrape):
+        for sample in family.samples:
+            if sample.name == "mesh_dependency_providers" and sample.labels == wanted:
+                return int(sample.value)
+    raise AssertionError(f"{agent.base_url}/metrics has no slot for {capability} in {tool}")
 
 
 def stop(process: subprocess.Popen[str], timeout: float = 10.0, sig: int = signal.SIGTERM) -> int:

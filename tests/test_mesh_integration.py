@@ -7,14 +7,13 @@ the registry is down at start-up and comes back. Heartbeats are fast here (0.5 s
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, stop, wait_until
+from tests.agents import AgentProcess, dependency_providers, run_agent, run_registry, stop, wait_until
 
 FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5"}
 
@@ -105,7 +104,8 @@ def test_crash_with_an_alternate_loses_no_call(registry: AgentProcess) -> None:
         wait_until(
             lambda: len([a for a in agents_at(registry) if a.get("name", "").startswith("adder")]) == 2
         )
-        time.sleep(3 * 0.5)  # three heartbeat intervals: the consumer has fetched the answer naming both
+        # the consumer holds both adders: the one it calls and the alternate
+        wait_until(lambda: dependency_providers(calculator, "sum_of_squares", "add") == 2, timeout=15)
         stop(first.process, sig=signal.SIGKILL)
         stop(first.process)
         results = [call(calculator, "sum_of_squares", {"a": i, "b": 1}) for i in range(20)]

@@ -9,10 +9,12 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from mesh_framework import LlmModel, MeshApplication
+from mesh_framework.mesh.registration import heartbeat_payload, tool_slots
+from mesh_framework.mesh.topology import parse_answer
 from mesh_framework.metrics import BoundedLabel, MeshMetrics
-from mesh_framework.registry import start_registry
+from mesh_framework.registry import RegistryStore, start_registry
 from mesh_framework.testing import ScriptedLlm, mesh_client
-from tests.test_registry import ADDER, CALC
+from tests.test_registry import ADDER, CALC, agent, tool
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -49,6 +51,25 @@ async def test_an_unresolved_dependency_reads_zero() -> None:
     async with mesh_client(app) as client:
         got = samples((await client.http.get("/metrics")).text)
     assert got[("mesh_dependency_resolved", (("capability", "add"), ("tool", "sum_of_squares")))] == 0
+    assert got[("mesh_dependency_providers", (("capability", "add"), ("tool", "sum_of_squares")))] == 0
+
+
+async def test_a_slot_counts_its_provider_and_alternates() -> None:
+    """Two agents serve `add`: the calculator's slot calls one and can fail over to the other."""
+    app = MeshApplication.load("starter_app.calculator", environ={})
+    async with mesh_client(app) as client:
+        tools = app.container.tools()
+        store = RegistryStore(timeout=60)
+        store.heartbeat(heartbeat_payload(app.settings, tools, 9100))
+        store.heartbeat(ADDER)
+        store.heartbeat(agent("adder-0002", 9003, tool("add")))
+        answer = store.current_answer(app.settings.agent.id)
+        assert answer is not None
+        app.container.mesh_runtime().dispatcher.apply(parse_answer(answer, tool_slots(tools)))
+        got = samples((await client.http.get("/metrics")).text)
+    labels = (("capability", "add"), ("tool", "sum_of_squares"))
+    assert got[("mesh_dependency_resolved", labels)] == 1
+    assert got[("mesh_dependency_providers", labels)] == 2
 
 
 async def test_concurrent_scrapes_during_calls_all_parse_and_agree() -> None:

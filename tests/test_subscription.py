@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import httpx2
+import pytest
 
+from mesh_framework import MeshApplication
 from mesh_framework.mesh.subscription import TopologySubscription
 from mesh_framework.registry import RegistryServer
 
@@ -76,3 +79,40 @@ async def test_an_unknown_agent_is_asked_to_register_and_a_registry_without_stre
             await until(lambda: elsewhere.supported is False)
         finally:
             await elsewhere.stop()
+
+
+async def test_an_agent_the_registry_forgot_registers_again_and_says_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The registry restarts empty on the same port within one heartbeat: the topology stream is the first
+    to notice (`unknown`), the heartbeat registers again and logs one line for the event."""
+    first = RegistryServer("127.0.0.1", 0, timeout=60)
+    await first.start()
+    port, url = first.port, first.url
+    assert port is not None
+    environ = {"MCP_MESH_REGISTRY_URL": url, "MCP_MESH_HEALTH_INTERVAL": "30"}  # no HEAD during the test
+    app = MeshApplication.load("starter_app.calculator", environ=environ)
+    app.build()
+    runtime = app.container.mesh_runtime()
+    second: RegistryServer | None = None
+    try:
+        await runtime.start(9100)
+        heartbeat, subscription = runtime.heartbeat, runtime.subscription
+        assert heartbeat is not None and subscription is not None
+        async with asyncio.timeout(STEP):
+            await heartbeat.registered.wait()
+            await subscription.connected.wait()
+        caplog.set_level(logging.INFO, "mesh_framework.mesh")
+        await first.stop()
+        second = RegistryServer("127.0.0.1", port, timeout=60)  # without the first one's data
+        await second.start()
+        async with asyncio.timeout(STEP):
+            await heartbeat.registered_again.wait()
+        assert [a.registration.agent_id for a in second.store.agents()] == [heartbeat.agent_id]
+    finally:
+        await runtime.stop()
+        await first.stop()
+        if second is not None:
+            await second.stop()
+    again = [r.getMessage() for r in caplog.records if "again" in r.getMessage()]
+    assert again == [f"registry {url} no longer knew agent {heartbeat.agent_id}: registered again"]

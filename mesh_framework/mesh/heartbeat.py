@@ -124,9 +124,12 @@ class Heartbeat:
         self.on_answer = on_answer
         self.min_wake_gap = min_wake_gap
         self.registered = asyncio.Event()
+        # Set each time the agent registered again after the registry was away or had forgotten it.
+        self.registered_again = asyncio.Event()
         self._wake = asyncio.Event()
         self._needs_post = True
         self._rejoined = False  # the registry forgot this agent (410) or was away: see _run
+        self._forgotten = False  # the registry answered that it does not know this agent
         self._last_wake = 0.0
         self._task: asyncio.Task[None] | None = None
         self._down = payload.get("status") == "unhealthy"
@@ -172,6 +175,13 @@ class Heartbeat:
         self._needs_post = True
         self._wake.set()
 
+    def forgotten(self) -> None:
+        """The registry no longer knows this agent (its topology stream said so, as a HEAD's 410 does):
+        register again now. A withdrawn (DOWN) agent stays out."""
+        if not self._down:
+            self._forgotten = self._rejoined = self._needs_post = True
+            self._wake.set()
+
     def wake(self) -> None:
         """Ask for a full heartbeat now (rate-limited): the topology may have changed."""
         now = time.monotonic()
@@ -186,7 +196,7 @@ class Heartbeat:
         self._wake.clear()
 
     async def _run(self) -> None:
-        failures, forgotten = 0, False
+        failures = 0
         while True:
             try:
                 if self._needs_post:
@@ -196,13 +206,15 @@ class Heartbeat:
                         logger.info(
                             "registry %s is back: agent %s registered again", self.client.shown, self.agent_id
                         )
-                    elif forgotten:
+                    elif self._forgotten:
                         logger.info(
                             "registry %s no longer knew agent %s: registered again",
                             self.client.shown,
                             self.agent_id,
                         )
-                    failures, forgotten = 0, False
+                    if failures or self._forgotten:
+                        self.registered_again.set()
+                    failures, self._forgotten = 0, False
                     rejoined, self._rejoined = self._rejoined and self.registered.is_set(), False
                     self.registered.set()
                     if self._down:
@@ -219,7 +231,8 @@ class Heartbeat:
                     if status in (202, 410):
                         self._needs_post = True
                         self._rejoined = self._rejoined or status == 410
-                        forgotten = status == 410  # a registry restarted without its data, or a sweep
+                        # 410: a registry restarted without its data, or a sweep
+                        self._forgotten = self._forgotten or status == 410
                         continue
                     if status != 200:
                         raise RegistryError(f"registry answered HEAD /heartbeat with HTTP {status}")

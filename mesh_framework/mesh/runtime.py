@@ -88,7 +88,7 @@ class MeshRuntime:
                 lambda: client.url,
                 heartbeat.agent_id,
                 on_answer=self._on_answer,
-                on_unknown=lambda: heartbeat.update_payload(heartbeat.payload),  # register again now
+                on_unknown=heartbeat.forgotten,  # register again now
                 headers={"Authorization": f"Bearer {token}"} if token else None,
                 after=heartbeat.registered,
             )

@@ -137,7 +137,8 @@ class TopologySubscription:
 
     def _dispatch(self, event: str, data: str) -> None:
         if event == "unknown":
-            logger.info("the registry does not know %s (it restarted?): registering again", self.agent_id)
+            # the heartbeat registers again and logs it (one line for the event, whichever noticed first)
+            logger.debug("the registry's topology stream does not know %s", self.agent_id)
             self.on_unknown()
         elif event == "answer":
             answer = json.loads(data)

@@ -33,7 +33,7 @@ ToolCallObserver = Callable[[str, bool, float], None]
 
 
 class _StateCollector(Collector):
-    """Gauges read at scrape time: dependency slots and health."""
+    """Gauges read at scrape time: dependency slots (resolved, providers) and health."""
 
     def __init__(self) -> None:
         self.tools: Iterable[Any] = ()
@@ -45,11 +45,21 @@ class _StateCollector(Collector):
             "1 when the dependency slot of a tool has a provider, 0 when it is unresolved",
             labels=["tool", "capability"],
         )
+        providers = GaugeMetricFamily(
+            "mesh_dependency_providers",
+            "Providers the dependency slot of a tool can call: the chosen one and its alternates",
+            labels=["tool", "capability"],
+        )
         for wrapper in list(self.tools):
             for slot, dependency in enumerate(wrapper.spec.dependencies):
-                filled = slot < len(wrapper.slots) and wrapper.slots[slot] is not None
-                resolved.add_metric([wrapper.name, dependency.selector.capability], 1.0 if filled else 0.0)
+                proxy = wrapper.slots[slot] if slot < len(wrapper.slots) else None
+                labels = [wrapper.name, dependency.selector.capability]
+                resolved.add_metric(labels, 0.0 if proxy is None else 1.0)
+                providers.add_metric(
+                    labels, 0.0 if proxy is None else 1.0 + len(getattr(proxy, "alternates", ()))
+                )
         yield resolved
+        yield providers
         if self.health is not None:
             health = GaugeMetricFamily(
                 "mesh_health_status", "1 for the agent's current health status", labels=["status"]
