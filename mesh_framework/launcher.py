@@ -21,16 +21,23 @@ from typing import Any, Protocol
 
 from .errors import MeshError, display_path
 
-__all__ = ["PlainProgress", "Progress", "run_agents"]
+__all__ = ["PlainProgress", "Progress", "RegistryPortTaken", "run_agents"]
 
 logger = logging.getLogger("mesh_framework")
 
 STOP_GRACE = 10.0
 DEPENDENCY_POLL = 0.2
 UNLISTED_GRACE = 15.0
-SERVING = re.compile(r"(?:\((\S+)\) )?serving (http://\S+)")
+# An agent's log lines: it serves (`agent 'x' (ID) serving URL`; not the registry's `registry serving`),
+# and the registry it joined (`joining the mesh at URL[, URL...] as ID`).
+SERVING = re.compile(r"\((\S+)\) serving (https?://\S+)")
+JOINING = re.compile(r"joining the mesh at ([^,\s]+)")
 # What --reload watches in the folders it is given: Python sources and settings/catalog files.
 WATCHED_EXTENSIONS = (".yaml", ".yml", ".json")
+
+
+class RegistryPortTaken(MeshError):
+    """The registry's port is held by something that is not a registry."""
 
 
 class Progress(Protocol):
@@ -92,10 +99,12 @@ class _Agents:
         self, apps: Sequence[str], args: Sequence[str], env: Mapping[str, str], progress: Progress
     ) -> None:
         self.apps, self.args, self.env, self.progress = list(apps), list(args), dict(env), progress
-        # Where to follow the agents' dependencies; nowhere when they stay out of the mesh.
-        joins = self.env.get("MESH_REGISTRY__ENABLED", "true").lower() not in ("false", "0", "no", "off")
+        # Where to follow the agents' dependencies: the registry given to them, else the one each says
+        # it joins; nowhere when they stay out of the mesh.
+        self.joins = self.env.get("MESH_REGISTRY__ENABLED", "true").lower() not in ("false", "0", "no", "off")
         first_registry = self.env.get("MCP_MESH_REGISTRY_URL", "").split(",")[0].rstrip("/")
-        self.registry_url = first_registry if joins else ""
+        self.registry_url = first_registry if self.joins else ""
+        self.joined: dict[str, str] = {}
         self.children: dict[str, asyncio.subprocess.Process] = {}
         self.pumps: list[asyncio.Task[None]] = []
         self.followers: list[asyncio.Task[None]] = []
@@ -132,22 +141,27 @@ class _Agents:
             ready = SERVING.search(text)
             if ready:
                 self.progress.ready(app, ready.group(2))
-                agent_id = ready.group(1)
-                if self.registry_url and agent_id:
-                    self.followers.append(asyncio.create_task(self._follow_dependencies(app, agent_id)))
+                if self.joins:
+                    follow = self._follow_dependencies(app, ready.group(1))
+                    self.followers.append(asyncio.create_task(follow))
                 else:
                     self.progress.resolved(app)
+            joined = JOINING.search(text)
+            if joined and not self.registry_url:  # an agent minding its own (embedded) registry
+                self.joined[app] = joined.group(1)
 
     async def _follow_dependencies(self, app: str, agent_id: str) -> None:
         """Tell the progress what the agent still waits for, until the registry lists every dependency of
-        it resolved (or the agent exits: this task is cancelled with the others)."""
+        it resolved (or the agent exits: this task is cancelled with the others). The registry is ours,
+        or the one the agent said it joins."""
         import httpx2
 
         said: list[str] | None = None
         listed_by = time.monotonic() + UNLISTED_GRACE
         async with httpx2.AsyncClient(timeout=5.0) as http:
             while self.children.get(app) is not None and self.children[app].returncode is None:
-                missing = await _unresolved(http, self.registry_url, agent_id)
+                registry = self.registry_url or self.joined.get(app)
+                missing = await _unresolved(http, registry, agent_id) if registry else None
                 if missing is None and said is None and time.monotonic() > listed_by:
                     missing = []  # never listed: the agent stays out of the mesh (registry.enabled false)
                 if missing is not None and not missing:
@@ -213,15 +227,12 @@ async def run_agents(
     this process (unless `external_registry` is given) and the children join it. Without `watch`, the
     first agent to exit stops the others; with it, a change below those paths restarts every agent, and an
     agent that exits waits for the next change."""
-    from .registry import start_registry as start_embedded
-
     progress = progress or PlainProgress()
     registry = None
     if start_registry and not external_registry:
-        # The children read registry.token from the same environment: with one, the registry checks it.
-        registry = await start_embedded(
-            "127.0.0.1", registry_port, token=os.environ.get("MESH_REGISTRY__TOKEN") or None
-        )
+        external_registry = await _running_registry(registry_port)
+        if external_registry is None:
+            registry = await _start_registry(registry_port)
     env = dict(os.environ)
     if start_registry:
         env["MCP_MESH_REGISTRY_URL"] = external_registry or registry.url  # type: ignore[union-attr]
@@ -260,6 +271,38 @@ async def run_agents(
         logger.error("agent(s) exited with an error: %s", ", ".join(failed))
         return 1
     return 0
+
+
+async def _running_registry(port: int) -> str | None:
+    """The URL of a registry already answering on 127.0.0.1:`port` (`mesh registry`, or the agents of
+    another `mesh run`), which the agents then join; None when there is none (or `port` is 0)."""
+    import httpx2
+
+    from .mesh.embedded import embedded_registry_url, registry_answers
+
+    if not port:
+        return None
+    url = embedded_registry_url(port)
+    async with httpx2.AsyncClient(trust_env=False) as http:
+        if not await registry_answers(http, url):
+            return None
+    logger.info("joining the registry already running at %s", url)
+    return url
+
+
+async def _start_registry(port: int) -> Any:
+    from .registry import start_registry
+
+    try:
+        # The children read registry.token from the same environment: with one, the registry checks it.
+        return await start_registry("127.0.0.1", port, token=os.environ.get("MESH_REGISTRY__TOKEN") or None)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise RegistryPortTaken(
+            f"the registry's port 127.0.0.1:{port} is taken by something that is not a registry "
+            f"({reason}); pick another with --registry-port PORT (0: any free port), or join a registry "
+            "with --registry-url"
+        ) from None
 
 
 async def _unresolved(http: Any, registry_url: str, agent_id: str) -> list[str] | None:

@@ -63,6 +63,13 @@ def _run(args: argparse.Namespace) -> int:
     apps = args.apps or ([os.environ["MESH_APP"]] if os.environ.get("MESH_APP") else [])
     if not apps:
         raise CliError("name the application module, e.g. `mesh run starter_app` (or MESH_APP)", EXIT_USAGE)
+    repeated = sorted({app for app in apps if apps.count(app) > 1})
+    if repeated:
+        raise CliError(
+            f"{', '.join(repeated)} is named more than once; each app runs once (several agents are "
+            "several modules: `mesh run starter_app starter_app.calculator`)",
+            EXIT_USAGE,
+        )
     if len(apps) > 1 and (args.port not in (None, 0) or args.name is not None):
         raise CliError(
             "--port and --name apply to one agent; several agents use their own settings "
@@ -90,7 +97,7 @@ def _run_one(app_name: str, args: argparse.Namespace) -> int:
 def _run_children(apps: list[str], args: argparse.Namespace, *, watch: Sequence[Path]) -> int:
     """Several agents (an embedded registry here), or any number under --reload (one agent minds its own
     registry, as without --reload)."""
-    from ..launcher import run_agents
+    from ..launcher import RegistryPortTaken, run_agents
     from .progress import progress_display
 
     single = len(apps) == 1
@@ -112,17 +119,20 @@ def _run_children(apps: list[str], args: argparse.Namespace, *, watch: Sequence[
     port = args.registry_port if args.registry_port is not None else None
     if port is None and not single:
         port = registry_settings().embedded_port
-    return asyncio.run(
-        run_agents(
-            apps,
-            forwarded,
-            registry_port=port or 0,
-            external_registry=args.registry_url,
-            start_registry=not single,
-            watch=watch,
-            progress=progress_display(),
+    try:
+        return asyncio.run(
+            run_agents(
+                apps,
+                forwarded,
+                registry_port=port or 0,
+                external_registry=args.registry_url,
+                start_registry=not single,
+                watch=watch,
+                progress=progress_display(),
+            )
         )
-    )
+    except RegistryPortTaken as exc:
+        raise CliError(str(exc)) from None
 
 
 def watch_paths(apps: Sequence[str], config: str | None) -> list[Path]:
@@ -179,8 +189,9 @@ def _serve_registry(args: argparse.Namespace) -> int:
     try:
         asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout, token=token, ssl=tls))
     except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
         raise CliError(
-            f"cannot listen on {args.host}:{port} ({exc.strerror or exc}); choose another --port, or use the "
+            f"cannot listen on {args.host}:{port} ({reason}); choose another --port, or use the "
             "registry already running there"
         ) from None
     return EXIT_OK

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 
-__all__ = ["embedded_registry_url", "ensure_embedded_registry"]
+__all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers"]
 
 logger = logging.getLogger("mesh_framework.mesh")
 
@@ -20,12 +20,15 @@ def embedded_registry_url(port: int) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-async def _answers(http: httpx2.AsyncClient, url: str) -> bool:
+async def registry_answers(http: httpx2.AsyncClient, url: str) -> bool:
+    """True when a registry (ours or MCP Mesh's: `/health` names the service) answers at `url`; an agent
+    or any other server holding the port is not one."""
     try:
         response = await http.get(url + "/health", timeout=0.5)
-    except httpx2.HTTPError:
+        body = response.json() if response.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError):
         return False
-    return response.status_code == 200
+    return isinstance(body, dict) and "registry" in str(body.get("service", ""))
 
 
 async def ensure_embedded_registry(
@@ -35,7 +38,7 @@ async def ensure_embedded_registry(
     from ..registry import start_registry
 
     url = embedded_registry_url(port)
-    if port and await _answers(http, url):
+    if port and await registry_answers(http, url):
         logger.info("joining the registry already running at %s", url)
         return url, None
     try:
