@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -80,6 +81,25 @@ def test_mesh_cluster_runs_real_agents_and_survives_a_restart(mesh_cluster: Any)
         mesh.call("sum_of_squares", {"a": 3, "b": 4})
     mesh.start_agent("starter_app")
     assert mesh.call("sum_of_squares", {"a": 1, "b": 2}) == 5
+
+
+def test_a_cluster_is_ready_when_its_agents_hold_their_providers_not_after_heartbeats() -> None:
+    """Agents follow the registry's push stream: with a long heartbeat the cluster is still ready as soon
+    as the calculator holds its provider (a wait for heartbeats would take 3 x 20 s here)."""
+    started = time.monotonic()
+    with MeshCluster(
+        ["starter_app", "starter_app.calculator"], env={"MESH_REGISTRY__HEARTBEAT_INTERVAL": "20"}
+    ) as mesh:
+        assert mesh.call("sum_of_squares", {"a": 3, "b": 4}) == 25
+        assert time.monotonic() - started < 40
+
+
+def test_a_cluster_without_metrics_says_why_it_cannot_wait() -> None:
+    with (
+        pytest.raises(RuntimeError, match=r"serves no /metrics .*leave metrics on"),
+        MeshCluster(["starter_app"], env={"MESH_METRICS__ENABLED": "false"}),
+    ):
+        pass
 
 
 def test_without_an_app_name_the_kit_says_how_to_set_it(pytester: pytest.Pytester) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from prometheus_client.parser import text_string_to_metric_families
 
 from .client import build_request, result_of, value_of
 
@@ -69,6 +70,7 @@ class MeshCluster:
             **base,
             "PYTHONPATH": path,
             "MESH_REGISTRY__HEARTBEAT_INTERVAL": "0.25",
+            "MESH_METRICS__ENABLED": "true",  # wait_until_resolved reads each agent's dependency gauges
             **dict(env or {}),
         }
         self.heartbeat = float(self.env["MESH_REGISTRY__HEARTBEAT_INTERVAL"])
@@ -152,7 +154,8 @@ class MeshCluster:
         return list(response.json().get("agents") or [])
 
     def wait_until_resolved(self) -> None:
-        """Every running agent is healthy in the registry with all its dependencies resolved."""
+        """Every running agent is healthy in the registry with all its dependencies resolved, and holds a
+        provider in each of its dependency slots (read from its own `/metrics`)."""
         expected = {process.url for process in self.agents.values()}
         deadline = time.monotonic() + self.timeout
         seen: list[dict[str, Any]] = []
@@ -164,11 +167,10 @@ class MeshCluster:
                 if a.get("status") == "healthy"
                 and a.get("dependencies_resolved") == a.get("total_dependencies")
             ]
-            if len(ready) == len(expected):
-                # The registry has resolved everyone; each agent fetches its answer at its next heartbeat.
-                time.sleep(3 * self.heartbeat)
+            # The registry has resolved everyone; the agents hold its answers once their slots are filled.
+            if len(ready) == len(expected) and all(map(_slots_filled, self.agents.values())):
                 return
-            time.sleep(0.1)
+            time.sleep(0.05)
         states = {
             a.get("name"): (a.get("status"), a.get("dependencies_resolved"), a.get("total_dependencies"))
             for a in seen
@@ -194,6 +196,22 @@ class MeshCluster:
         raise AssertionError(
             f"no agent of the cluster serves a tool named '{tool}' ({', '.join(self.agents)})"
         )
+
+
+def _slots_filled(process: ClusterProcess) -> bool:
+    """Whether the agent holds a provider in every dependency slot (its `mesh_dependency_resolved`)."""
+    response = httpx2.get(process.url + "/metrics", timeout=5, trust_env=False)
+    if response.status_code == 404:
+        raise RuntimeError(
+            f"{process.name} serves no /metrics (metrics.enabled is false): MeshCluster reads each agent's "
+            "mesh_dependency_resolved gauges to know it is ready; leave metrics on in the cluster's env"
+        )
+    return all(
+        sample.value == 1
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+        if sample.name == "mesh_dependency_resolved"
+    )
 
 
 def _terminate(process: subprocess.Popen[str], sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
