@@ -45,6 +45,11 @@ def register(commands: Any) -> None:
     )
     call.add_argument("--agent", help="agent name or id, when several serve the tool")
     call.add_argument(
+        "--token",
+        help="bearer token for an agent that requires one (default: auth.dependency_tokens.TOOL or "
+        "auth.client_token, e.g. $MESH_AUTH__CLIENT_TOKEN; the environment keeps it out of `ps`)",
+    )
+    call.add_argument(
         "--wait",
         action="store_true",
         help="a background tool: follow its job to the end and show its result (Ctrl-C cancels the job)",
@@ -52,6 +57,17 @@ def register(commands: Any) -> None:
     registry_option(call)
     json_option(call)
     call.set_defaults(handler=lambda args: asyncio.run(_call(args)))
+
+
+def _credentials(token: str | None, tool: str) -> dict[str, str]:
+    """The Authorization header the call carries: `--token`, else the settings' token for the tool (as an
+    agent's own calls send it), else none."""
+    if token:
+        return {"authorization": f"Bearer {token}"}
+    from ..config.loader import load_settings
+    from ..security.credentials import credential_headers
+
+    return credential_headers(load_settings().settings.auth, tool)
 
 
 def parse_arguments(items: Sequence[str]) -> dict[str, Any]:
@@ -89,6 +105,7 @@ async def _call(args: argparse.Namespace) -> int:
     from ..mesh.transport import McpTransport, ProviderUnreachable, RemoteError
 
     arguments = parse_arguments(args.arguments)
+    headers = _credentials(args.token, args.tool)
     listing = await fetch_agents(registry_url(args.registry_url))
     agents = [a for a in listing.agents if a.get("status", "healthy") == "healthy"]
     if args.agent:
@@ -110,13 +127,15 @@ async def _call(args: argparse.Namespace) -> int:
         async def call_tool(tool: str, tool_arguments: dict[str, Any]) -> tuple[dict[str, Any], Any]:
             try:
                 result = await transport.request(
-                    endpoint, "tools/call", {"name": tool, "arguments": tool_arguments}
+                    endpoint, "tools/call", {"name": tool, "arguments": tool_arguments}, headers=headers
                 )
                 return result, unwrap_result(result, tool=tool, agent=name)
             except ProviderUnreachable as exc:
                 raise Unreachable(str(exc)) from None
             except (RemoteError, ToolExecutionError) as exc:
-                raise CliError(str(exc), EXIT_ERROR) from None
+                unauthorized = getattr(exc, "status", None) == 401
+                fix = f"; {'check' if headers else 'pass'} --token (or MESH_AUTH__CLIENT_TOKEN)"
+                raise CliError(f"{exc}{fix if unauthorized else ''}", EXIT_ERROR) from None
 
         result, value = await call_tool(args.tool, arguments)
         structured = result.get("structuredContent")
