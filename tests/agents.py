@@ -135,16 +135,23 @@ def wait_until(predicate: object, timeout: float = 10.0, interval: float = 0.05)
     raise AssertionError(f"condition not met within {timeout}s (last value: {last!r})")
 
 
+def metric(base_url: str, name: str, **labels: str) -> float | None:
+    """One sample of a process's `/metrics` (None when it has no sample of that name and labels)."""
+    scrape = httpx2.get(base_url + "/metrics", timeout=5, trust_env=False).text
+    for family in text_string_to_metric_families(scrape):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return float(sample.value)
+    return None
+
+
 def dependency_providers(agent: AgentProcess, tool: str, capability: str) -> int:
     """How many providers `agent`'s slot for `capability` in `tool` can call now (the chosen one and its
     alternates), read from the agent's own `/metrics`: what the agent holds, not what the registry says."""
-    scrape = httpx2.get(agent.base_url + "/metrics", timeout=5, trust_env=False).text
-    wanted = {"tool": tool, "capability": capability}
-    for family in text_string_to_metric_families(scrape):
-        for sample in family.samples:
-            if sample.name == "mesh_dependency_providers" and sample.labels == wanted:
-                return int(sample.value)
-    raise AssertionError(f"{agent.base_url}/metrics has no slot for {capability} in {tool}")
+    value = metric(agent.base_url, "mesh_dependency_providers", tool=tool, capability=capability)
+    if value is None:
+        raise AssertionError(f"{agent.base_url}/metrics has no slot for {capability} in {tool}")
+    return int(value)
 
 
 def stop(process: subprocess.Popen[str], timeout: float = 10.0, sig: int = signal.SIGTERM) -> int:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx2
 import pytest
 
 from mesh_framework.cli import main
@@ -177,8 +177,14 @@ def test_ctrl_c_while_waiting_cancels_the_job(mesh: str, cli: Cli) -> None:
     import subprocess
     import sys
 
-    from .agents import ROOT, agent_env
+    from .agents import ROOT, agent_env, metric
 
+    starter = next(a for a in _listing(mesh) if a["name"] == "starter")["endpoint"]
+
+    def polls() -> float:  # the job's status polls the starter agent has served
+        return metric(starter, "mesh_tool_calls_total", tool="__mesh_job_status") or 0.0
+
+    polled = polls()
     waiting = subprocess.Popen(
         [sys.executable, "-m", "mesh_framework.cli", "call", "countdown", "start=60", "pause=0.5", "--wait"],
         cwd=ROOT,
@@ -196,7 +202,7 @@ def test_ctrl_c_while_waiting_cancels_the_job(mesh: str, cli: Cli) -> None:
             )
 
         wait_until(running, timeout=30)
-        time.sleep(0.5)
+        wait_until(lambda: polls() > polled, timeout=30)  # the command follows the job: Ctrl-C cancels it
         waiting.send_signal(signal.SIGINT)
         out, err = waiting.communicate(timeout=30)
     finally:
@@ -209,6 +215,10 @@ def test_ctrl_c_while_waiting_cancels_the_job(mesh: str, cli: Cli) -> None:
         env={"MCP_MESH_REGISTRY_URL": mesh},
     )
     assert json.loads(row.stdout)["result"]["status"] == "cancelled"
+
+
+def _listing(registry: str) -> list[dict[str, Any]]:
+    return list(httpx2.get(registry + "/agents", timeout=5, trust_env=False).json()["agents"])
 
 
 async def test_wait_reports_a_failed_or_cancelled_job_on_one_line() -> None:
