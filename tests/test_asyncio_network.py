@@ -138,6 +138,7 @@ async def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None
     """The server closes each connection after answering (without saying so): the pool sees the end and
     opens a new connection for the next request instead of writing into the closed one."""
     connections = 0
+    closed = asyncio.Event()
 
     async def once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         nonlocal connections
@@ -146,11 +147,14 @@ async def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None
         writer.write(_answer(b"ok"))
         await writer.drain()
         writer.close()
+        await writer.wait_closed()
+        closed.set()
 
     async for url in _server(once):
         async with build_http_client(keepalive_expiry=30.0) as http:
             for _ in range(3):
+                closed.clear()
                 answer = await http.post(url, content=b"{}")
                 assert answer.text == "ok"
-                await asyncio.sleep(0.05)  # the close reaches the client while the connection is idle
+                await asyncio.wait_for(closed.wait(), 5)  # the server closed while the connection is idle
     assert connections == 3

@@ -207,8 +207,16 @@ async def test_a_timeout_error_raised_by_the_tool_is_not_the_tools_own_timeout()
 
 
 async def test_an_outside_cancellation_is_not_mistaken_for_a_timeout() -> None:
-    task = asyncio.ensure_future(wrap(sleepy, timeout=10).get("sleepy").call({}))
-    await asyncio.sleep(0.01)
+    started = asyncio.Event()
+
+    @mesh_tool()
+    async def waits() -> str:
+        started.set()
+        await asyncio.sleep(5)
+        return "late"
+
+    task = asyncio.ensure_future(wrap(waits, timeout=10).get("waits").call({}))
+    await asyncio.wait_for(started.wait(), 5)  # cancelled inside the tool, within its timeout
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
