@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from .callbacks.definition import ToolCallback
 from .callbacks.mcp import McpToolCallbackProvider
 from .callbacks.provider import ToolsChanged
+from .deadline import Expired, within
 from .errors import ToolExecutionError
 from .events import ApplicationEventPublisher
 from .specs import ToolSpec
@@ -81,10 +83,19 @@ class GatewayTool(MeshToolWrapper):
         self.callback = callback
 
     async def call(
-        self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
+        self,
+        arguments: Mapping[str, Any] | None,
+        context: ToolContext | None = None,
+        *,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
         try:
-            return await self.callback.call_result(arguments, context)
+            if deadline is None:
+                return await self.callback.call_result(arguments, context)
+            left = max(deadline - time.monotonic(), 0.0)
+            return await within(left, self.callback.call_result(arguments, context))
+        except Expired:
+            return self._budget_spent(left)
         except ToolExecutionError as exc:
             logger.warning("gateway tool '%s' failed: %s", self.name, exc)
             return error_result(str(exc))

@@ -9,11 +9,17 @@ included, unless the allowlist names it.
 The endpoint captures the allowed headers of a call (from the HTTP request, and from the
 `_mesh_headers` argument MCP Mesh's proxies may send; HTTP wins) into a context variable for the
 duration of the call; the mesh transport adds them to every request the call makes.
+
+The call budget (`X-Mesh-Timeout`, seconds) is a deadline, not a value passed on: the endpoint turns it
+into the moment it runs out (`budget_deadline`), which bounds the tool, and each call the tool makes
+sends what is left of it (`budget_left`), so the budget shrinks by the time spent at every hop.
 """
 
 from __future__ import annotations
 
 import contextvars
+import math
+import time
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -22,6 +28,9 @@ __all__ = [
     "ALWAYS_PROPAGATED",
     "NEVER_PROPAGATED",
     "HeaderAllowlist",
+    "budget_deadline",
+    "budget_left",
+    "call_deadline",
     "propagated_headers",
     "propagating",
 ]
@@ -32,6 +41,7 @@ NEVER_PROPAGATED = frozenset({"x-mesh-job-id", "x-mesh-claim-epoch", "x-mesh-rec
 _current: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
     "mesh_propagated_headers", default=MappingProxyType({})
 )
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("mesh_call_deadline", default=None)
 
 
 class HeaderAllowlist:
@@ -74,19 +84,51 @@ def propagated_headers() -> Mapping[str, str]:
     return _current.get()
 
 
+def budget_deadline(value: str | None) -> float | None:
+    """When a budget of `value` seconds (an `X-Mesh-Timeout` received now) runs out, on the monotonic
+    clock; None when there is none or it is not a positive number."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    if not (seconds > 0 and math.isfinite(seconds)):
+        return None
+    return time.monotonic() + seconds
+
+
+def call_deadline() -> float | None:
+    """When the current call's budget runs out (monotonic clock); None without a budget."""
+    return _deadline.get()
+
+
+def budget_left() -> float | None:
+    """Seconds left of the current call's budget (zero or less once spent); None without a budget."""
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
 class propagating:
-    """`with propagating(headers):` makes `headers` the current call's forwarded headers."""
+    """`with propagating(headers, deadline):` makes `headers` the current call's forwarded headers and
+    `deadline` (from `budget_deadline`) the end of its budget."""
 
-    __slots__ = ("_headers", "_token")
+    __slots__ = ("_deadline", "_deadline_token", "_headers", "_token")
 
-    def __init__(self, headers: Mapping[str, str]) -> None:
+    def __init__(self, headers: Mapping[str, str], deadline: float | None = None) -> None:
         self._headers = headers
+        self._deadline = deadline
         self._token: contextvars.Token[Mapping[str, str]] | None = None
+        self._deadline_token: contextvars.Token[float | None] | None = None
 
     def __enter__(self) -> None:
         if self._headers:  # a call that forwards nothing leaves the (empty) default in place
             self._token = _current.set(self._headers)
+        if self._deadline is not None:
+            self._deadline_token = _deadline.set(self._deadline)
 
     def __exit__(self, *exc_info: object) -> None:
         if self._token is not None:
             _current.reset(self._token)
+        if self._deadline_token is not None:
+            _deadline.reset(self._deadline_token)

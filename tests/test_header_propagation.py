@@ -6,6 +6,8 @@ lists more names than `front`, so anything `front` should not forward would show
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +16,9 @@ import pytest
 
 from mesh_framework.config.loader import load_settings
 from mesh_framework.errors import ConfigError
-from mesh_framework.propagation import HeaderAllowlist
+from mesh_framework.mesh.http_pool import build_http_client
+from mesh_framework.mesh.transport import McpTransport, RemoteError
+from mesh_framework.propagation import HeaderAllowlist, budget_deadline, propagating
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
 
 FRONT_ALLOWS = "X-Tenant-*, x-request-id"
@@ -82,7 +86,8 @@ def test_only_allowlisted_headers_reach_the_next_agent(chain: AgentProcess) -> N
 
 
 def test_the_call_budget_always_travels_and_only_shrinks(chain: AgentProcess) -> None:
-    assert _seen(chain, {"X-Mesh-Timeout": "7"})["x-mesh-timeout"] == "7"
+    # what is left of it: the time spent at front is taken off
+    assert 6 < float(_seen(chain, {"X-Mesh-Timeout": "7"})["x-mesh-timeout"]) < 7
     # front's own timeout (tools.timeout, 30 s) caps a larger inbound budget
     assert _seen(chain, {"X-Mesh-Timeout": "600"})["x-mesh-timeout"] == "30"
 
@@ -124,3 +129,37 @@ def test_setting_takes_mcp_mesh_env_name_comma_separated() -> None:
 def test_a_malformed_pattern_is_a_clear_settings_error(bad: str) -> None:
     with pytest.raises(ConfigError, match=r"mesh\.propagate_headers.*prefix\*"):
         load_settings(environ={"MCP_MESH_PROPAGATE_HEADERS": bad})
+
+
+async def test_a_spent_budget_sends_nothing_and_a_live_one_sends_what_is_left() -> None:
+    """In process, on a real socket: the transport sends what is left of the call's budget (never more than
+    its own timeout), and with nothing left it does not send the request at all."""
+    heads: list[bytes] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        heads.append(head.lower())
+        body = b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+                     b"connection: close\r\n\r\n%s" % (len(body), body))  # fmt: skip
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/mcp"
+    async with build_http_client() as http:
+        transport = McpTransport(http, client_name="t", client_version="1", timeout=30.0)
+        spent = r"not sent, the caller's time budget \(X-Mesh-Timeout\) is spent"
+        with (
+            propagating({"x-mesh-timeout": "1"}, time.monotonic() - 0.01),
+            pytest.raises(RemoteError, match=spent),
+        ):
+            await transport.request(url, "tools/list")
+        assert heads == []
+        with propagating({"x-mesh-timeout": "5"}, budget_deadline("5")):
+            await transport.request(url, "tools/list")
+    server.close()
+    (head,) = heads
+    sent = float(head.split(b"x-mesh-timeout: ")[1].split(b"\r\n")[0])
+    assert 4 < sent < 5
+    assert head.count(b"x-mesh-timeout") == 1  # the inbound value does not travel beside it

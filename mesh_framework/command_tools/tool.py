@@ -5,6 +5,7 @@ prints becomes a job message."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
@@ -99,19 +100,26 @@ class CommandTool(MeshToolWrapper):
         """Validated arguments as the command line below the root; raises pydantic's ValidationError."""
         return [*self.plan.path, *self.plan.schema.argv(self.values(arguments))]
 
-    async def run(self, argv: list[str], on_line: LineListener | None = None) -> CommandOutcome:
+    async def run(
+        self, argv: list[str], on_line: LineListener | None = None, *, timeout: float | None = None
+    ) -> CommandOutcome:
+        """Run the command; `timeout` (a caller's shorter budget) replaces the command's own."""
         return await run_command(
             self.plan.reference,
             self.plan.prog,
             argv,
-            timeout=self.plan.timeout,
+            timeout=self.plan.timeout if timeout is None else timeout,
             on_line=on_line,
             keep_lines=self.keep_lines,
             kill_grace=self.kill_grace,
         )
 
     async def call(
-        self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
+        self,
+        arguments: Mapping[str, Any] | None,
+        context: ToolContext | None = None,
+        *,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
         try:
             values = self.values(arguments)
@@ -122,8 +130,15 @@ class CommandTool(MeshToolWrapper):
             return error_result(f"Invalid arguments for tool '{self.name}': {exc}")
         if self.job_hook is not None:  # background: the job runner answers with a handle
             return await self.job_hook(self, {**values, JOB_PARAMETER: None}, context)
+        timeout = None
+        if deadline is not None:  # the caller's budget (X-Mesh-Timeout), when shorter than the command's
+            left = deadline - time.monotonic()
+            if self.plan.timeout is None or left < self.plan.timeout:
+                timeout = max(left, 0.001)
         try:
-            outcome = await self.run(argv, _log_lines(context, self.name) if context is not None else None)
+            outcome = await self.run(
+                argv, _log_lines(context, self.name) if context is not None else None, timeout=timeout
+            )
         except OSError as exc:
             logger.warning("command tool '%s' could not start: %s", self.name, exc)
             return error_result(f"Command '{self.plan.display}' could not start: {exc}")

@@ -17,7 +17,7 @@ from typing import Any
 import httpx2
 from pydantic_core import from_json, to_json
 
-from ..propagation import propagated_headers
+from ..propagation import budget_left, propagated_headers
 from ..protocol.versions import (
     LATEST_MODERN_VERSION,
     META_CLIENT_CAPABILITIES,
@@ -170,11 +170,19 @@ class McpTransport:
         forwarded = propagated_headers()
         if forwarded:
             headers.update(forwarded)
-            timeout = _within_budget(timeout, headers.pop("x-mesh-timeout", None))
+            headers.pop("x-mesh-timeout", None)  # what is left of it goes on, not what came in
+            left = budget_left()
+            if left is not None:
+                if left <= 0:
+                    raise RemoteError(
+                        f"{url}: {method} not sent, the caller's time budget (X-Mesh-Timeout) is spent",
+                        timed_out=True,
+                    )
+                timeout = left if timeout is None else min(timeout, left)
         if trace_state.tracer is not None:
             inject_trace(method, body_params, headers)
         if timeout is not None:
-            headers["X-Mesh-Timeout"] = str(int(timeout) if float(timeout).is_integer() else timeout)
+            headers["X-Mesh-Timeout"] = _seconds(timeout)
         if era != LEGACY:
             body_params["_meta"] = {
                 **(body_params.get("_meta") or {}),
@@ -212,15 +220,13 @@ class McpTransport:
         return response.status_code, _decode(response, request_id)
 
 
-def _within_budget(timeout: float | None, inbound: str | None) -> float | None:
-    """The call's own timeout, capped by the budget the incoming call was given (`X-Mesh-Timeout`)."""
-    try:
-        budget = float(inbound) if inbound is not None else None
-    except ValueError:
-        budget = None
-    if budget is None or budget <= 0:
-        return timeout
-    return budget if timeout is None else min(timeout, budget)
+def _seconds(timeout: float) -> str:
+    """A budget as `X-Mesh-Timeout` carries it: whole seconds as an integer (MCP Mesh's form), else in
+    milliseconds rounded down (never more than is left), at least one (a zero would read as no budget)."""
+    millis = max(int(timeout * 1000), 1)
+    if millis % 1000 == 0:
+        return str(millis // 1000)
+    return f"{millis / 1000:.3f}".rstrip("0")
 
 
 def _decode(response: httpx2.Response, request_id: int) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from ..propagation import HeaderAllowlist, propagating
+from ..propagation import HeaderAllowlist, budget_deadline, call_deadline, propagating
 from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
@@ -501,7 +501,8 @@ class McpEndpoint:
                 INVALID_PARAMS, f"tools/call params.task must be an object, not {params['task']!r}"
             )
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
-        with propagating(forwarded), incoming_call(name, request_id, params, request.raw) as span:
+        deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
+        with propagating(forwarded, deadline), incoming_call(name, request_id, params, request.raw) as span:
             if wrapper.signature.wants_context and not as_task:
                 await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
                 return
@@ -511,7 +512,7 @@ class McpEndpoint:
             elif modern and self.tasks is not None and self.tasks.wants(wrapper, params):
                 result = await self.tasks.call(wrapper, arguments, request.owner)  # a CreateTaskResult
             else:
-                result = await wrapper.call(arguments)
+                result = await wrapper.call(arguments, deadline=deadline)
             if self.on_tool_call is not None:
                 self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
             span.result(result)
@@ -551,7 +552,7 @@ class McpEndpoint:
             encode_state=self.state_signer.encode,
         )
         started = perf_counter()
-        task = asyncio.ensure_future(wrapper.call(params.get("arguments"), context))
+        task = asyncio.ensure_future(wrapper.call(params.get("arguments"), context, deadline=call_deadline()))
         task.add_done_callback(lambda _t: queue.put_nowait(None))
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         while (notification := await queue.get()) is not None:

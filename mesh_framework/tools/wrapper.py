@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -131,9 +132,16 @@ class MeshToolWrapper:
         self._beans = dict(beans)
 
     async def call(
-        self, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
+        self,
+        arguments: Mapping[str, Any] | None,
+        context: ToolContext | None = None,
+        *,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
-        """Run the tool; always returns a `CallToolResult` as a wire dict, never raises for tool failures."""
+        """Run the tool; always returns a `CallToolResult` as a wire dict, never raises for tool failures.
+
+        `deadline` (monotonic time, from the caller's `X-Mesh-Timeout`) bounds the run when it comes before
+        the tool's own timeout."""
         if arguments and not MESH_ARGUMENT_KEYS.isdisjoint(arguments):
             arguments, carried = _split_mesh_keys(arguments)
             if context is not None:
@@ -163,13 +171,22 @@ class MeshToolWrapper:
                 kwargs[param.name] = self.llm_agent
         if self.job_hook is not None:
             return await self.job_hook(self, kwargs, context)
+        timeout = self.timeout
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if timeout is None or left < timeout:
+                if left <= 0:
+                    return self._budget_spent(0.0)
+                timeout = left
         try:
             if self.signature.is_async:
                 running = self._call_target(**kwargs)
             else:
                 running = asyncio.to_thread(functools.partial(self._call_target, **kwargs))
-            value = await (running if self.timeout is None else within(self.timeout, running))
+            value = await (running if timeout is None else within(timeout, running))
         except Expired:
+            if timeout != self.timeout:
+                return self._budget_spent(timeout)  # type: ignore[arg-type]
             logger.warning("tool '%s' timed out after %ss", self.name, self.timeout)
             return error_result(f"Tool '{self.name}' timed out after {self.timeout}s")
         except ToolExecutionError as exc:
@@ -197,6 +214,13 @@ class MeshToolWrapper:
     def to_result(self, value: Any) -> dict[str, Any]:
         """A body's return value as this tool's `CallToolResult` wire dict."""
         return self._to_result(value)
+
+    def _budget_spent(self, after: float) -> dict[str, Any]:
+        logger.warning("tool '%s' ran out of its caller's time budget after %.3gs", self.name, after)
+        return error_result(
+            f"Tool '{self.name}' timed out after {after:.3g}s: the caller's time budget (X-Mesh-Timeout) "
+            "ran out"
+        )
 
     def _unresolved(self, slot: int) -> dict[str, Any]:
         dependency = self.spec.dependencies[slot]
