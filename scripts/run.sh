@@ -14,6 +14,7 @@ mesh="$root/.venv/bin/mesh"
 agents=$!
 trap 'kill -TERM "$agents" 2>/dev/null || true; wait "$agents" 2>/dev/null || true' INT TERM
 for _ in $(seq 1 60); do
+  kill -0 "$agents" 2>/dev/null || break  # `mesh run` has exited: stop at once, with its exit code
   if answer=$("$mesh" call sum_of_squares '{"a": 3, "b": 4}' 2>/dev/null); then
     echo "cross-agent call: calculator.sum_of_squares(a=3, b=4) -> starter.add(9, 16) = $answer"
     notes=$("$mesh" call jot '{"text": "try the catalog"}' 2>&1) || true
@@ -23,4 +24,6 @@ for _ in $(seq 1 60); do
   fi
   sleep 0.5
 done
-wait "$agents"
+status=0
+wait "$agents" || status=$?
+exit "$status"
