@@ -1,7 +1,8 @@
-"""Shared helpers of the benchmark scripts: paths, request bodies, server subprocesses, /proc readings.
+"""Shared helpers of the benchmark scripts: paths, request bodies, the servers measured, /proc readings,
+and the results files (`Run`, `save_results`).
 
-Every server is a subprocess of the benchmark on 127.0.0.1 and an ephemeral port, and is stopped by its
-PID when the benchmark ends, also on failure (`Servers` is a context manager).
+Every server is a subprocess of the benchmark on 127.0.0.1 and an ephemeral port (a `processes.Proc`), and
+is stopped by its PID when the benchmark ends, also on failure (`servers` is a context manager).
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ import os
 import platform
 import shlex
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from processes import Proc
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -72,31 +75,28 @@ def list_headers(*, modern: bool) -> dict[str, str]:
 
 # -- servers ---------------------------------------------------------------------------------------
 
-SERVER_KINDS = ("plain", "mesh", "sdk")  # server_cpu.py; startup.py adds "mesh-registry"
+SERVER_KINDS = ("plain", "plain-ours", "mesh", "sdk")  # server_cpu.py; startup.py adds its own
 SERVER_LABELS = {
-    "plain": "plain Starlette JSON route (benchmarks/plain_app.py)",
+    "plain": "plain Starlette route (benchmarks/plain_app.py) on stock uvicorn",
+    "plain-ours": "the same route on the agents' HTTP stack (benchmarks/plain_on_our_stack.py)",
     "mesh": "mesh_framework agent (benchmarks/bench_agent), `mesh run` as shipped",
     "sdk": "mcp SDK low-level Server (benchmarks/sdk_lowlevel_app.py)",
     "mesh-registry": "mesh_framework agent joining the mesh (starts an embedded registry on a free port)",
+    "starter": "the starter app (`mesh run starter_app`, its embedded registry on a free port)",
 }
 
 
 def server_command(kind: str, port: int) -> list[str]:
-    """The argv that serves `kind` on 127.0.0.1:port, one process, one uvicorn worker; cwd is BENCH_DIR."""
+    """The argv that serves `kind` on 127.0.0.1:port, one process, one uvicorn worker; cwd is BENCH_DIR
+    (ROOT for "starter")."""
+    address = ["--host", HOST, "--port", str(port)]
+    run = [PYTHON, "-m", "mesh_framework.cli", "run"]
     if kind in ("mesh", "mesh-registry"):
-        return [
-            PYTHON,
-            "-m",
-            "mesh_framework.cli",
-            "run",
-            "bench_agent",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--config",
-            str(AGENT_CONFIG),
-        ]
+        return [*run, "bench_agent", *address, "--config", str(AGENT_CONFIG)]
+    if kind == "starter":
+        return [*run, "starter_app", *address]
+    if kind == "plain-ours":
+        return [PYTHON, str(BENCH_DIR / "plain_on_our_stack.py"), *address]
     module = {"plain": "plain_app", "sdk": "sdk_lowlevel_app"}[kind]
     return [
         PYTHON,
@@ -105,10 +105,7 @@ def server_command(kind: str, port: int) -> list[str]:
         f"{module}:app",
         "--app-dir",
         str(BENCH_DIR),
-        "--host",
-        HOST,
-        "--port",
-        str(port),
+        *address,
         "--log-level",
         "warning",
         "--no-access-log",
@@ -117,19 +114,20 @@ def server_command(kind: str, port: int) -> list[str]:
     ]
 
 
-def display_command(argv: Sequence[str]) -> str:
-    """argv as typed in the `benchmarks/` folder (the servers' working directory), no machine paths."""
+def display_command(argv: Sequence[str], cwd: Path = BENCH_DIR) -> str:
+    """argv as typed in `cwd` (the servers' working directory, `benchmarks/` by default), no machine
+    paths."""
     out = []
     for index, arg in enumerate(argv):
         shown = arg
         if index == 0 and arg != PYTHON and os.path.isabs(arg):
             shown = os.path.basename(arg)
         elif arg == PYTHON:
-            shown = os.path.relpath(VENV_PYTHON, BENCH_DIR) if str(VENV_PYTHON) == PYTHON else "python"
-        elif arg == str(BENCH_DIR):
+            shown = os.path.relpath(VENV_PYTHON, cwd) if str(VENV_PYTHON) == PYTHON else "python"
+        elif arg == str(cwd):
             shown = "."
         elif arg.startswith(str(ROOT) + os.sep):
-            shown = os.path.relpath(arg, BENCH_DIR)
+            shown = os.path.relpath(arg, cwd)
         out.append(shown)
     return shlex.join(out)
 
@@ -157,8 +155,9 @@ def server_env(mode: str = "env") -> dict[str, str]:
     return env
 
 
-class Server:
-    """One server subprocess; `stop()` ends it by PID (SIGTERM, then SIGKILL)."""
+class Server(Proc):
+    """One server of `kind` (see `server_command`) on 127.0.0.1 and a free port, working directory
+    `benchmarks/`; a `Proc`, so stopped by its PID."""
 
     def __init__(
         self,
@@ -168,48 +167,19 @@ class Server:
         env: dict[str, str] | None = None,
     ) -> None:
         self.kind = kind
-        self.port = port or free_port()
-        self.argv = server_command(kind, self.port)
+        port = port or free_port()
         env = dict(os.environ if env is None else env)
         if kind == "mesh-registry":
             env["MESH_REGISTRY__ENABLED"] = "true"
             env["MESH_REGISTRY__EMBEDDED_PORT"] = str(free_port())
-        log_dir = log_dir or Path(tempfile.gettempdir())
-        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
-            "w+b", prefix=f"bench-{kind}-", suffix=".log", dir=log_dir, delete=False
-        )
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen(
-            self.argv,
-            cwd=BENCH_DIR,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
-        self.pid = self.proc.pid
+        if kind == "starter":
+            env["MESH_REGISTRY__EMBEDDED_PORT"] = str(free_port())
+        self.cwd = ROOT if kind == "starter" else BENCH_DIR
+        super().__init__(kind, server_command(kind, port), env=env, cwd=self.cwd, log_dir=log_dir, port=port)
 
-    def log_text(self) -> str:
-        self._log.flush()
-        return Path(self._log.name).read_text(errors="replace")[-4000:]
-
-    def check_alive(self) -> None:
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"{self.kind} server exited with {self.proc.returncode}:\n{self.log_text()}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=8)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
-        self._log.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._log.name)
+    def shown(self) -> str:
+        """Its command line as typed in its working directory, `<port>` for the port."""
+        return display_command(self.argv, self.cwd).replace(f"--port {self.port}", "--port <port>")
 
 
 @contextlib.contextmanager
@@ -222,7 +192,7 @@ def servers(kinds: Sequence[str]) -> Iterator[dict[str, Server]]:
         yield started
     finally:
         for server in started.values():
-            server.stop()
+            server.stop(grace=8)
 
 
 # -- HTTP -----------------------------------------------------------------------------------------
@@ -235,11 +205,12 @@ def post(conn: http.client.HTTPConnection, body: str, headers: dict[str, str]) -
 
 
 def wait_until_answers(server: Server, *, timeout: float = 30.0, modern: bool = True) -> float:
-    """Tight loop of `tools/list` POSTs until one is answered 200; returns the perf_counter time of "
-    "that answer."""
+    """Tight loop of `tools/list` POSTs until one is answered 200; returns the perf_counter time of that
+    answer."""
     body, headers = list_body(modern=modern), list_headers(modern=modern)
     deadline = time.perf_counter() + timeout
     while True:
+        assert server.port is not None
         conn = http.client.HTTPConnection(HOST, server.port, timeout=timeout)
         try:
             status, payload = post(conn, body, headers)
@@ -251,9 +222,9 @@ def wait_until_answers(server: Server, *, timeout: float = 30.0, modern: bool = 
             conn.close()
         if time.perf_counter() > deadline:
             raise TimeoutError(
-                f"{server.kind} server did not answer tools/list within {timeout} s:\n{server.log_text()}"
+                f"{server.kind} server did not answer tools/list within {timeout} s:\n{server.tail()}"
             )
-        server.check_alive()
+        server.check()
         time.sleep(0.001)
 
 
@@ -308,8 +279,6 @@ def machine_info() -> dict[str, Any]:
     )
     node = shutil.which("node")
     return {
-        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "loadavg_at_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "nproc": len(os.sched_getaffinity(0)),
         "cpu_model": model,
         "kernel": platform.release(),
@@ -330,3 +299,51 @@ def invocation() -> str:
 def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _loadavg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+class Run:
+    """When a benchmark ran, how (its command line; a short configuration or not) and how busy the machine
+    was: the 1/5/15-minute load averages at the start and at the end, and the highest 1-minute figure seen
+    in between (read every 2 s). Every results file carries one, and the pages print it."""
+
+    def __init__(self, *, short: bool = False) -> None:
+        self.short = short
+        self.date = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        self.load_start = _loadavg()
+        self.load_peak = self.load_start[0]
+        self._started = time.perf_counter()
+        self._stop = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, name="loadavg", daemon=True)
+        self._sampler.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(2.0):
+            self.load_peak = max(self.load_peak, _loadavg()[0])
+
+    def record(self) -> dict[str, Any]:
+        self._stop.set()
+        self._sampler.join(timeout=5)
+        load_end = _loadavg()
+        return {
+            "date": self.date,
+            "command": invocation(),
+            "short": self.short,
+            "elapsed_s": round(time.perf_counter() - self._started, 1),
+            "loadavg_start": self.load_start,
+            "loadavg_end": load_end,
+            "loadavg_peak_1min": max(self.load_peak, load_end[0]),
+            "machine": machine_info(),
+        }
+
+
+def save_results(name: str, run: Run, data: dict[str, Any]) -> Path:
+    """benchmarks/results/NAME.json: the run's record and `data`; the pages are written from these files
+    (benchmarks/report.py)."""
+    path = RESULTS_DIR / f"{name}.json"
+    write_json(path, {"run": run.record(), **data})
+    print(f"results: {os.path.relpath(path, ROOT)}", file=sys.stderr)
+    return path

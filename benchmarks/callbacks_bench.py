@@ -1,4 +1,4 @@
-"""Tool callbacks over catalog MCP servers, beside the bare `mcp` SDK client, in one run (DESIGN.md §6).
+"""Tool callbacks over catalog MCP servers, beside the bare `mcp` SDK client, in one run.
 
 1. Per call: `await callback.call(args)` (McpToolCallbackProvider over a catalog) against the bare SDK
    `Client(...).call_tool(...)` on the same kind of server: server-everything `echo` over stdio (one node
@@ -16,13 +16,10 @@
    checkout has no gateway.
 
 Every server is a subprocess on 127.0.0.1 (ephemeral ports for HTTP), stopped by PID at the end, also on
-failure. Results: benchmarks/results/callbacks.json and the section "Tool callbacks and the catalog" at the
-end of docs/benchmarks.md (replaced if present, appended otherwise; run_all.sh runs this script after
-report.py, which rewrites the rest of that file).
+failure. Results: benchmarks/results/callbacks.json (benchmarks/report.py writes the page from it).
 
 Usage: .venv/bin/python benchmarks/callbacks_bench.py [--quick] [--calls 2000] [--rounds 10]
-              [--http-calls 1000] [--discovery-runs 5] [--servers 5] [--skip-gateway] [--no-doc]
-              [--time-limit 900]
+              [--http-calls 1000] [--discovery-runs 5] [--servers 5] [--skip-gateway] [--time-limit 900]
 """
 
 from __future__ import annotations
@@ -34,10 +31,7 @@ import gc
 import importlib.util
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -48,17 +42,16 @@ from _common import (
     BENCH_DIR,
     HOST,
     PYTHON,
-    RESULTS_DIR,
     ROOT,
+    Run,
     Server,
     cpu_seconds,
     free_port,
-    invocation,
-    machine_info,
     median,
+    save_results,
     wait_until_answers,
-    write_json,
 )
+from processes import Proc, child_pids
 
 from mesh_framework.callbacks import McpToolCallbackProvider, ToolCallback
 from mesh_framework.catalog import HttpDefinition, McpServerCatalog, StdioDefinition
@@ -66,76 +59,13 @@ from mesh_framework.catalog import HttpDefinition, McpServerCatalog, StdioDefini
 SERVERS_DIR = BENCH_DIR / "callbacks_servers"
 EVERYTHING = ROOT / ".tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 NODE = shutil.which("node") or "node"
-DOC = ROOT / "docs" / "benchmarks.md"
-SECTION = "## Tool callbacks and the catalog"
-RESULT_FILE = RESULTS_DIR / "callbacks.json"
 EVERYTHING_SHOWN = os.path.relpath(EVERYTHING, ROOT)
-X = "\u00d7"  # the multiplication sign of the report
 GATEWAY_ARGS = ("--config", "gateway_agent/config", "--host", HOST, "--port")
 
 Call = Callable[[], Awaitable[Any]]
 
 
 # -- processes ------------------------------------------------------------------------------------
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
-
-
-class Proc:
-    """A server subprocess (127.0.0.1, a free port), stopped by its PID; children it leaves are stopped
-    by theirs (the gateway agent's stdio server)."""
-
-    def __init__(self, label: str, argv: list[str], port: int, env: dict[str, str], cwd: Path) -> None:
-        self.label, self.argv, self.port = label, argv, port
-        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
-            "w+b", prefix=f"bench-{label}-", suffix=".log", delete=False
-        )
-        self.proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
-        self.pid = self.proc.pid
-
-    def log_text(self) -> str:
-        self._log.flush()
-        return Path(self._log.name).read_text(errors="replace")[-3000:]
-
-    def stop(self) -> None:
-        children = {child: _cmdline(child) for child in _children(self.pid)}
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=8)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
-        for child, cmdline in children.items():  # normally gone: the agent closes its connections
-            if cmdline and _cmdline(child) == cmdline:  # still that process (not a reused PID)
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(child, signal.SIGTERM)
-        self._log.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._log.name)
 
 
 async def wait_for_tool(proc: Proc, url: str, tool: str, timeout: float = 30.0) -> None:
@@ -145,8 +75,7 @@ async def wait_for_tool(proc: Proc, url: str, tool: str, timeout: float = 30.0) 
     deadline = time.perf_counter() + timeout
     last = ""
     while time.perf_counter() < deadline:
-        if proc.proc.poll() is not None:
-            raise RuntimeError(f"{proc.label} exited with {proc.proc.returncode}:\n{proc.log_text()}")
+        proc.check()
         try:
             async with Client(url, cache=None) as client:
                 if tool in [t.name for t in (await client.list_tools()).tools]:
@@ -154,7 +83,7 @@ async def wait_for_tool(proc: Proc, url: str, tool: str, timeout: float = 30.0) 
         except Exception as exc:
             last = f"{type(exc).__name__}: {exc}"
         await asyncio.sleep(0.1)
-    raise TimeoutError(f"{proc.label} did not list {tool!r} within {timeout}s ({last}):\n{proc.log_text()}")
+    raise TimeoutError(f"{proc.label} did not list {tool!r} within {timeout}s ({last}):\n{proc.tail()}")
 
 
 def everything_stdio() -> StdioDefinition:
@@ -176,7 +105,7 @@ class Target:
 
 def spawned(before: set[int]) -> tuple[int, ...]:
     """Child processes of this benchmark that appeared since `before` (a stdio server just started)."""
-    return tuple(sorted(set(_children(os.getpid())) - before))
+    return tuple(sorted(set(child_pids(os.getpid())) - before))
 
 
 class Clients:
@@ -194,7 +123,7 @@ class Clients:
 
         definition = everything_stdio()
         params = StdioServerParameters(command=definition.command, args=list(definition.args))
-        before = set(_children(os.getpid()))
+        before = set(child_pids(os.getpid()))
         client = await self.stack.enter_async_context(
             Client(stdio_client(params, errlog=self.devnull), cache=None)
         )
@@ -210,7 +139,7 @@ class Clients:
         catalog = McpServerCatalog.builder().add(server, definition).build()
         provider = McpToolCallbackProvider.from_catalog(catalog)
         self.stack.push_async_callback(provider.aclose)
-        before = set(_children(os.getpid()))
+        before = set(child_pids(os.getpid()))
         callback = await provider.find(tool)
         self.pids[id(callback)] = spawned(before)
         return callback
@@ -526,9 +455,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         everything_http = Proc(
             "everything-http",
             [NODE, str(EVERYTHING), "streamableHttp"],
-            http_port,
-            {"PORT": str(http_port)},
-            ROOT,
+            env={**os.environ, "PORT": str(http_port)},
+            port=http_port,
         )
         procs.append(everything_http)
         agent = Server("mesh")
@@ -541,9 +469,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             gateway = Proc(
                 "gateway",
                 [PYTHON, "-m", "mesh_framework.cli", "run", "gateway_agent", *GATEWAY_ARGS, str(gw_port)],
-                gw_port,
-                {"NODE": NODE, "EVERYTHING": str(EVERYTHING), "MESH_REGISTRY__ENABLED": "false"},
-                SERVERS_DIR,
+                env={
+                    **os.environ,
+                    "NODE": NODE,
+                    "EVERYTHING": str(EVERYTHING),
+                    "MESH_REGISTRY__ENABLED": "false",
+                },
+                cwd=SERVERS_DIR,
+                port=gw_port,
             )
             procs.append(gateway)
         everything_url = f"http://{HOST}:{http_port}/mcp"
@@ -605,7 +538,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if gateway is not None:
                 gateway_url = f"http://{HOST}:{gateway.port}/mcp"
                 await wait_for_tool(gateway, gateway_url, "echo")
-                gateway_pids = (gateway.pid, *_children(gateway.pid))  # the agent and its stdio server
+                gateway_pids = (gateway.pid, *child_pids(gateway.pid))  # the agent and its stdio server
                 bare_gw = await clients.bare_http(gateway_url)
                 cb_gw = await clients.callback("gateway", HttpDefinition(gateway_url), "echo")
                 print(f"gateway: {args.http_calls} calls each, {args.rounds} rounds ...", flush=True)
@@ -652,242 +585,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-# -- the report ------------------------------------------------------------------------------------
-
-LABELS = {
-    "bare-stdio": "bare SDK `Client`, server-everything stdio `echo`",
-    "callback-stdio": "callback, server-everything stdio `echo`",
-    "bare-everything-http": "bare SDK `Client`, server-everything streamableHttp `echo`",
-    "callback-everything-http": "callback, server-everything streamableHttp `echo`",
-    "bare-agent-http": "bare SDK `Client`, our agent (bench_agent) `add`",
-    "callback-agent-http": "callback, our agent (bench_agent) `add`",
-    "direct-bare-stdio": "direct: bare SDK `Client` → server-everything stdio",
-    "direct-callback-stdio": "direct: callback → server-everything stdio",
-    "direct-bare-everything-http": "direct: bare SDK `Client` → server-everything streamableHttp",
-    "plain-agent-bare-http": "no gateway: bare SDK `Client` → our agent's own `add` (HTTP)",
-    "gateway-bare-http": "gateway: bare SDK `Client` → gateway agent (HTTP) → server-everything stdio",
-    "gateway-callback-http": "gateway: callback → gateway agent (HTTP) → server-everything stdio",
-}
-SHORT = {
-    "callback-stdio": "server-everything, stdio",
-    "callback-everything-http": "server-everything, streamableHttp",
-    "callback-agent-http": "our agent (bench_agent `add`), HTTP",
-}
-
-
-def verdict(value: float, target: float) -> str:
-    if value <= target:
-        return f"**met** ({(1 - value / target) * 100:.0f} % under)"
-    return f"**missed** ({(value / target - 1) * 100:.0f} % over)"
-
-
-def call_table(rows: dict[str, Any], pairs: dict[str, str]) -> list[str]:
-    lines = [
-        f"| target | p50 µs | p99 µs | mean µs | client CPU µs/call | server CPU µs/call | calls/s "
-        f"| p50 {X} anchor | client CPU {X} anchor |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, row in rows.items():
-        anchor = pairs.get(name)
-        if anchor:
-            p50 = f"**{row['p50_us'] / rows[anchor]['p50_us']:.2f}**"
-            cpu = f"{row['client_cpu_us'] / rows[anchor]['client_cpu_us']:.2f}"
-        else:
-            p50 = cpu = "1 (anchor)" if name in pairs.values() else "-"
-        server = "-" if row["server_cpu_us"] is None else f"{row['server_cpu_us']:.0f}"
-        lines.append(
-            f"| {LABELS[name]} | {row['p50_us']:.0f} | {row['p99_us']:.0f} | {row['mean_us']:.0f} | "
-            f"{row['client_cpu_us']:.0f} | {server} | {row['calls_per_s']:.0f} | {p50} | {cpu} |"
-        )
-    return lines
-
-
-def render(res: dict[str, Any]) -> str:
-    m, a = res["machine"], res["args"]
-    rat, per_call = res["ratios"], res["per_call"]
-    d = res["discovery"]
-    s = d["median_s"]
-    lines = [
-        SECTION,
-        "",
-        "Written by `benchmarks/callbacks_bench.py` (`run_all.sh` runs it after `report.py`); method in its "
-        f"docstring. Target (DESIGN.md §6): a tool callback over a catalog server ≤ 1.1 {X} a bare SDK "
-        "session per call; discovery of N servers ≈ the slowest one.",
-        "",
-        f"Command: `{res['command']}` ({res['elapsed_s']:.0f} s)",
-        "",
-        f"Machine: {m['date']}, nproc {m['nproc']} ({m['cpu_model']}), Python {m['python']}, "
-        f"{m['packages']}, node {m['node']}; load average {m['loadavg_at_end']} at the end. A shared "
-        "machine: absolute times are noisy, the ratios measured in this one run are what count.",
-        "",
-        "| measure | target | measured (same run) | verdict |",
-        "|---|---|---|---|",
-    ]
-    for r in rat:
-        lines.append(
-            f"| callback / bare SDK per call, p50: {SHORT[r['ours']]} | ≤ 1.1 {X} "
-            f"| **{r['p50']:.2f} {X}** (median of the rounds' ratios {r['median_round_p50']:.2f}; "
-            f"client CPU {r['client_cpu']:.2f} {X}) | {verdict(r['p50'], 1.1)} |"
-        )
-    lines.append(
-        f"| discovery, {d['servers']} stdio servers in one provider / slowest alone | ≈ 1 {X} (sum: "
-        f"{s['ours_sum_singles'] / s['ours_slowest_single']:.1f} {X}) "
-        f"| **{d['parallel_over_slowest']:.2f} {X}** ({d['parallel_over_sum']:.2f} {X} the sum; "
-        f"{d['parallel_over_bare_parallel']:.2f} {X} the bare SDK starting {d['servers']} at once) "
-        f"| {discovery_verdict(d)} |"
-    )
-    own = res.get("own_cost")
-    lines += [
-        "",
-        f"### Per call ({a['calls']} stdio / {a['http_calls']} HTTP sequential calls per target, "
-        f"{a['rounds']} interleaved rounds, {a['warmup']} warm-up calls)",
-        "",
-        "`callback` is `await callback.call(args)` from `McpToolCallbackProvider.from_catalog(...)` "
-        "(its answer unwrapped to a Python value); `bare SDK` is `await client.call_tool(name, args)` on "
-        "`mcp.client.client.Client(..., cache=None)` entered once. Stdio: each client has its own "
-        "server-everything process; HTTP: both clients talk to the same server. Latency as the caller sees "
-        "it; client CPU = the benchmark process's CPU time over the calls; server CPU = utime+stime of the "
-        "server process(es) over the calls (/proc, 10 ms ticks).",
-        "",
-        *call_table(per_call, {r["ours"]: r["anchor"] for r in rat}),
-        "",
-        "Per-round p50 ratios (callback / bare): "
-        + "; ".join(
-            f"{r['ours'].removeprefix('callback-')}: " + ", ".join(f"{x:.2f}" for x in r["per_round_p50"])
-            for r in rat
-        ),
-        "",
-    ]
-    if own is not None:
-        bare_cpu = per_call["bare-stdio"]["client_cpu_us"]
-        lines += [
-            f"The callback's own cost, in process (`callback.call` over a stub session that answers at once, "
-            f"best of 5 {X} {own['calls']} calls): **{own['own_us']:.1f} µs CPU per call** "
-            f"({own['own_call_result_us']:.1f} µs for `call_result`), against {bare_cpu:.0f} µs of client "
-            f"CPU per bare SDK stdio call above. The SDK adds {own['deadline_us']:.1f} µs per request for "
-            "the deadline the callback's connection sets (`call_timeout`, 30 s; `anyio.move_on_after(30)` "
-            f"against `move_on_after(None)`, measured here). Expected client CPU ratio: "
-            f"{(bare_cpu + own['own_us'] + own['deadline_us']) / bare_cpu:.3f} {X}; a ratio further from 1 "
-            "in the table is this machine's noise (see the per-round ratios), not the callback.",
-            "",
-        ]
-    lines += [
-        f"### Discovery, cold ({d['servers']} server-everything stdio processes, median of {d['runs']} runs)",
-        "",
-        "Time of `await provider.get_tool_callbacks()` on a new provider (start the processes, initialize, "
-        "`tools/list`), closed after each run. The bare SDK rows do the same with `Client(...)`, one task "
-        "per server.",
-        "",
-        "| discovery | median s | samples s |",
-        "|---|---|---|",
-    ]
-    discovery_labels = {
-        "ours_parallel": f"callbacks, {d['servers']} servers in one provider (parallel)",
-        "ours_slowest_single": "callbacks, slowest of the servers discovered alone",
-        "ours_sum_singles": f"callbacks, sum of the {d['servers']} discovered one after the other",
-        "bare_parallel": f"bare SDK, {d['servers']} clients at once (anchor)",
-        "bare_single": "bare SDK, one client",
-    }
-    for key, label in discovery_labels.items():
-        samples = ", ".join(f"{x:.3f}" for x in d["samples_s"][key])
-        lines.append(f"| {label} | **{s[key]:.3f}** | {samples} |")
-    lines += [
-        "",
-        f"Parallel / slowest single = {d['parallel_over_slowest']:.2f}; parallel / sum = "
-        f"{d['parallel_over_sum']:.2f}; ours parallel / bare SDK parallel = "
-        f"{d['parallel_over_bare_parallel']:.2f}; one server, ours / bare SDK = "
-        f"{d['single_over_bare_single']:.2f}. {cpu_floor_text(d, m['nproc'])}",
-        "",
-    ]
-    gw = res["gateway"]
-    lines += ["### Gateway hop", ""]
-    if "skipped" in gw:
-        lines += [f"Skipped: {gw['skipped']}.", ""]
-    else:
-        rows = gw["per_call"]
-        g = {f"{r['ours']}/{r['anchor']}": r for r in gw["ratios"]}
-        hop = rows["gateway-bare-http"]["p50_us"] - rows["direct-callback-stdio"]["p50_us"]
-        lines += [
-            "`echo` through `callbacks_servers/gateway_agent` (our agent with `mcp.gateway: [everything]`; "
-            "it starts server-everything over stdio and calls it through a callback) beside calling "
-            f"server-everything directly; {a['http_calls']} calls per target, {a['rounds']} interleaved "
-            "rounds. The gateway's server CPU counts the agent and its server-everything process.",
-            "",
-            *call_table(rows, {}),
-            "",
-            f"* gateway (bare SDK over HTTP) / direct callback over stdio: p50 "
-            f"**{g['gateway-bare-http/direct-callback-stdio']['p50']:.2f} {X}**; the hop adds {hop:.0f} µs "
-            "at p50",
-            f"* gateway (bare SDK over HTTP) / direct bare SDK over stdio: p50 "
-            f"{g['gateway-bare-http/direct-bare-stdio']['p50']:.2f} {X}",
-            f"* gateway (bare SDK over HTTP) / our agent's own tool over HTTP (no gateway): p50 "
-            f"{g['gateway-bare-http/plain-agent-bare-http']['p50']:.2f} {X}",
-            f"* gateway (bare SDK over HTTP) / server-everything's own streamableHttp: p50 "
-            f"{g['gateway-bare-http/direct-bare-everything-http']['p50']:.2f} {X}",
-            f"* gateway through a callback / direct callback over stdio: p50 "
-            f"{g['gateway-callback-http/direct-callback-stdio']['p50']:.2f} {X}",
-            "",
-            *gateway_cpu_text(rows),
-        ]
-    lines += ["Servers (commands from the repository root unless they say otherwise):", ""]
-    lines += [f"* {k}: `{v}`" for k, v in res["commands"].items()]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def gateway_cpu_text(rows: dict[str, Any]) -> list[str]:
-    """Where the hop's CPU goes, from the server and client CPU columns of the same run."""
-    gateway, direct = rows["gateway-bare-http"], rows["direct-callback-stdio"]
-    plain = rows["plain-agent-bare-http"]
-    if gateway["server_cpu_us"] is None or direct["server_cpu_us"] is None or plain["server_cpu_us"] is None:
-        return []
-    agent = gateway["server_cpu_us"] - direct["server_cpu_us"]
-    parts = plain["server_cpu_us"] + direct["client_cpu_us"]
-    return [
-        f"Where the hop's CPU goes: the gateway agent itself uses about {agent:.0f} µs per call (its server "
-        f"CPU minus server-everything's own, {direct['server_cpu_us']:.0f} µs in the direct stdio row), "
-        f"against {plain['server_cpu_us']:.0f} µs for an agent serving its own tool plus "
-        f"{direct['client_cpu_us']:.0f} µs for a callback call over stdio ({parts:.0f} µs together); the "
-        f"caller's SDK client spends {gateway['client_cpu_us']:.0f} µs per HTTP call.",
-        "",
-    ]
-
-
-def cpu_floor_text(d: dict[str, Any], nproc: int) -> str:
-    start = d.get("server_start_cpu_s")
-    if not start:
-        return ""
-    return (
-        f"A server-everything process uses {start:.2f} s of CPU from start to exit (median, reaped "
-        f"children's times), most of it node starting up: {d['servers']} of them on {nproc} cores need at "
-        f"least {d['cpu_floor_s']:.2f} s however they are started, so on this machine the floor is that "
-        f"(and the bare SDK starting {d['servers']} at once), not the slowest single server."
-    )
-
-
-def discovery_verdict(d: dict[str, Any]) -> str:
-    """≈ the slowest one, judged against what the machine allows: the bare SDK starting them all at once."""
-    if d["parallel_over_slowest"] <= 1.25:
-        return "**met**"
-    if d["parallel_over_bare_parallel"] <= 1.1 and d["parallel_over_sum"] < 0.75:
-        return (
-            f"**met as far as this machine allows** (parallel, {d['parallel_over_bare_parallel']:.2f} {X} "
-            "the bare SDK's floor)"
-        )
-    return "**missed**"
-
-
-def write_doc(text: str) -> None:
-    """Replace this section of docs/benchmarks.md (up to the next `## ` heading), or append it."""
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + ("\n" + doc[end + 1 :] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: few calls and runs (figures noisy)")
@@ -900,7 +597,6 @@ def main() -> int:
     parser.add_argument("--servers", type=int, default=5, help="stdio servers discovered at once")
     parser.add_argument("--skip-gateway", action="store_true")
     parser.add_argument("--time-limit", type=float, default=900.0, help="stop everything after this (s)")
-    parser.add_argument("--no-doc", action="store_true", help="do not touch docs/benchmarks.md")
     args = parser.parse_args()
     quick = args.quick
     args.calls = args.calls or (200 if quick else 2000)
@@ -912,23 +608,14 @@ def main() -> int:
     if not EVERYTHING.exists() or not shutil.which("node"):
         print("callbacks_bench: needs node and server-everything (run scripts/install-node-tools.sh)")
         return 1
-    began = time.perf_counter()
+    run_record = Run(short=quick or args.calls < 2000 or args.rounds < 10)
     try:
         result = asyncio.run(asyncio.wait_for(run(args), args.time_limit))
     except TimeoutError:
         print(f"callbacks_bench: stopped after --time-limit {args.time_limit:g} s (servers stopped)")
         return 1
-    result.update(
-        command=invocation(),
-        elapsed_s=time.perf_counter() - began,
-        args={k: v for k, v in vars(args).items() if k != "no_doc"},
-        machine=machine_info(),
-    )
-    write_json(RESULT_FILE, result)
-    print(f"results: {os.path.relpath(RESULT_FILE, ROOT)}")
-    if not args.no_doc:
-        write_doc(render(result))
-        print(f"section '{SECTION[3:]}' written to {os.path.relpath(DOC, ROOT)}")
+    result["args"] = vars(args)
+    save_results("callbacks", run_record, result)
     return 0
 
 

@@ -8,7 +8,8 @@ the registry down while the agents start (it comes up later), provider B SIGKILL
 TCP proxy) between the consumer and a provider for 5 s, the registry SIGKILLed and restarted empty (data
 loss). For each: failed calls, seconds from the fault to the
 first failed call and from the repair (or the fault, when nothing fails) to steady success, and the
-WARNING lines the consumer logged meanwhile. Results go to docs/production.md (## Faults).
+WARNING lines the consumer logged meanwhile. Results: benchmarks/results/faults.json (benchmarks/report.py
+writes the page from it).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _common import Run, save_results  # noqa: E402
 from soak import Pacer  # noqa: E402
 
 from tests.agents import AgentProcess, run_agent, run_registry, stop  # noqa: E402
@@ -72,6 +74,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rate", type=float, default=20.0)
     args = parser.parse_args()
+    run = Run()
     results: list[dict[str, Any]] = []
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -157,7 +160,7 @@ def main() -> int:
         finally:
             pacer.stopping.set()
             pacer.join(timeout=15)
-    print(json.dumps({"rate": args.rate, "results": results}, indent=2))
+    save_results("faults", run, {"rate": args.rate, "settle_s": SETTLE, "results": results})
     return 0
 
 

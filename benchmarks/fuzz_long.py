@@ -1,7 +1,8 @@
 """The fuzz suite with a long budget: `python benchmarks/fuzz_long.py [EXAMPLES]` (default 2000 per test).
 
-Runs tests/test_fuzz_mcp.py, test_fuzz_registry.py and test_fuzz_files.py with FUZZ_EXAMPLES set,
-and prints the pytest summary and the wall time. Results go in docs/benchmarks.md ("Fuzzing, long run").
+Runs tests/test_fuzz_mcp.py, test_fuzz_registry.py and test_fuzz_files.py with FUZZ_EXAMPLES set (the
+test command runs the same properties with fewer examples). Results: benchmarks/results/fuzz.json, with
+pytest's summary line and the exit status (benchmarks/report.py writes the page from it).
 """
 
 from __future__ import annotations
@@ -9,21 +10,34 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT, Run, save_results
+
+FILES = ["tests/test_fuzz_mcp.py", "tests/test_fuzz_registry.py", "tests/test_fuzz_files.py"]
 
 
 def main() -> int:
-    examples = sys.argv[1] if len(sys.argv) > 1 else "2000"
-    env = {**os.environ, "FUZZ_EXAMPLES": examples}
-    started = time.monotonic()
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz_mcp.py"]
-    command += ["tests/test_fuzz_registry.py", "tests/test_fuzz_files.py"]
-    status = subprocess.call(command, cwd=ROOT, env=env)
-    print(f"fuzz: {examples} examples per test, exit {status}, {time.monotonic() - started:.0f} s")
-    return status
+    examples = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    run = Run(short=examples < 500)
+    env = {**os.environ, "FUZZ_EXAMPLES": str(examples)}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *FILES]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    print(done.stdout[-3000:], done.stderr[-2000:], sep="\n")
+    lines = [line for line in done.stdout.strip().splitlines() if line.strip()]
+    save_results(
+        "fuzz",
+        run,
+        {
+            "examples": examples,
+            "files": FILES,
+            "exit_status": done.returncode,
+            "summary": lines[-1].strip("= ") if lines else "",
+        },
+    )
+    return done.returncode
 
 
 if __name__ == "__main__":

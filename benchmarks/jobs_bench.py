@@ -10,7 +10,8 @@ through httpx's ASGI transport: no socket, so the framework's own time shows).
 
 Median (p50) and p90 of wall time per call over R rounds of N calls, the variants taking turns inside a
 round; ratios against `inline` of the same run. Memory: tracemalloc's growth while M finished jobs are kept
-(retention set above M), divided by M. Usage: .venv/bin/python benchmarks/jobs_bench.py [-n 2000] [-r 5]
+(retention set above M), divided by M. Results: benchmarks/results/jobs.json (benchmarks/report.py writes
+the page from it). Usage: .venv/bin/python benchmarks/jobs_bench.py [-n 1000] [-r 5] [-m 2000]
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
-from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
+
+from _common import Run, save_results  # noqa: E402
 
 from mesh_framework import MeshApplication  # noqa: E402
 from mesh_framework.testing import MeshTestClient, mesh_client  # noqa: E402
 
 VARIANTS = ("inline", "job-start", "job-done", "status-poll", "task-start", "task-done")
+CHUNK = 100  # the variants take turns every CHUNK calls
 ENV = {"MESH_REGISTRY__ENABLED": "false", "MESH_LOGGING__LEVEL": "WARNING"}
 
 
@@ -80,9 +83,9 @@ async def latency(calls: int, rounds: int) -> dict[str, list[float]]:
             for i in range(50):
                 await one(client, variant, i, last)
         for _ in range(rounds):
-            for start in range(0, calls, 100):
+            for start in range(0, calls, CHUNK):
                 for variant in VARIANTS:
-                    for i in range(start, min(start + 100, calls)):
+                    for i in range(start, min(start + CHUNK, calls)):
                         times[variant].append(await one(client, variant, i, last))
     return times
 
@@ -107,20 +110,32 @@ async def memory(jobs: int) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-n", type=int, default=2000, help="calls per variant per round")
+    parser.add_argument("-n", type=int, default=1000, help="calls per variant per round")
     parser.add_argument("-r", type=int, default=5, help="rounds")
     parser.add_argument("-m", type=int, default=2000, help="finished jobs kept for the memory reading")
     args = parser.parse_args(argv)
+    run = Run(short=args.n < 1000 or args.r < 5)
     times = asyncio.run(latency(args.n, args.r))
     anchor = statistics.median(times["inline"])
-    print(f"jobs_bench: {args.n} calls x {args.r} rounds per variant, in process (ASGI transport)")
-    print(f"{'variant':<12} {'p50 us':>9} {'p90 us':>9} {'p50 / inline':>13}")
+    variants: dict[str, dict[str, float]] = {}
     for variant, values in times.items():
         ordered = sorted(values)
         p50, p90 = statistics.median(ordered), ordered[int(len(ordered) * 0.9)]
-        print(f"{variant:<12} {p50 * 1e6:>9.0f} {p90 * 1e6:>9.0f} {p50 / anchor:>12.2f}x")
-    per_job: Any = asyncio.run(memory(args.m))
-    print(f"memory held per finished job (tracemalloc, {args.m} jobs kept): {per_job / 1024:.2f} KiB")
+        variants[variant] = {"p50_us": p50 * 1e6, "p90_us": p90 * 1e6, "p50_over_inline": p50 / anchor}
+        print(f"{variant:<12} {p50 * 1e6:>9.0f} µs  {p50 / anchor:>5.2f} x inline", file=sys.stderr)
+    per_job: float = asyncio.run(memory(args.m))
+    save_results(
+        "jobs",
+        run,
+        {
+            "calls": args.n,
+            "rounds": args.r,
+            "chunk": CHUNK,
+            "jobs_kept": args.m,
+            "variants": variants,
+            "memory_per_job_kib": per_job / 1024,
+        },
+    )
 
 
 if __name__ == "__main__":

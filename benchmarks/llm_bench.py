@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""LLM benchmark: framework time per tool-loop iteration, ours beside MCP Mesh, in one run (DESIGN §6).
+"""LLM benchmark: framework time per tool-loop iteration, ours beside MCP Mesh, in one run.
 
 One scripted fake OpenAI server (tests/llm_fakes, in this process, timed) is the model of every side. A call
 of the consumer's tool makes the model ask for `add` K times (one tool call per turn), then answer text: K
@@ -33,13 +33,14 @@ then as many of K = 1 (the slope between them is the marginal cost of one more i
 fixed costs). CPU per iteration: utime+stime of the side's agents (consumer, provider, adder) around its
 K-iteration calls, divided by their iterations (fixed costs included).
 
-    .venv/bin/python benchmarks/llm_bench.py            # ~2-3 min on 2 cores; writes its section
+    .venv/bin/python benchmarks/llm_bench.py            # ~2-3 min on 2 cores
     .venv/bin/python benchmarks/llm_bench.py --quick    # smoke run
+    .venv/bin/python benchmarks/llm_bench.py --breakdown        # CPU per step of one iteration, in process
     .venv/bin/python benchmarks/llm_bench.py --profile direct   # cProfile of our direct consumer + adder
-    .venv/bin/python benchmarks/llm_bench.py --skip-sdk-transform   # what-if for all our agents (no doc)
+    .venv/bin/python benchmarks/llm_bench.py --skip-sdk-transform   # what-if for all our agents
 
-Results: benchmarks/results/llm_bench.json; the section "LLM: framework time per tool-loop iteration" of
-docs/benchmarks.md (replaced if present, appended otherwise; run_all.sh runs this after report.py).
+Results: benchmarks/results/llm.json (llm_breakdown.json, llm_no_transform.json); benchmarks/report.py
+writes the page from them.
 """
 
 from __future__ import annotations
@@ -54,14 +55,13 @@ import pstats
 import shutil
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
@@ -71,15 +71,15 @@ from _common import (  # noqa: E402
     CLOCK_TICKS,
     HOST,
     PYTHON,
-    RESULTS_DIR,
     ROOT,
+    Run,
     cpu_seconds,
     free_port,
-    invocation,
-    machine_info,
     median,
-    write_json,
+    save_results,
 )
+from processes import Proc, clean_env, stop_all  # noqa: E402
+from processes import wait_for as _wait_for  # noqa: E402
 
 from tests.interop import mcp_mesh as mm  # noqa: E402
 from tests.llm_fakes import OPENAI, FakeLlmServer, Received, Turn, text, tool_call  # noqa: E402
@@ -91,16 +91,10 @@ MESH_ASKER = AGENTS_DIR / "mcp_mesh_asker.py"
 MESH_PROVIDER = ROOT / "tests" / "interop" / "llm_provider.py"
 MESH_ADDER = mm.AGENTS_DIR / "adder.py"
 MESH_NAMES = {"mcp_mesh_asker": "llm-bench-mesh-asker", "llm_provider": "mesh-fakellm", "adder": "mesh-adder"}
-RESULT_FILE = RESULTS_DIR / "llm_bench.json"
-NO_TRANSFORM_FILE = RESULTS_DIR / "llm_bench_no_transform.json"
-DOC = ROOT / "docs" / "benchmarks.md"
-SECTION = "## LLM: framework time per tool-loop iteration"
 ACCEPT = "application/json, text/event-stream"
 QUESTION = "Add 1000 to 0, then to 1, then to 2, and so on, one tool call at a time."
 ADDEND = 1000
 MESH_REGISTRY_DEFAULTS = {"HEALTH_CHECK_INTERVAL": "10", "DEFAULT_TIMEOUT_THRESHOLD": "20"}  # its defaults
-TARGET_MS = 2.0
-TARGET_RATIO = 5.0
 
 SIDES = ("direct", "direct-no-transform", "mesh-provider", "mcp-mesh", "mcp-mesh-nodelay")
 LABELS = {
@@ -117,7 +111,6 @@ SHORT = {
     "mcp-mesh": "(c)",
     "mcp-mesh-nodelay": "(c')",
 }
-X = "\u00d7"  # multiplication sign
 OPTIONS: dict[str, Any] = {"skip_sdk_transform": False}
 
 
@@ -188,85 +181,11 @@ class TimedFakeOpenAI(FakeLlmServer):
 # -- processes -----------------------------------------------------------------------------------------
 
 
-class Proc:
-    """A subprocess logging to a file; stopped by its PID (SIGTERM, then SIGKILL)."""
-
-    started: ClassVar[list[Proc]] = []
-
-    def __init__(self, label: str, argv: list[str], env: dict[str, str], cwd: Path, log_dir: Path) -> None:
-        self.label = label
-        self.argv = argv
-        self.log_path = log_dir / f"{label}.log"
-        self._log = self.log_path.open("wb")
-        self.popen = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # a Ctrl-C at the terminal reaches only us; we stop it by PID
-        )
-        self.pid = self.popen.pid
-        self.endpoint = ""  # ours: given at spawn; mcp-mesh's: read from the registry
-        self.agent_name = ""
-        Proc.started.append(self)
-
-    def check(self) -> None:
-        if self.popen.poll() is not None:
-            raise RuntimeError(
-                f"{self.label} (pid {self.pid}) exited with {self.popen.returncode}:\n{self.tail()}"
-            )
-
-    def tail(self, chars: int = 3000) -> str:
-        with contextlib.suppress(OSError):
-            return self.log_path.read_text(errors="replace")[-chars:]
-        return ""
-
-    def stop(self, grace: float = 10.0, sig: int = signal.SIGTERM) -> None:
-        if self.popen.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, sig)
-            try:
-                self.popen.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, signal.SIGKILL)
-                self.popen.wait(timeout=5)
-        self._log.close()
-
-
-def stop_all() -> None:
-    for proc in reversed(Proc.started):
-        with contextlib.suppress(Exception):
-            proc.stop(grace=8)
-    Proc.started.clear()
-
-
-def clean_env(extra: dict[str, str]) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("MESH_", "MCP_MESH_", "OPENAI_"))
-        and k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
-    }
-    env.update(extra)
-    return env
-
-
 def wait_for(predicate: Callable[[], Any], timeout: float, what: str, procs: tuple[Proc, ...] = ()) -> Any:
-    deadline = time.perf_counter() + timeout
-    while True:
-        with contextlib.suppress(OSError, RuntimeError, ValueError):
-            value = predicate()
-            if value:
-                return value
-        for proc in procs:
-            proc.check()
-        if time.perf_counter() > deadline:
-            tails = "".join(f"\n--- {p.label}:\n{p.tail()}" for p in procs)
-            raise TimeoutError(f"{what}: not within {timeout} s{tails}")
-        time.sleep(0.05)
+    """processes.wait_for, a registry or agent that does not answer yet counting as "not yet"."""
+    return _wait_for(
+        predicate, timeout, what, procs=procs, interval=0.05, tolerate=(OSError, RuntimeError, ValueError)
+    )
 
 
 def healthy_agent(registry_url: str, name: str) -> dict[str, Any] | None:
@@ -282,7 +201,7 @@ def healthy_agent(registry_url: str, name: str) -> dict[str, Any] | None:
 def start_our_registry(log_dir: Path) -> tuple[Proc, str]:
     port = free_port()
     argv = [PYTHON, "-m", "mesh_framework.cli", "registry", "--host", HOST, "--port", str(port)]
-    proc = Proc("our-registry", argv, clean_env({"MESH_LOGGING__LEVEL": "WARNING"}), ROOT, log_dir)
+    proc = Proc("our-registry", argv, env=clean_env({"MESH_LOGGING__LEVEL": "WARNING"}), log_dir=log_dir)
     url = f"http://{HOST}:{port}"
     wait_for(lambda: mm.registry_agents(url, timeout=1) is not None, 30, "our registry", (proc,))
     return proc, url
@@ -309,7 +228,7 @@ def spawn_ours(
     run = ["-m", "mesh_framework.cli", "run", module, "--host", HOST, "--port", str(port)]
     prefix = ["-m", "cProfile", "-o", str(profile)] if profile is not None else []
     label = f"our-{module}{'-no-transform' if no_transform else ''}"
-    proc = Proc(label, [PYTHON, *prefix, *run], clean_env(env), AGENTS_DIR, log_dir)
+    proc = Proc(label, [PYTHON, *prefix, *run], env=clean_env(env), cwd=AGENTS_DIR, log_dir=log_dir)
     proc.endpoint = f"http://{HOST}:{port}"
     return proc
 
@@ -333,7 +252,9 @@ def spawn_mcp_mesh(
     if nodelay:
         env["PYTHONPATH"] = str(NODELAY_DIR)
     label = f"mcp-{script.stem}{'-nodelay' if nodelay else ''}"
-    proc = Proc(label, [str(mm.MESH_PYTHON), str(script)], clean_env(env), script.parent, log_dir)
+    proc = Proc(
+        label, [str(mm.MESH_PYTHON), str(script)], env=clean_env(env), cwd=script.parent, log_dir=log_dir
+    )
     proc.agent_name = MESH_NAMES[script.stem]
     return proc
 
@@ -637,6 +558,8 @@ def summarize(records: list[dict[str, Any]], key: str, k: int) -> dict[str, Any]
             for role in at_k[0]["agents_cpu_s"]
         },
     }
+    if at_1:  # a call of one iteration: two model turns and one mesh tool call, end to end
+        summary["e2e_one_iteration_ms"] = median([e * 1000 for b in at_1 for e in b["e2e_s"]])
     if outside_1 and k > 1:
         summary["one_iteration_ms"] = median([x * 1000 for x in outside_1])
         summary["marginal_ms"] = (median(outside_k) - median(outside_1)) / (k - 1) * 1000
@@ -680,148 +603,6 @@ def measure(
     return records
 
 
-# -- report --------------------------------------------------------------------------------------------
-
-
-def ratio(results: dict[str, Any], num: str, den: str, field_name: str) -> float | None:
-    a, b = results.get(num), results.get(den)
-    if not a or not b or field_name not in a or field_name not in b or b[field_name] <= 0:
-        return None
-    return float(a[field_name] / b[field_name])
-
-
-def fmt_ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f} {X}"
-
-
-def verdict(ok: bool, how: str) -> str:
-    return f"**met** ({how})" if ok else f"**missed** ({how})"
-
-
-def render(data: dict[str, Any]) -> str:
-    k, results, machine, sides = data["iterations"], data["results"], data["machine"], data["sides"]
-    method = [
-        f"One run on {machine['date']} ({machine['nproc']} cores, load average",
-        f"{machine['loadavg_at_end']} at the end; other sessions' work ran too, so absolute times are",
-        "noise and the ratios of the same run are what count). The model of every side is the same",
-        "scripted fake OpenAI server (tests/llm_fakes, a thread of the benchmark process): one call",
-        f"of the consumer's tool = the model asks for `add` {k} times, one tool call per turn, then",
-        f"answers text ({k} iterations, {k + 1} model requests, {k} `add` calls over the mesh).",
-        "Framework time per iteration = (end-to-end time of the call - time inside the fake server) /",
-        f"{k}; the fake's time is the wall time of its HTTP parser plus its ASGI app, measured by",
-        "wrapping it. It serves with TCP_NODELAY: without it each of its answers waited ~40 ms for a",
-        "delayed ACK, which would have been charged to the framework. Calls are sequential over",
-        f"keep-alive connections; in each of {data['rounds']} rounds the sides take turns call by call",
-        f"(rotating order), {data['calls']} calls of {k} iterations each, then {data['calls']} of 1",
-        f"(marginal = the slope between them), after {data['warmup']} warm-up calls per side. Agents'",
-        "CPU = utime+stime of the side's consumer, provider and adder around its",
-        f"{k}-iteration calls, per iteration. Our agents and",
-        "mcp-mesh's log at WARNING; mcp-mesh 3.8 sends `openai/*` models through its native adapter,",
-        "the `openai` SDK (LiteLLM is not installed).",
-    ]
-    lines = [
-        f"{SECTION} (`benchmarks/llm_bench.py`)",
-        "",
-        f"Command: `{data['command']}`",
-        "",
-        " ".join(method),
-    ]
-    if data.get("skip_sdk_transform"):
-        lines += ["", "**What-if run**: every one of our agents skips the `openai` SDK's request transform."]
-    lines += ["", "| measure | target | measured | verdict |", "|---|---|---|---|"]
-    for ours in ("direct", "mesh-provider"):
-        if ours in results:
-            value = results[ours]["per_iteration_ms"]
-            ok = "**met**" if value <= TARGET_MS else "**missed**"
-            lines.append(
-                f"| {SHORT[ours]} framework ms per iteration | ≤ {TARGET_MS:g} ms | {value:.2f} ms | {ok} |"
-            )
-    for theirs in ("mcp-mesh", "mcp-mesh-nodelay"):
-        for ours in ("direct", "mesh-provider"):
-            got = ratio(results, theirs, ours, "per_iteration_ms")
-            if got is not None:
-                ok = "**met**" if got >= TARGET_RATIO else "**missed**"
-                if theirs != "mcp-mesh":
-                    ok += " (informative: MCP Mesh with its socket fixed)"
-                measure = f"{SHORT[theirs]}/{SHORT[ours]} per iteration"
-                lines.append(f"| {measure} | ≥ {TARGET_RATIO:g} {X} | {got:.2f} {X} | {ok} |")
-    lines += [
-        "",
-        "| side | calls | end-to-end per call, median | fake server per call | **framework ms per "
-        "iteration**, median (p10-p90) | marginal ms per iteration | agents' CPU ms per iteration |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for key in sides:
-        r = results[key]
-        marginal = f"{r['marginal_ms']:.2f}" if "marginal_ms" in r else "-"
-        lines.append(
-            f"| {LABELS[key]} | {r['calls']} | {r['e2e_ms']:.1f} ms | {r['fake_ms_per_call']:.2f} ms "
-            f"({r['fake_us_per_request']:.0f} µs/request) | **{r['per_iteration_ms']:.2f}** "
-            f"({r['per_iteration_p10_ms']:.2f}-{r['per_iteration_p90_ms']:.2f}) | {marginal} | "
-            f"{r['agents_cpu_ms_per_iteration']:.2f} |"
-        )
-    lines += ["", "Agents' CPU ms per iteration, by agent:", ""]
-    for key in sides:
-        parts = [f"{role} {v:.2f}" for role, v in results[key]["cpu_ms_per_iteration_by_agent"].items()]
-        lines.append(f"* {SHORT[key]}: " + ", ".join(parts))
-    lines += ["", "Framework ms per iteration, median of each round:", ""]
-    for key in sides:
-        lines.append(f"* {SHORT[key]}: " + ", ".join(f"{v:.2f}" for v in results[key]["per_round_ms"]))
-    lines += ["", "Ratios of the same run (per iteration, marginal, agents' CPU):", ""]
-    pairs = [
-        (t, o)
-        for t in ("mcp-mesh", "mcp-mesh-nodelay")
-        for o in ("direct", "direct-no-transform", "mesh-provider")
-    ]
-    pairs.append(("direct", "direct-no-transform"))
-    for num, den in pairs:
-        if num in results and den in results:
-            figures = [
-                fmt_ratio(ratio(results, num, den, name))
-                for name in ("per_iteration_ms", "marginal_ms", "agents_cpu_ms_per_iteration")
-            ]
-            lines.append(f"* {SHORT[num]}/{SHORT[den]}: " + ", ".join(figures))
-    lines += [
-        "",
-        "The same ratios of per iteration within each round (round medians; median of the rounds):",
-        "",
-    ]
-    for num, den in pairs:
-        if num in results and den in results:
-            per_round = [
-                a / b for a, b in zip(results[num]["per_round_ms"], results[den]["per_round_ms"], strict=True)
-            ]
-            listed = ", ".join(f"{v:.1f}" for v in per_round)
-            lines.append(f"* {SHORT[num]}/{SHORT[den]}: {listed} (median {median(per_round):.1f} {X})")
-    lines += [
-        "",
-        "The fake server's own CPU (its thread, /proc/self/task, 10 ms ticks; a cross-check of the wall time "
-        "subtracted): "
-        + ", ".join(f"{SHORT[key]} {results[key]['fake_thread_cpu_us_per_request']:.0f}" for key in sides)
-        + " µs/request.",
-        "",
-        "Processes (all on 127.0.0.1; `<port>` a free port, `<fake>` the fake server's URL):",
-        "",
-    ]
-    lines += [f"* {role}: `{command}`" for role, command in data["commands"].items()]
-    if data.get("findings"):
-        lines += ["", data["findings"].strip()]
-    return "\n".join(lines) + "\n"
-
-
-def write_doc(text: str) -> None:
-    """Replace this section of docs/benchmarks.md (up to the next `## ` heading), or append it; the file
-    is read just before the single write."""
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + " ")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + ("\n" + doc[end + 1 :] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 # -- profile -------------------------------------------------------------------------------------------
 
 
@@ -859,7 +640,7 @@ async def _cpu_us(step: Callable[[], Any], n: int) -> float:
     return (time.process_time() - started) / n * 1e6
 
 
-async def _breakdown(k: int, n: int, log_dir: Path) -> None:
+async def _breakdown(k: int, n: int, log_dir: Path) -> dict[str, Any]:
     """CPU per step of one iteration in the consumer, in this process (time.process_time): the model
     request through our adapter, the SDK's `post` (no transform) and bare httpx2, all on an in-memory
     transport, averaged over the transcripts of a K-iteration call; then a mesh `tools/call add` to our
@@ -917,7 +698,7 @@ async def _breakdown(k: int, n: int, log_dir: Path) -> None:
     registry_off = {"MESH_REGISTRY__ENABLED": "false", "MESH_LOGGING__LEVEL": "WARNING"}
     port = free_port()
     argv = [PYTHON, "-m", "mesh_framework.cli", "run", "bench_llm_adder", "--host", HOST, "--port", str(port)]
-    adder = Proc("breakdown-adder", argv, clean_env(registry_off), AGENTS_DIR, log_dir)
+    adder = Proc("breakdown-adder", argv, env=clean_env(registry_off), cwd=AGENTS_DIR, log_dir=log_dir)
     http = build_http_client()  # the agents' own pooled client (mesh/http_pool.py)
     transport = McpTransport(http, client_name="llm-bench", client_version="1")
     url = f"http://{HOST}:{port}/mcp"
@@ -942,6 +723,12 @@ async def _breakdown(k: int, n: int, log_dir: Path) -> None:
         f"client CPU {client:.0f} µs, adder CPU {server:.0f} µs, round trip {wall_us:.0f} µs"
     )
     await http.aclose()
+    return {
+        "iterations": k,
+        "n": n,
+        "model_request_cpu_us": steps,
+        "mesh_call": {"client_cpu_us": client, "adder_cpu_us": server, "round_trip_us": wall_us},
+    }
 
 
 # -- main ----------------------------------------------------------------------------------------------
@@ -956,23 +743,21 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=None, help="warm-up calls per side (default 5)")
     parser.add_argument("--sides", default=",".join(SIDES), help=f"comma-separated, of {', '.join(SIDES)}")
     parser.add_argument(
-        "--profile", choices=("direct", "mesh-provider"), help="cProfile our agents of a side"
+        "--profile", choices=("direct", "mesh-provider"), help="cProfile our agents of a side (printed)"
     )
     parser.add_argument("--top", type=int, default=30, help="functions shown per profile")
     parser.add_argument(
         "--skip-sdk-transform",
         action="store_true",
         help="what-if: our agents skip the openai SDK's request transform (llm_agents/sdk_no_transform); "
-        "results go to results/llm_bench_no_transform.json, the doc is not touched",
+        "results go to results/llm_no_transform.json",
     )
     parser.add_argument(
-        "--render", action="store_true", help="only rewrite the doc section from results/llm_bench.json"
-    )
-    parser.add_argument(
-        "--breakdown", action="store_true", help="CPU per step of one iteration, in process (no doc)"
+        "--breakdown",
+        action="store_true",
+        help="CPU per step of one iteration, in process (results/llm_breakdown.json)",
     )
     parser.add_argument("--time-limit", type=float, default=600.0, help="stop everything after this (s)")
-    parser.add_argument("--no-doc", action="store_true", help="do not touch docs/benchmarks.md")
     args = parser.parse_args()
     k = args.iterations
     calls = args.calls or (3 if args.quick else 20)
@@ -982,12 +767,6 @@ def main() -> int:
     unknown = set(sides) - set(SIDES)
     if unknown or k < 1:
         parser.error(f"unknown sides {sorted(unknown)}" if unknown else "--iterations must be ≥ 1")
-    if args.render:
-        data = json.loads(RESULT_FILE.read_text())
-        data["findings"] = FINDINGS
-        write_doc(render(data))
-        print(f"section '{SECTION[3:]}' written to {os.path.relpath(DOC, ROOT)} from {RESULT_FILE.name}")
-        return 0
     if args.profile:
         sides = (args.profile,)
     OPTIONS["skip_sdk_transform"] = args.skip_sdk_transform
@@ -1001,12 +780,14 @@ def main() -> int:
     signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(int(args.time_limit))
     log_dir = Path(tempfile.mkdtemp(prefix="llm-bench-"))
+    run = Run(short=args.quick or calls < 20 or rounds < 5)
     if args.breakdown:
         try:
-            asyncio.run(_breakdown(k, 300 if args.quick else 1000, log_dir))
+            breakdown = asyncio.run(_breakdown(k, 300 if args.quick else 1000, log_dir))
         finally:
             stop_all()
         shutil.rmtree(log_dir, ignore_errors=True)
+        save_results("llm_breakdown", run, breakdown)
         return 0
     profile = log_dir / "profile.prof" if args.profile else None
     started = time.perf_counter()
@@ -1019,7 +800,7 @@ def main() -> int:
         finally:
             for side in m.sides.values():
                 side.caller.close()
-            for proc in reversed(Proc.started):  # SIGINT first: a profiled agent writes its profile on exit
+            for proc in reversed(list(Proc.running)):  # SIGINT first: a profiled agent writes its profile
                 if profile is not None and "-m" in proc.argv and "cProfile" in proc.argv:
                     proc.stop(grace=15, sig=signal.SIGINT)
             stop_all()
@@ -1029,96 +810,20 @@ def main() -> int:
         shutil.rmtree(log_dir, ignore_errors=True)
         return 0
     shutil.rmtree(log_dir, ignore_errors=True)  # kept when something failed: the agents' logs are there
-    results = {key: summarize(records, key, k) for key in sides}
     data = {
-        "command": invocation(),
         "iterations": k,
         "calls": calls,
         "rounds": rounds,
         "warmup": warmup,
         "sides": list(sides),
-        "results": results,
+        "labels": {key: {"label": LABELS[key], "short": SHORT[key]} for key in sides},
+        "results": {key: summarize(records, key, k) for key in sides},
         "commands": m.commands,
-        "machine": machine_info(),
         "records": records,
         "skip_sdk_transform": args.skip_sdk_transform,
-        "findings": FINDINGS
-        if set(sides) == set(SIDES) and not (args.quick or args.skip_sdk_transform)
-        else "",
-        "seconds": round(time.perf_counter() - started, 1),
     }
-    write_json(NO_TRANSFORM_FILE if args.skip_sdk_transform else RESULT_FILE, data)
-    text_out = render(data)
-    print(text_out)
-    if not (args.no_doc or args.skip_sdk_transform):
-        write_doc(text_out)
-        print(f"section '{SECTION[3:]}' written to {os.path.relpath(DOC, ROOT)}")
+    save_results("llm_no_transform" if args.skip_sdk_transform else "llm", run, data)
     return 0
-
-
-FINDINGS = """
-### Findings (hand-written in `benchmarks/llm_bench.py`; re-check the figures after a new run)
-
-Checked against the run above (2026-11-23 10:03 UTC), `--breakdown` (10:00) and
-`--skip-sdk-transform --sides direct,mesh-provider,mcp-mesh,mcp-mesh-nodelay` (10:00). A quieter run
-the same morning (09:57) gave (a) 7.9 ms, (b) 11.6 ms, (c)/(a) 6.2 \u00d7, (c)/(b) 4.2 \u00d7.
-
-**Ours misses 2 ms per iteration by 5-7 \u00d7; against MCP Mesh as shipped, (a) sits at the 5
-\u00d7 line and (b) misses it.** The causes, by size:
-
-1. **The `openai` SDK's request transform, about 40 % of (a) before it was fixed** (the adapter now
-   posts through `client.post`; the run above includes the fix, hence (a) ≈ (a')).
-   `mesh_framework/llm/vendors/openai.py:95` calls `AsyncCompletions.create(**request, ...)`, which
-   passes the body through `async_maybe_transform`
-   (`openai/resources/chat/completions/completions.py:3416` → `openai/_utils/_transform.py:322`,
-   `_async_transform_recursive`). It walks every message and tool against the params' TypedDict
-   unions, once per union member, with `typing` introspection at every node, and for Chat
-   Completions params (no key aliases, no formats) returns an equal dict minus the omitted
-   arguments. Its cost grows with the transcript, so a tool loop pays it again, larger, at every
-   turn (quadratic in K). `--breakdown`, no socket: our adapter's request costs 2.1 ms of CPU with
-   an empty transcript and 5.5 ms after 5 tool turns (mean 3.6 ms over a 5-iteration call), the same
-   request through the SDK's `client.post` 0.85 ms, bare httpx2 0.16 ms. Our provider (b) pays it
-   too (`mesh_framework/llm/provider.py:132`, same adapter), and so does MCP Mesh's
-   (`_mcp_mesh/engine/native_clients/openai_native.py:1373`, same SDK call). **Fix**: in
-   `OpenAIChatModel.complete`, send the body with `await self._client.post("/chat/completions",
-   body={**request, **(without_none(params) or {})}, cast_to=ChatCompletion)`: still the official
-   SDK (auth, retries, headers, error classes, `ChatCompletion` parsing), only the transform skipped
-   (LiteLLM did the same, BerriAI/litellm#29769; the transform's cost: openai/openai-python#3616).
-   Gain, same run: (a') above, 1.7 \u00d7 less than (a) per iteration. With all our agents patched
-   (`--skip-sdk-transform`, 10:00): (a) 5.7 ms, (b) 9.4 ms, (c)/(a) 9.3 \u00d7, (c)/(b) 5.7 \u00d7,
-   the ratio target met for both. The `anthropic` SDK installed here (2.12) has no such transform.
-2. **The client side of every HTTP call.** A `tools/call add` through `McpTransport` costs the
-   consumer ~0.45-0.6 ms of CPU (`--breakdown`; it varies with the machine's load), where the same
-   exchange on raw asyncio streams costs ~45 µs: httpx2, httpcore2 and h11 build and check every
-   request and answer. Since 2026-11-24 the agents' pooled client and the vendor SDK clients we create
-   run on asyncio's network layer (`mesh_framework/mesh/asyncio_network.py`, httpcore2's
-   `network_backend`: no anyio cancel scope per read and write, a request in one write), ~150 µs less
-   per exchange than on anyio's, measured side by side. (a) makes two exchanges per iteration (model,
-   `add`), (b) three (provider, its model, `add`). The SDK adds its own ~0.35 ms per request
-   (`_build_request`, `construct_type` of the answer) over bare httpx2.
-3. **(b) makes one hop more per iteration than MCP Mesh.** Our consumer asks the provider one turn
-   at a time (`mesh_framework/llm/mesh_provider.py:102`, `max_iterations = 1`), sending the whole
-   transcript each turn; mcp-mesh's consumer sends the tools with `_mesh_endpoint` and its provider
-   runs the loop in one call. Our provider already runs the loop when tools carry endpoints
-   (`mesh_framework/llm/provider.py:131`): a consumer whose tools are all mesh tools could send
-   their endpoints and save a hop and a transcript round trip per iteration (tool callbacks of the
-   consumer's own still need turn by turn).
-4. The adder's `def add` runs in the worker thread (~0.3 ms per call, mesh findings); MCP Mesh's
-   fixture is sync too.
-
-**MCP Mesh**: every answer of its agents waits ~40 ms for a delayed ACK (no TCP_NODELAY, mesh
-findings): ~50 ms per iteration, ~17-22 ms with the socket fixed (c'), where its provider's CPU (~14
-ms per iteration: FastMCP, its loop, the same SDK transform) and its adder's (~6.6 ms) dominate.
-The ratios against (c') are in the tables above.
-
-**The fake server** (tests/llm_fakes) now sets TCP_NODELAY: before, each of its answers waited for
-the client's delayed ACK (~48 ms per SDK call instead of ~4 ms).
-
-**The floor here**: an iteration needs at least the model request and the tool call, two HTTP
-exchanges whose client side alone is ~1 ms of CPU through the SDK and httpx2 (2), plus the adder's
-thread hop (4): 2 ms per iteration is not reachable on this stack without a client below httpx2,
-which DESIGN §3 rules out (one HTTP stack).
-"""
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mesh benchmarks: our agents on our embedded registry beside the real MCP Mesh, in one run (DESIGN §6).
+"""Mesh benchmarks: our agents on our embedded registry beside the real MCP Mesh, in one run.
 
 Phases (each starts its own processes on 127.0.0.1 and stops them by PID, also on failure):
 
@@ -19,8 +19,8 @@ binary and the fixture agents tests/interop/mesh_agents/adder.py, calc_consumer.
 scripts/install-mcp-mesh.sh). Both as shipped: registry timeouts and heartbeat intervals at their defaults
 unless a row says otherwise.
 
-Results: benchmarks/results/mesh_bench.json; `benchmarks/mesh_report.py` turns it into
-docs/benchmarks-mesh.md. This script parses the options, runs the phases and writes the results; the parts
+Results: benchmarks/results/mesh.json; `benchmarks/report.py` writes docs/benchmarks-mesh.md from it.
+This script parses the options, runs the phases and writes the results; the parts
 are in benchmarks/meshbench/ (processes, client, agents, measure, load, one module per phase).
 
     .venv/bin/python benchmarks/mesh_bench.py                  # everything, ~8.5 min on 2 cores
@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +42,14 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(1, str(BENCH_DIR.parent))
 
-from _common import AUTOCANNON, HOST, RESULTS_DIR, ROOT, invocation, machine_info, write_json  # noqa: E402
+from _common import AUTOCANNON, HOST, Run, save_results  # noqa: E402
 from meshbench.agents import SIDES, spawn_our_agent, start_our_registry, wait_our_agent  # noqa: E402
 from meshbench.calc import phase_calc  # noqa: E402
 from meshbench.client import ACCEPT, McpClient  # noqa: E402
 from meshbench.load import autocannon  # noqa: E402
-from meshbench.processes import log, stop_all, wait_for  # noqa: E402
 from meshbench.registry_load import phase_registry  # noqa: E402
 from meshbench.topology import phase_topology  # noqa: E402
+from processes import stop_all, wait_for  # noqa: E402
 
 from tests.interop import mcp_mesh as mm  # noqa: E402
 
@@ -67,8 +65,6 @@ __all__ = [
     "wait_for",
     "wait_our_agent",
 ]
-
-RESULT_FILE = RESULTS_DIR / "mesh_bench.json"
 
 
 def main() -> int:
@@ -107,7 +103,6 @@ def main() -> int:
     parser.add_argument("--registry-connections", type=int, default=16)
     parser.add_argument("--registry-duration", type=float, default=5.0)
     parser.add_argument("--registry-cap", type=int, default=200_000)
-    parser.add_argument("--output", type=Path, default=RESULT_FILE)
     args = parser.parse_args()
     if args.quick:
         args.calls, args.warmup_calls, args.duration, args.runs, args.rounds = 200, 20, 2.0, 2, 1
@@ -128,13 +123,8 @@ def main() -> int:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_term)
-    results: dict[str, Any] = {
-        "command": invocation(),
-        "phases": phases,
-        "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-    }
-    results["loadavg_at_start"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    started = time.perf_counter()
+    run = Run(short=args.quick or args.calls < 2000 or args.rounds < 3 or args.fleet < 1000)
+    results: dict[str, Any] = {"phases": phases, "options": vars(args)}
     try:
         with tempfile.TemporaryDirectory(prefix="mesh-bench-") as tmp_name:
             tmp = Path(tmp_name)
@@ -156,13 +146,8 @@ def main() -> int:
                     }
     finally:
         stop_all()
-    results["elapsed_s"] = round(time.perf_counter() - started, 1)
-    results["machine"] = machine_info()
-    results["machine"]["mcp_mesh"] = (
-        "registry @mcpmesh/cli-linux-x64 3.7.1, agents mcp-mesh 3.8.0 (tests/interop)"
-    )
-    write_json(args.output, results)
-    log(f"wrote {os.path.relpath(args.output, ROOT)} in {results['elapsed_s']} s")
+    results["mcp_mesh"] = "registry @mcpmesh/cli-linux-x64 3.7.1, agents mcp-mesh 3.8.0 (tests/interop)"
+    save_results("mesh", run, results)
     return 0
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import mesh_bench as mb
-from _common import RESULTS_DIR, ROOT, cpu_seconds, invocation, write_json
+from _common import RESULTS_DIR, ROOT, Run, cpu_seconds, save_results
 
 FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^():]+)(?::(?P<line>\d+))?\)$")
 
@@ -148,13 +148,12 @@ def main() -> int:
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     parser.add_argument("--top", type=int, default=15)
-    parser.add_argument("--output", type=Path, default=RESULTS_DIR / "mesh_profile.json")
     args = parser.parse_args()
     if not args.py_spy or not Path(args.py_spy).exists():
         print("mesh_profile: py-spy not found; pass --py-spy PATH (see the docstring)", file=sys.stderr)
         return 2
-    # The report shows the command; the py-spy location is this machine's business.
-    result: dict[str, Any] = {"command": invocation().replace(str(args.py_spy), "$PY_SPY")}
+    run = Run()
+    result: dict[str, Any] = {}
     spies: list[subprocess.Popen[bytes]] = []
     try:
         with tempfile.TemporaryDirectory(prefix="mesh-profile-") as tmp_name:
@@ -237,7 +236,7 @@ def main() -> int:
                 cpu = cpu1[role] - cpu0[role]
                 per_call = cpu / max(good, 1) * 1000
                 raw = outputs[role].read_text() if outputs[role].exists() else ""
-                raw_copy = args.output.parent / f"{args.output.stem}_{role}.raw.txt"
+                raw_copy = RESULTS_DIR / "raw" / f"mesh_profile_{role}.txt"  # git-ignored
                 raw_copy.parent.mkdir(parents=True, exist_ok=True)
                 raw_copy.write_text(raw)
                 result[role] = {
@@ -254,9 +253,10 @@ def main() -> int:
                 spy.terminate()
                 spy.wait(timeout=10)
         mb.stop_all()
-    write_json(args.output, result)
     print_summary(result)
-    print(f"wrote {os.path.relpath(args.output, ROOT)}", file=sys.stderr)
+    path = save_results("mesh_profile", run, result)
+    text = path.read_text().replace(str(args.py_spy), "$PY_SPY")  # its location is this machine's business
+    path.write_text(text)
     return 0
 
 

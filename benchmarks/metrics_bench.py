@@ -7,7 +7,8 @@ no socket), the same `add` call in three ways.
 
 Best of R rounds of N calls per variant, the variants taking turns every 250 calls inside a round; process
 CPU time per call; ratios against `metrics-off` of the same run, and one `MeshMetrics.tool_call` alone.
-Usage: .venv/bin/python benchmarks/metrics_bench.py [-n 4000] [--rounds 5]
+Results: benchmarks/results/metrics.json (benchmarks/report.py writes the page from it).
+Usage: .venv/bin/python benchmarks/metrics_bench.py [-n 4000] [--rounds 7]
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from _common import AGENT_CONFIG, call_body, call_headers  # noqa: E402
+from _common import AGENT_CONFIG, Run, call_body, call_headers, save_results  # noqa: E402
 from profile_inproc import call_once  # noqa: E402
 
 from mesh_framework import MeshApplication  # noqa: E402
@@ -31,7 +32,10 @@ from mesh_framework.metrics import MeshMetrics  # noqa: E402
 VARIANTS = ("endpoint", "metrics-off", "metrics-on")
 
 
-async def measure(n: int, rounds: int, chunk: int = 250) -> dict[str, float]:
+CHUNK = 250  # the variants take turns every CHUNK calls
+
+
+async def measure(n: int, rounds: int, chunk: int = CHUNK) -> dict[str, float]:
     app = MeshApplication.load(
         "bench_agent", cli={"server.host": "127.0.0.1", "server.port": 0}, config=AGENT_CONFIG
     ).build()
@@ -84,15 +88,24 @@ def hook_alone(n: int, rounds: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=4000, help="calls per variant and round")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
+    run = Run(short=args.n < 4000 or args.rounds < 7)
     best = asyncio.run(measure(args.n, args.rounds))
-    print(f"| variant (in process, {args.n} calls x best of {args.rounds}) | CPU µs/call | x metrics-off |")
-    print("|---|---|---|")
     for variant in VARIANTS:
-        print(f"| {variant} | {best[variant]:.1f} | {best[variant] / best['metrics-off']:.2f} |")
-    print()
-    print(f"| `MeshMetrics.tool_call` alone | {hook_alone(args.n * 10, args.rounds):.2f} µs |")
+        ratio = best[variant] / best["metrics-off"]
+        print(f"{variant:12s} {best[variant]:7.1f} µs/call  {ratio:.2f} x metrics-off", file=sys.stderr)
+    save_results(
+        "metrics",
+        run,
+        {
+            "calls": args.n,
+            "rounds": args.rounds,
+            "chunk": CHUNK,
+            "us_per_call": best,
+            "tool_call_alone_us": hook_alone(args.n * 10, args.rounds),
+        },
+    )
 
 
 if __name__ == "__main__":

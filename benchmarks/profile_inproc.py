@@ -33,12 +33,11 @@ sys.path.insert(0, str(BENCH_DIR))
 from _common import (  # noqa: E402
     AGENT_CONFIG,
     PYTHON,
-    RESULTS_DIR,
+    Run,
     call_body,
     call_headers,
-    invocation,
+    save_results,
     server_env,
-    write_json,
 )
 
 PATHS = ("plain", "mesh-2026", "mesh-legacy", "sdk-2026", "sdk-legacy")
@@ -128,20 +127,21 @@ async def run_many(app: App, headers: dict[str, str], body: bytes, n: int) -> fl
     return (time.process_time() - started) / n * 1e6
 
 
-async def cmd_calls(n: int, out: Path | None) -> None:
-    results: dict[str, float] = {}
+async def cmd_calls(n: int, rounds: int) -> None:
+    run = Run(short=n < 5000)
+    samples: dict[str, list[float]] = {key: [] for key in PATHS}
     async with apps() as table:
-        for _round in range(3):
-            for key in PATHS:
+        for round_no in range(rounds):
+            shift = round_no % len(PATHS)
+            for key in PATHS[shift:] + PATHS[:shift]:
                 app, headers, body = table[key]
-                value = await run_many(app, headers, body, n)
-                results[key] = min(results.get(key, value), value)
-    print("| path (in process, ASGI app called directly) | CPU µs/request (best of 3) | x plain |")
-    print("|---|---|---|")
+                samples[key].append(await run_many(app, headers, body, n))
+    best = {key: min(values) for key, values in samples.items()}
     for key in PATHS:
-        print(f"| {key} | {results[key]:.1f} | {results[key] / results['plain']:.1f} |")
-    if out:
-        write_json(out, {"invocation": invocation(), "n": n, "us_per_request": results})
+        print(
+            f"{key:12s} {best[key]:7.1f} µs/request  {best[key] / best['plain']:.2f} x plain", file=sys.stderr
+        )
+    save_results("inproc", run, {"n": n, "rounds": rounds, "us_per_request": best, "samples": samples})
 
 
 async def cmd_profile(path: str, n: int, top: int) -> None:
@@ -215,7 +215,7 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     calls = sub.add_parser("calls")
     calls.add_argument("-n", type=int, default=5000)
-    calls.add_argument("--out", type=Path, default=RESULTS_DIR / "inproc.json")
+    calls.add_argument("--rounds", type=int, default=3, help="rounds, every path once per round (best)")
     prof = sub.add_parser("profile")
     prof.add_argument("path", choices=PATHS)
     prof.add_argument("-n", type=int, default=5000)
@@ -230,7 +230,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.command == "calls":
-        asyncio.run(cmd_calls(args.n, args.out))
+        asyncio.run(cmd_calls(args.n, args.rounds))
     elif args.command == "profile":
         asyncio.run(cmd_profile(args.path, args.n, args.top))
     else:

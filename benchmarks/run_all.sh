@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Run every benchmark and rewrite docs/benchmarks.md (and docs/benchmarks-mesh.md) from the results.
+# Run every benchmark, each writing its results file in benchmarks/results/, then write docs/benchmarks.md
+# and docs/benchmarks-mesh.md from the results (benchmarks/report.py).
 #
-#   benchmarks/run_all.sh            full run (~5 min on 2 cores)
-#   QUICK=1 benchmarks/run_all.sh    smoke run with short loads and few runs (figures not meaningful)
+#   benchmarks/run_all.sh                      everything, the scripts' default configurations (~1 h on 2 cores)
+#   QUICK=1 benchmarks/run_all.sh              short configurations (the pages say so), ~15 min
+#   ONLY="server_cpu startup" benchmarks/run_all.sh   some of them (names below), then the pages
+#   .venv/bin/python benchmarks/report.py      the pages from the results as they are, no benchmark
 #
-# Needs the venv (scripts/bootstrap.sh), system `node` and autocannon (scripts/install-node-tools.sh; the
-# scripts run it themselves when autocannon is missing). Every server is a subprocess on 127.0.0.1 and an
+# Names: server_cpu startup cli inproc mesh topology llm callbacks fleet jobs tracing metrics fuzz faults soak
+# Needs the venv (scripts/bootstrap.sh), system `node` and autocannon (scripts/install-node-tools.sh), and for
+# the sides beside MCP Mesh scripts/install-mcp-mesh.sh. Every server is a subprocess on 127.0.0.1 and an
 # ephemeral port, stopped by PID when its script ends.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,25 +18,40 @@ py="$root/.venv/bin/python"
 [ -x "$py" ] || { echo "run_all: no .venv; run scripts/bootstrap.sh first" >&2; exit 1; }
 command -v node >/dev/null || { echo "run_all: system 'node' is required" >&2; exit 1; }
 [ -f .tools/autocannon/node_modules/autocannon/autocannon.js ] || scripts/install-node-tools.sh
+quick="${QUICK:-0}"
+all="server_cpu startup cli inproc mesh topology llm callbacks fleet jobs tracing metrics fuzz faults soak"
+only=" ${ONLY:-$all} "
 
-if [ "${QUICK:-0}" = "1" ]; then
-    cpu_args=(-c 16 -d 1 --warmup 0.5 --repeats 1)
-    startup_args=(--runs 2 --calls 200)
-    inproc_args=(-n 1000)
-else
-    cpu_args=(-c 16 -d 5 --warmup 2 --repeats 3)
-    startup_args=(--runs 10 --calls 1000)
-    inproc_args=(-n 5000)
-fi
+pick() {  # pick QUICK-VALUE FULL-VALUE
+    if [ "$quick" = "1" ]; then echo "$1"; else echo "$2"; fi
+}
 
-"$py" benchmarks/server_cpu.py "${cpu_args[@]}"
-"$py" benchmarks/startup.py "${startup_args[@]}"
-"$py" benchmarks/profile_inproc.py calls "${inproc_args[@]}"
-# The mesh figures beside MCP Mesh (~9 min; SKIP_MESH=1 keeps the last docs/benchmarks-mesh.md).
-if [ "${SKIP_MESH:-0}" != "1" ]; then
-    benchmarks/run_mesh.sh
-fi
+run() {  # run NAME COMMAND...: the benchmark NAME unless ONLY leaves it out
+    local name="$1"
+    shift
+    case "$only" in
+        *" $name "*) echo "== $name: $*" >&2; "$@" ;;
+        *) ;;
+    esac
+}
+
+# shellcheck disable=SC2046  # word splitting of pick's output is intended
+{
+    run server_cpu "$py" benchmarks/server_cpu.py $(pick "-d 2 --warmup 1 --repeats 2" "-d 5 --warmup 2 --repeats 3")
+    run startup "$py" benchmarks/startup.py $(pick "--runs 3 --calls 200" "--runs 10 --calls 1000")
+    run cli "$py" benchmarks/cli_bench.py $(pick "--runs 5" "--runs 20")
+    run inproc "$py" benchmarks/profile_inproc.py calls $(pick "-n 1000" "-n 5000")
+    run mesh env QUICK="$quick" benchmarks/run_mesh.sh
+    run topology "$py" benchmarks/topology_bench.py $(pick "--runs 2" "--runs 5")
+    run llm "$py" benchmarks/llm_bench.py $(pick "--quick" "")
+    run llm "$py" benchmarks/llm_bench.py --breakdown $(pick "--quick" "")
+    run callbacks "$py" benchmarks/callbacks_bench.py $(pick "--quick" "")
+    run fleet "$py" benchmarks/fleet/fleet_bench.py $(pick "--quick" "")
+    run jobs "$py" benchmarks/jobs_bench.py $(pick "-n 300 -r 3 -m 500" "-n 1000 -r 5 -m 2000")
+    run tracing "$py" benchmarks/tracing_bench.py $(pick "-n 1000 --rounds 3" "-n 4000 --rounds 7")
+    run metrics "$py" benchmarks/metrics_bench.py $(pick "-n 1000 --rounds 3" "-n 4000 --rounds 7")
+    run fuzz "$py" benchmarks/fuzz_long.py $(pick "100" "500")
+    run faults "$py" benchmarks/faults_bench.py
+    run soak "$py" benchmarks/soak.py $(pick "--minutes 3 --window 30" "--minutes 30 --window 60")
+}
 "$py" benchmarks/report.py
-"$py" benchmarks/callbacks_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section
-"$py" benchmarks/llm_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section (needs scripts/install-mcp-mesh.sh)
-"$py" benchmarks/fleet/fleet_bench.py $([ "${QUICK:-0}" = "1" ] && echo --quick)  # after report.py: appends its section (~4 min; needs scripts/install-mcp-mesh.sh)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Mesh benchmarks: our agents and registry beside the real MCP Mesh in one run, then
-# docs/benchmarks-mesh.md. ~9 min on 2 cores; QUICK=1 for a smoke run (~4 min).
+# Mesh benchmarks: our agents and registry beside the real MCP Mesh in one run (benchmarks/mesh_bench.py,
+# results in benchmarks/results/mesh.json), then the pages (benchmarks/report.py). ~9 min on 2 cores;
+# QUICK=1 for a short configuration (~4 min; the page says so).
 #
-#   benchmarks/run_mesh.sh                  # scripts/bootstrap.sh first, for .venv
+#   benchmarks/run_mesh.sh                          # scripts/bootstrap.sh first, for .venv
 #   PY_SPY=/path/to/py-spy benchmarks/run_mesh.sh   # also profile our calc path (benchmarks/mesh_profile.py)
 #
 # Every process is started on 127.0.0.1 and stopped by its PID; every load is bounded in time and count.
@@ -26,4 +27,4 @@ fi
 if [ -n "${PY_SPY:-}" ]; then
     .venv/bin/python benchmarks/mesh_profile.py --py-spy "$PY_SPY"
 fi
-.venv/bin/python benchmarks/mesh_report.py
+.venv/bin/python benchmarks/report.py

@@ -1,7 +1,9 @@
 """Anchor (d): the `mcp` SDK's low-level `Server`, stateless, `json_response=True`, one `add` tool.
 
-The recipe of PROTOCOL.md §3.1 (with `get_tool_input_schema`). The tool answers like the benchmark agent:
-text content plus `structuredContent {"result": n}` under an output schema, so both do the same work.
+The SDK's documented low-level recipe (a `list_tools` and a `call_tool` handler, the input schema read with
+`get_tool_input_schema`), served by its stateless streamable HTTP session manager. The tool answers like the
+benchmark agent, text content plus `structuredContent {"result": n}` under an output schema, so both do the
+same work.
 
 Serve: `python -m uvicorn sdk_lowlevel_app:app --app-dir benchmarks --host 127.0.0.1 --port N`.
 """

@@ -1,18 +1,21 @@
-"""Server CPU per request under load: our `tools/call add` against a plain Starlette route and the SDK.
+"""Server CPU per request under load: our `tools/call add` beside a plain route and the SDK, one run.
 
-In one run: three server processes (one uvicorn worker each, 127.0.0.1, ephemeral ports), loaded one target
-at a time by autocannon (Node), each measurement bounded by a duration AND a request cap:
+Four server processes (one uvicorn worker each, 127.0.0.1, ephemeral ports), loaded one target at a time by
+autocannon (Node), each measurement bounded by a duration AND a request cap:
 
-  (a) plain      POST /mcp on a plain Starlette JSON route (benchmarks/plain_app.py), sent the legacy request
-  (a') plain-2026 the same route sent the 2026-07-28 request (three headers and the envelope more to parse:
-                 the part of (b)'s cost that comes with the protocol's bytes, not with the framework)
-  (b) mesh-2026  our agent, tools/call add, 2026-07-28 path (headers + _meta envelope)
-  (c) mesh-legacy our agent, tools/call add, legacy stateless path (no MCP-Protocol-Version)
+  (a) plain        benchmarks/plain_app.py's route (reads and parses the body, answers the sum) on stock
+                   uvicorn, sent the legacy request
+  (a') plain-2026  the same, sent the 2026-07-28 request (three headers and the envelope more to parse)
+  (a'') plain-ours the same route on the agents' HTTP stack (benchmarks/plain_on_our_stack.py: our socket
+                   options, uvicorn configuration and one-write protocol), sent the 2026-07-28 request
+  (b) mesh-2026    our agent, tools/call add, 2026-07-28 path (headers + _meta envelope)
+  (c) mesh-legacy  our agent, tools/call add, legacy stateless path (no MCP-Protocol-Version)
   (d) sdk-2026 / sdk-legacy  the mcp SDK low-level Server, stateless, json_response=True
 
 CPU per request = delta of utime+stime of the server's PID (/proc/PID/stat) / completed (2xx) requests.
-Each target gets a warm-up, then `--repeats` measurements (rounds interleave the targets); the median is
-reported. Results go to benchmarks/results/server_cpu.json and a markdown table to stdout.
+Each target gets a warm-up, then `--repeats` measurements; every round runs each target once (the order
+rotates from round to round), and the median is reported. Results: benchmarks/results/server_cpu.json
+(benchmarks/report.py writes the page from it).
 
 Usage: .venv/bin/python benchmarks/server_cpu.py [-c 16] [-d 5] [--repeats 3] [--max-requests 200000]
 """
@@ -27,32 +30,27 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from _common import (
     AUTOCANNON,
     HOST,
     MCP_PATH,
-    RESULTS_DIR,
     ROOT,
     SERVER_KINDS,
     SERVER_LABELS,
+    Run,
     Server,
     call_body,
     call_headers,
     cpu_seconds,
     display_command,
-    invocation,
-    machine_info,
     median,
     post,
+    save_results,
     servers,
     wait_until_answers,
-    write_json,
 )
-
-TARGETS_MET = {"mesh-2026": 1.5, "mesh-legacy": 2.0}
 
 
 @dataclass(frozen=True)
@@ -64,8 +62,9 @@ class Target:
 
 
 TARGETS = [
-    Target("plain", "(a) plain Starlette JSON route", "plain", False),
-    Target("plain-2026", "(a') plain route, sent the 2026-07-28 request", "plain", True),
+    Target("plain", "(a) plain Starlette route, stock uvicorn", "plain", False),
+    Target("plain-2026", "(a') the same, sent the 2026-07-28 request", "plain", True),
+    Target("plain-ours", "(a'') plain route on our HTTP stack, 2026-07-28 request", "plain-ours", True),
     Target("mesh-2026", "(b) mesh_framework tools/call, 2026-07-28", "mesh", True),
     Target("mesh-legacy", "(c) mesh_framework tools/call, legacy", "mesh", False),
     Target("sdk-2026", "(d) SDK low-level tools/call, 2026-07-28", "sdk", True),
@@ -101,7 +100,7 @@ def autocannon_argv(
 
 
 def run_load(server: Server, argv: list[str], duration: float) -> dict[str, Any]:
-    server.check_alive()
+    server.check()
     cpu_before = cpu_seconds(server.pid)
     started = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=duration + 60, check=False)
@@ -115,7 +114,7 @@ def run_load(server: Server, argv: list[str], duration: float) -> dict[str, Any]
     if completed == 0 or failed:
         raise RuntimeError(
             f"{server.kind}: {completed} ok, {failed} failed (non2xx/errors/timeouts): "
-            f"{result.get('statusCodeStats')}\n{server.log_text()}"
+            f"{result.get('statusCodeStats')}\n{server.tail()}"
         )
     cpu = cpu_after - cpu_before
     return {
@@ -141,12 +140,11 @@ def check_answer(target: Target, server: Server) -> None:
         conn.close()
     if status != 200:
         raise RuntimeError(f"{target.key}: HTTP {status}: {payload[:300]!r}")
-    if target.server != "plain":
-        answer = json.loads(payload)["result"]
-        if answer.get("structuredContent") != {"result": 42}:
-            raise RuntimeError(f"{target.key}: wrong answer {answer}")
-        if target.modern != ("resultType" in answer):
-            raise RuntimeError(f"{target.key}: answered on the wrong protocol path: {answer}")
+    answer = json.loads(payload)["result"]
+    if answer.get("structuredContent") != {"result": 42}:
+        raise RuntimeError(f"{target.key}: wrong answer {answer}")
+    if not target.server.startswith("plain") and target.modern != ("resultType" in answer):
+        raise RuntimeError(f"{target.key}: answered on the wrong protocol path: {answer}")
 
 
 def wait_plain(server: Server, timeout: float = 30.0) -> None:
@@ -158,7 +156,7 @@ def wait_plain(server: Server, timeout: float = 30.0) -> None:
         except (ConnectionError, OSError):
             if time.perf_counter() > deadline:
                 raise
-            server.check_alive()
+            server.check()
             time.sleep(0.01)
 
 
@@ -175,20 +173,6 @@ def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, floa
     return summary
 
 
-def markdown(summary: dict[str, dict[str, float]]) -> str:
-    lines = [
-        "| target | req/s | p50 ms | p99 ms | server CPU util | server CPU µs/req | x plain |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for target in TARGETS:
-        row = summary[target.key]
-        lines.append(
-            f"| {target.label} | {row['req_per_s']:.0f} | {row['p50_ms']:.0f} | {row['p99_ms']:.0f} | "
-            f"{row['cpu_util']:.2f} | {row['cpu_us_per_req']:.0f} | {row['cpu_ratio_vs_plain']:.2f} |"
-        )
-    return "\n".join(lines)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -200,7 +184,6 @@ def main() -> int:
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-requests", type=int, default=200_000, help="request cap per autocannon run")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "server_cpu.json")
     args = parser.parse_args()
     if not AUTOCANNON.exists():
         print(
@@ -209,20 +192,25 @@ def main() -> int:
         )
         subprocess.run([str(ROOT / "scripts" / "install-node-tools.sh")], check=True, timeout=900)
 
+    run = Run(short=args.repeats < 3 or args.duration < 5)
     runs: dict[str, list[dict[str, Any]]] = {t.key: [] for t in TARGETS}
     commands: dict[str, str] = {}
     load_commands: dict[str, str] = {}
     with servers(SERVER_KINDS) as started:
-        wait_plain(started["plain"])
-        for kind in SERVER_KINDS[1:]:
-            wait_until_answers(started[kind])
+        for kind, server in started.items():
+            if kind.startswith("plain"):
+                wait_plain(server)
+            else:
+                wait_until_answers(server)
         for target in TARGETS:
             check_answer(target, started[target.server])
         for kind, server in started.items():
-            commands[kind] = display_command(server.argv).replace(f"--port {server.port}", "--port <port>")
+            commands[kind] = server.shown()
         for round_no in range(args.repeats):
-            for target in TARGETS:
+            shift = round_no % len(TARGETS)
+            for target in TARGETS[shift:] + TARGETS[:shift]:
                 server = started[target.server]
+                assert server.port is not None
                 warm = autocannon_argv(target, server.port, args.connections, args.warmup, args.max_requests)
                 run_load(server, warm, args.warmup)
                 argv = autocannon_argv(
@@ -240,45 +228,34 @@ def main() -> int:
             for target in TARGETS:  # still answering correctly after the load
                 check_answer(target, started[target.server])
 
-    summary = summarize(runs)
-    verdicts = {
-        key: {
-            "ratio": summary[key]["cpu_ratio_vs_plain"],
-            "target": limit,
-            "met": summary[key]["cpu_ratio_vs_plain"] <= limit,
-        }
-        for key, limit in TARGETS_MET.items()
-    }
-    data = {
-        "machine": machine_info(),
-        "invocation": invocation(),
-        "settings": {
-            "connections": args.connections,
-            "duration_s": args.duration,
-            "warmup_s": args.warmup,
-            "repeats": args.repeats,
-            "max_requests": args.max_requests,
+    save_results(
+        "server_cpu",
+        run,
+        {
+            "settings": {
+                "connections": args.connections,
+                "duration_s": args.duration,
+                "warmup_s": args.warmup,
+                "repeats": args.repeats,
+                "max_requests": args.max_requests,
+            },
+            "servers": {
+                kind: {"label": SERVER_LABELS[kind], "command": commands[kind]} for kind in SERVER_KINDS
+            },
+            "targets": [
+                {
+                    "key": t.key,
+                    "label": t.label,
+                    "server": t.server,
+                    "modern": t.modern,
+                    "command": load_commands[t.key],
+                }
+                for t in TARGETS
+            ],
+            "runs": runs,
+            "summary": summarize(runs),
         },
-        "servers": {kind: {"label": SERVER_LABELS[kind], "command": commands[kind]} for kind in SERVER_KINDS},
-        "targets": [
-            {
-                "key": t.key,
-                "label": t.label,
-                "server": t.server,
-                "modern": t.modern,
-                "command": load_commands[t.key],
-            }
-            for t in TARGETS
-        ],
-        "runs": runs,
-        "summary": summary,
-        "verdicts": verdicts,
-    }
-    write_json(args.out, data)
-    print(markdown(summary))
-    for key, verdict in verdicts.items():
-        state = "MET" if verdict["met"] else "MISSED"
-        print(f"{key}: {verdict['ratio']:.2f} x plain (target ≤ {verdict['target']}) {state}")
+    )
     return 0
 
 

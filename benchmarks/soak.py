@@ -6,8 +6,8 @@ A registry, a consumer and provider A run for the whole soak (real processes on 
 5 s heartbeat); provider B is started and stopped every `--churn` seconds (every third stop a SIGKILL).
 A pacer sends `--rate` calls per second to the consumer's `relay` tool. Every `--window` seconds it prints
 calls, errors, p50/p99 latency, and the RSS and open file descriptors of the registry, the consumer and
-provider A; at the end the `heartbeat failed` warnings in every log (the keep-alive race of issue 11) and
-a JSON file in benchmarks/results/. Flat RSS/fds and a stable p99 are the pass criteria, read by a human.
+provider A; at the end the `heartbeat failed` warnings in every log. Results: benchmarks/results/soak.json
+(benchmarks/report.py writes the page from it). Flat RSS/fds and a stable p99 are what to look for.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ import httpx2
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import Run, save_results  # noqa: E402
+
 from tests.agents import AgentProcess, run_agent, run_registry, stop  # noqa: E402
 
-RESULTS = ROOT / "benchmarks" / "results"
 CALL = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -95,7 +98,7 @@ def main() -> int:
     parser.add_argument("--churn", type=float, default=10.0, help="seconds between provider B changes")
     parser.add_argument("--window", type=float, default=30.0, help="seconds per reported window")
     args = parser.parse_args()
-
+    run = Run(short=args.minutes < 30)
     windows: list[dict[str, Any]] = []
     logs: list[AgentProcess] = []
     with run_registry(0, timeout=60) as registry:
@@ -191,6 +194,7 @@ def main() -> int:
     errors = sum(1 for s in pacer.samples if not s[1])
     latencies = [s[2] * 1000 for s in pacer.samples if s[1]]
     summary = {
+        "window_s": args.window,
         "minutes": args.minutes,
         "rate": args.rate,
         "churn_s": args.churn,
@@ -201,11 +205,8 @@ def main() -> int:
         "heartbeat_failed_warnings": warnings,
         "windows": windows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"soak-{time.strftime('%Y%m%dT%H%M%S')}.json"
-    out.write_text(json.dumps(summary, indent=2))
     print(json.dumps({k: v for k, v in summary.items() if k != "windows"}), flush=True)
-    print(f"written {out.relative_to(ROOT)}")
+    save_results("soak", run, summary)
     return 0
 
 

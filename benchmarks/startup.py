@@ -7,8 +7,12 @@ each protocol path, capped by count and by a time-out), reads VmRSS again and st
 Runs alternate between the servers; one untimed start of each comes first (warms the page cache and writes
 the .pyc files). The medians of `--runs` runs are reported; results go to benchmarks/results/startup.json.
 
-  mesh   .venv/bin/python -m mesh_framework.cli run bench_agent --port N   (the benchmark agent, as shipped)
-  sdk    .venv/bin/python -m uvicorn sdk_lowlevel_app:app --port N         (mcp SDK low-level Server)
+  starter        .venv/bin/python -m mesh_framework.cli run starter_app --port N   (the starter app, from
+                 the repository root, its embedded registry on a free port)
+  mesh           .venv/bin/python -m mesh_framework.cli run bench_agent --port N   (the benchmark agent:
+                 one tool, no registry, like the SDK anchor)
+  mesh-registry  the same agent joining a mesh (it starts an embedded registry on a free port)
+  sdk            .venv/bin/python -m uvicorn sdk_lowlevel_app:app --port N         (mcp SDK low-level Server)
 
 Usage: .venv/bin/python benchmarks/startup.py [--runs 10] [--calls 1000]
 """
@@ -21,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from _common import (
@@ -29,27 +32,25 @@ from _common import (
     ENV_MODES,
     HOST,
     MCP_PATH,
-    RESULTS_DIR,
     ROOT,
     SERVER_LABELS,
+    Run,
     Server,
     call_body,
     call_headers,
-    display_command,
-    invocation,
-    machine_info,
     median,
     rss_mib,
+    save_results,
     server_env,
     wait_until_answers,
-    write_json,
 )
 
-KINDS = ("mesh", "mesh-registry", "sdk")
+KINDS = ("starter", "mesh", "mesh-registry", "sdk")
 OPTIONAL = {"mesh-registry"}  # a failure of these is reported, not fatal
-ENV_SHOWN = {"mesh-registry": "MESH_REGISTRY__ENABLED=true MESH_REGISTRY__EMBEDDED_PORT=<free port> "}
-STARTUP_TARGET_S = 0.6
-RSS_TARGET_MIB = 70.0
+ENV_SHOWN = {
+    "mesh-registry": "MESH_REGISTRY__ENABLED=true MESH_REGISTRY__EMBEDDED_PORT=<free port> ",
+    "starter": "MESH_REGISTRY__EMBEDDED_PORT=<free port> ",
+}
 
 
 def send_calls(server: Server, count: int, *, modern: bool) -> int:
@@ -84,7 +85,7 @@ def one_run(kind: str, calls: int, mode: str) -> dict[str, Any]:
     server = Server(kind, env=server_env(mode))
     try:
         answered = wait_until_answers(server, timeout=30.0, modern=True)
-        startup = answered - server.started
+        startup = answered - server.t_exec
         rss_serving = rss_mib(server.pid)
         ok = 0
         if calls:
@@ -92,18 +93,18 @@ def one_run(kind: str, calls: int, mode: str) -> dict[str, Any]:
                 server, calls - calls // 2, modern=False
             )
             if ok != calls:
-                raise RuntimeError(f"{kind}: only {ok} of {calls} calls answered 2xx\n{server.log_text()}")
+                raise RuntimeError(f"{kind}: only {ok} of {calls} calls answered 2xx\n{server.tail()}")
         rss_after = rss_mib(server.pid)
         return {
             "startup_s": startup,
             "rss_serving_mib": rss_serving,
             "rss_after_calls_mib": rss_after,
             "calls_ok": ok,
-            "command": ENV_SHOWN.get(kind, "")
-            + display_command(server.argv).replace(str(server.port), "<port>"),
+            "command": ENV_SHOWN.get(kind, "") + server.shown(),
+            "cwd": "." if kind == "starter" else "benchmarks",
         }
     finally:
-        server.stop()
+        server.stop(grace=8)
 
 
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -115,6 +116,7 @@ def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         summary[kind] = {
             "label": SERVER_LABELS[kind],
             "command": samples[0]["command"],
+            "cwd": samples[0]["cwd"],
             "startup_median_s": median(times),
             "startup_min_s": min(times),
             "startup_max_s": max(times),
@@ -122,23 +124,7 @@ def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
             "rss_after_calls_median_mib": median([s["rss_after_calls_mib"] for s in samples]),
             "rss_after_calls_max_mib": max(s["rss_after_calls_mib"] for s in samples),
         }
-    mesh, sdk = summary["mesh"], summary["sdk"]
-    rss = max(mesh["rss_serving_median_mib"], mesh["rss_after_calls_median_mib"])
-    verdicts = {
-        "startup": {
-            "value": mesh["startup_median_s"],
-            "target": STARTUP_TARGET_S,
-            "met": mesh["startup_median_s"] <= STARTUP_TARGET_S,
-            "ratio_vs_sdk": mesh["startup_median_s"] / sdk["startup_median_s"],
-        },
-        "rss": {
-            "value": rss,
-            "target": RSS_TARGET_MIB,
-            "met": rss <= RSS_TARGET_MIB,
-            "ratio_vs_sdk": mesh["rss_after_calls_median_mib"] / sdk["rss_after_calls_median_mib"],
-        },
-    }
-    return {"summary": summary, "verdicts": verdicts}
+    return {"summary": summary}
 
 
 def main() -> int:
@@ -156,7 +142,6 @@ def main() -> int:
         default=["env"],
         help="env: the environment as is (default); pyc: a private bytecode cache (for a venv without .pyc)",
     )
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "startup.json")
     args = parser.parse_args()
     if not AUTOCANNON.exists():
         print(
@@ -164,6 +149,7 @@ def main() -> int:
         )
         subprocess.run([str(ROOT / "scripts" / "install-node-tools.sh")], check=True, timeout=900)
 
+    run = Run(short=args.runs < 10)
     results: dict[str, Any] = {}
     for mode in args.modes:
         failures: dict[str, str] = {}
@@ -193,32 +179,15 @@ def main() -> int:
         results[mode] = summarize(runs)
         results[mode]["runs"] = runs
         results[mode]["failures"] = failures
-    write_json(
-        args.out,
+    save_results(
+        "startup",
+        run,
         {
-            "machine": machine_info(),
-            "invocation": invocation(),
             "settings": {"runs": args.runs, "calls": args.calls},
             "modes": {m: ENV_MODES[m] for m in args.modes},
             "results": results,
         },
     )
-    for mode in args.modes:
-        summary, verdicts = results[mode]["summary"], results[mode]["verdicts"]
-        print(f"\n[{mode}] {ENV_MODES[mode]}")
-        print("| server | start → tools/list, median (min-max) | RSS serving | RSS after calls |")
-        print("|---|---|---|---|")
-        for kind, row in summary.items():
-            print(
-                f"| {kind} | {row['startup_median_s']:.3f} s ({row['startup_min_s']:.3f}-"
-                f"{row['startup_max_s']:.3f}) | {row['rss_serving_median_mib']:.1f} MiB | "
-                f"{row['rss_after_calls_median_mib']:.1f} MiB |"
-            )
-        for key, verdict in verdicts.items():
-            print(
-                f"{key}: {verdict['value']:.3f} (target ≤ {verdict['target']}) "
-                f"{'MET' if verdict['met'] else 'MISSED'}, {verdict['ratio_vs_sdk']:.2f} x SDK"
-            )
     return 0
 
 

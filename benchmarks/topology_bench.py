@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Instant topology: how fast a consumer follows the mesh, push beside heartbeat-only and MCP Mesh, one run.
 
-Sides (each with its own registry and processes on 127.0.0.1, stopped by PID, also on failure):
+Sides (each with its own registry and processes on 127.0.0.1, stopped by PID, also on failure; all of them
+run at once, and within each measure the sides take turns run by run, the order rotating):
 
   push       ours: `mesh registry` + agents following its push stream (registry.push, the default)
   heartbeat  ours, heartbeat only (MESH_REGISTRY__PUSH=false): today's path before the stream
@@ -15,18 +16,18 @@ provider of `whoami` answers), the same two on both stacks. Consumers keep their
    answers with the provider's letter. Also: the provider's registration time (registry `created_at`), so
    "registered -> first success" is the consumer's share. Then the provider is stopped (SIGTERM) and the
    consumer polled until it answers 'unavailable' again.
-2. DOWN -> switched: two providers (a, b) are up and the consumer uses one; the registry is told that one
+2. registry lists the provider -> first success: the consumer is left alone (no call wakes its heartbeat)
+   while the provider starts; the moment the registry lists it, one call, then calls every 10 ms.
+3. DOWN -> switched: two providers (a, b) are up and the consumer uses one; the registry is told that one
    is gone (`DELETE /agents/ID`, what a graceful stop sends and what a DOWN health verdict does to the
    store) while its process keeps serving, at t0; the consumer is called every 10 ms until it answers
    with the other letter. Providers heartbeat every 30 s here, so the removed one does not re-register
    within the window (both stacks alike); the window is bounded (--window s).
 
-    .venv/bin/python benchmarks/topology_bench.py                 # ~5 min on 2 cores
+    .venv/bin/python benchmarks/topology_bench.py                 # ~8 min on 2 cores
     .venv/bin/python benchmarks/topology_bench.py --runs 2 --sides push,heartbeat   # smoke run
-    .venv/bin/python benchmarks/topology_bench.py --report        # the doc section from the last results
 
-Results: benchmarks/results/topology_bench.json, and the section "## Instant topology" of
-docs/benchmarks.md (replaced in place).
+Results: benchmarks/results/topology.json (benchmarks/report.py writes the page from it).
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
+import re
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,17 +51,14 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(1, str(BENCH_DIR.parent))
 
-from _common import HOST, PYTHON, RESULTS_DIR, ROOT, free_port, invocation, machine_info, write_json  # noqa: E402
+from _common import HOST, PYTHON, ROOT, Run, free_port, save_results  # noqa: E402
 from meshbench.agents import list_agents, parse_ts  # noqa: E402
 from meshbench.client import ACCEPT, parse_message  # noqa: E402
-from meshbench.processes import Proc, clean_env, display, http_status, log, stop_all, wait_for  # noqa: E402
+from processes import Proc, clean_env, display, http_status, log, stop_all, wait_for  # noqa: E402
 
 from tests.interop import mcp_mesh as mm  # noqa: E402
 
 AGENTS = BENCH_DIR / "topology_agents"
-RESULT_FILE = RESULTS_DIR / "topology_bench.json"
-DOC = ROOT / "docs" / "benchmarks.md"
-SECTION = "## Instant topology"
 SIDES = {
     "push": "ours, push stream (default)",
     "heartbeat": "ours, heartbeat only (registry.push false)",
@@ -65,8 +66,6 @@ SIDES = {
 }
 TOOL = {"push": "ask", "heartbeat": "ask", "mcp": "mesh_ask"}
 PROVIDER_HEARTBEAT = "30"
-TARGET_START_S = 0.6
-TARGET_SWITCH_MS = 100.0
 
 
 class Client:
@@ -133,10 +132,10 @@ class Side:
         if self.ours:
             port = free_port()
             argv = [PYTHON, "-m", "mesh_framework.cli", "registry", "--port", str(port), "--timeout", "20"]
-            proc = Proc(f"{self.name}-registry", argv, clean_env({}), ROOT, self.tmp)
+            proc = Proc(f"{self.name}-registry", argv, env=clean_env({}), cwd=ROOT, log_dir=self.tmp)
             self.procs.append(proc)
             self.url = f"http://{HOST}:{port}"
-            wait_for(lambda: http_status(self.url + "/health") == 200, 30, "registry /health", proc=proc)
+            wait_for(lambda: http_status(self.url + "/health") == 200, 30, "registry /health", procs=[proc])
         else:
             env = {"HEALTH_CHECK_INTERVAL": "10", "DEFAULT_TIMEOUT_THRESHOLD": "20"}
             self.registry_cm = mm.run_mesh_registry(self.tmp / "mcp-registry", env=env)
@@ -157,13 +156,15 @@ class Side:
                 env["MESH_REGISTRY__PUSH"] = "false"
             module = "bench_who" if role == "who" else "bench_ask"
             argv = [PYTHON, "-m", "mesh_framework.cli", "run", module, "--host", HOST, "--port", str(port)]
-            proc = Proc(label, argv, clean_env(env), AGENTS, self.tmp)
+            proc = Proc(label, argv, env=clean_env(env), cwd=AGENTS, log_dir=self.tmp)
             proc.port, proc.endpoint = port, f"http://{HOST}:{port}"
         else:
             env.update({"HOST": HOST, "MCP_MESH_HTTP_HOST": HOST, "MCP_MESH_HTTP_PORT": "0"})
             env["PYTHONUNBUFFERED"] = "1"
             script = AGENTS / ("mesh_who.py" if role == "who" else "mesh_ask.py")
-            proc = Proc(label, [str(mm.MESH_PYTHON), str(script)], clean_env(env), AGENTS, self.tmp)
+            proc = Proc(
+                label, [str(mm.MESH_PYTHON), str(script)], env=clean_env(env), cwd=AGENTS, log_dir=self.tmp
+            )
         self.procs.append(proc)
         return proc
 
@@ -178,7 +179,7 @@ class Side:
                     return True
             return False
 
-        wait_for(registered, timeout, f"{proc.label} registered", proc=proc, interval=0.02)
+        wait_for(registered, timeout, f"{proc.label} registered", procs=[proc], interval=0.02)
         return proc
 
     def known(self) -> set[str]:
@@ -201,63 +202,103 @@ def names(side: Side) -> tuple[str, str]:
     return ("bench-who", "bench-ask") if side.ours else ("mesh-who", "mesh-ask")
 
 
-def start_phase(side: Side, runs: int) -> dict[str, Any]:
-    who_name, ask_name = names(side)
+# -- the phases: set up per side, one run, the side's summary; sides take turns run by run -----------------
+
+
+@dataclass
+class Phase:
+    setup: Callable[[Side], Any]
+    one: Callable[[Side, Any, int], dict[str, Any]]
+    finish: Callable[[Side, Any, list[dict[str, Any]]], dict[str, Any]]
+
+
+def interleaved(phase: Phase, sides: list[Side], runs: int) -> dict[str, dict[str, Any]]:
+    """Every side set up at once, then runs taking turns (the order rotates from run to run), so that a
+    change in the machine's load during the phase reaches every side alike."""
+    states = {side.name: phase.setup(side) for side in sides}
+    rows: dict[str, list[dict[str, Any]]] = {side.name: [] for side in sides}
+    for run in range(runs):
+        shift = run % len(sides)
+        for side in sides[shift:] + sides[:shift]:
+            rows[side.name].append(phase.one(side, states[side.name], run))
+    return {side.name: phase.finish(side, states[side.name], rows[side.name]) for side in sides}
+
+
+def _consumer(side: Side) -> tuple[Proc, Client]:
+    _, ask_name = names(side)
     consumer = side.wait_registered(side.spawn("ask"), ask_name, side.known())
     assert consumer.port is not None
-    client = Client(consumer.port, TOOL[side.name])
-    first = client.ask()
-    client.poll({"unavailable"}, 60, 0.05)
-    rows = []
-    for run in range(runs):
-        known = side.known()
-        provider = side.spawn("who", "a")
-        t_ok, _, calls = client.poll({"a"}, 60, 0.02)
-        side.wait_registered(provider, who_name, known)
-        created = side.created_at(provider)
-        registered_s = created - provider.t_exec_wall if created is not None else None
-        t_stop = time.perf_counter()
-        provider.stop()
-        t_gone, _, _ = client.poll({"unavailable"}, 60, 0.02)
-        start_s = t_ok - provider.t_exec
-        rows.append(
-            {
-                "start_to_ok_s": round(start_s, 3),
-                "exec_to_registered_s": round(registered_s, 3) if registered_s is not None else None,
-                "registered_to_ok_ms": round((start_s - registered_s) * 1000, 1) if registered_s else None,
-                "polls": calls,
-                "stop_to_unavailable_s": round(t_gone - t_stop, 3),
-            }
-        )
-        log(f"  {side.name} start run {run}: {start_s:.3f} s (registered after {registered_s})")
-    client.conn and client.conn.close()
+    return consumer, Client(consumer.port, TOOL[side.name])
+
+
+def _close(state: tuple[Proc, Client]) -> None:
+    consumer, client = state
+    if client.conn is not None:
+        client.conn.close()
     consumer.stop()
-    return {"first_answer": first, "runs": rows, **medians(rows)}
 
 
-def listed_phase(side: Side, runs: int) -> dict[str, Any]:
+def start_setup(side: Side) -> tuple[Proc, Client]:
+    consumer, client = _consumer(side)
+    client.ask()
+    client.poll({"unavailable"}, 60, 0.05)
+    return consumer, client
+
+
+def start_one(side: Side, state: tuple[Proc, Client], run: int) -> dict[str, Any]:
+    who_name, _ = names(side)
+    _, client = state
+    known = side.known()
+    provider = side.spawn("who", "a")
+    t_ok, _, calls = client.poll({"a"}, 60, 0.02)
+    side.wait_registered(provider, who_name, known)
+    created = side.created_at(provider)
+    registered_s = created - provider.t_exec_wall if created is not None else None
+    t_stop = time.perf_counter()
+    provider.stop()
+    t_gone, _, _ = client.poll({"unavailable"}, 60, 0.02)
+    start_s = t_ok - provider.t_exec
+    log(f"  {side.name} start run {run}: {start_s:.3f} s (registered after {registered_s})")
+    return {
+        "start_to_ok_s": round(start_s, 3),
+        "exec_to_registered_s": round(registered_s, 3) if registered_s is not None else None,
+        "registered_to_ok_ms": round((start_s - registered_s) * 1000, 1) if registered_s else None,
+        "polls": calls,
+        "stop_to_unavailable_s": round(t_gone - t_stop, 3),
+    }
+
+
+def start_finish(side: Side, state: tuple[Proc, Client], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    _close(state)
+    return {"runs": rows, **medians(rows)}
+
+
+def listed_setup(side: Side) -> tuple[Proc, Client]:
     """The consumer is left alone while the provider starts; the moment the registry lists it, one call."""
-    who_name, ask_name = names(side)
-    consumer = side.wait_registered(side.spawn("ask"), ask_name, side.known())
-    assert consumer.port is not None
-    client = Client(consumer.port, TOOL[side.name])
+    consumer, client = _consumer(side)
     client.poll({"unavailable"}, 60, 0.05)
+    return consumer, client
+
+
+def listed_one(side: Side, state: tuple[Proc, Client], run: int) -> dict[str, Any]:
+    who_name, _ = names(side)
+    _, client = state
     time.sleep(1)  # past the rate limit of the wake an unresolved call gives the heartbeat
-    rows = []
-    for run in range(runs):
-        known = side.known()
-        provider = side.spawn("who", "a")
-        side.wait_registered(provider, who_name, known, timeout=120)
-        t_listed = time.perf_counter()
-        first = client.ask()
-        t_ok = time.perf_counter() if first == "a" else client.poll({"a"}, 60, 0.01)[0]
-        rows.append({"first_call": first, "listed_to_ok_ms": round((t_ok - t_listed) * 1000, 1)})
-        log(f"  {side.name} listed run {run}: first call {first}, ok after {rows[-1]['listed_to_ok_ms']} ms")
-        provider.stop()
-        client.poll({"unavailable"}, 60, 0.05)
-        time.sleep(1)
-    client.conn and client.conn.close()
-    consumer.stop()
+    known = side.known()
+    provider = side.spawn("who", "a")
+    side.wait_registered(provider, who_name, known, timeout=120)
+    t_listed = time.perf_counter()
+    first = client.ask()
+    t_ok = time.perf_counter() if first == "a" else client.poll({"a"}, 60, 0.01)[0]
+    row = {"first_call": first, "listed_to_ok_ms": round((t_ok - t_listed) * 1000, 1)}
+    log(f"  {side.name} listed run {run}: first call {first}, ok after {row['listed_to_ok_ms']} ms")
+    provider.stop()
+    client.poll({"unavailable"}, 60, 0.05)
+    return row
+
+
+def listed_finish(side: Side, state: tuple[Proc, Client], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    _close(state)
     return {
         "runs": rows,
         "first_call_ok": sum(1 for r in rows if r["first_call"] == "a"),
@@ -265,39 +306,39 @@ def listed_phase(side: Side, runs: int) -> dict[str, Any]:
     }
 
 
-def switch_phase(side: Side, runs: int, window: float) -> dict[str, Any]:
-    who_name, ask_name = names(side)
-    consumer = side.wait_registered(side.spawn("ask"), ask_name, side.known())
-    assert consumer.port is not None
-    client = Client(consumer.port, TOOL[side.name])
-    rows = []
-    for run in range(runs):
-        providers = {}
-        for letter in ("a", "b"):
-            known = side.known()
-            proc = side.spawn("who", letter, provider_interval=PROVIDER_HEARTBEAT)
-            providers[letter] = side.wait_registered(proc, who_name, known)
-        # the consumer knows both (its answer lists the alternate): wait for a steady answer
-        _, current, _ = client.poll({"a", "b"}, 60, 0.05)
-        time.sleep(6)  # past one consumer heartbeat, so both sides start from a settled topology
-        current = client.ask()
-        other = "b" if current == "a" else "a"
-        down = providers[current]
-        request = urllib.request.Request(f"{side.url}/agents/{down.agent_id}", method="DELETE")
-        t0 = time.perf_counter()
-        urllib.request.urlopen(request, timeout=5).close()
-        try:
-            t_switch, _, calls = client.poll({other}, window, 0.01)
-            switched_ms: float | None = round((t_switch - t0) * 1000, 1)
-        except TimeoutError:
-            switched_ms, calls = None, 0
-        rows.append({"down_to_switched_ms": switched_ms, "polls": calls, "down": current})
-        log(f"  {side.name} switch run {run}: {switched_ms} ms")
-        for proc in providers.values():
-            proc.stop()
-        client.poll({"unavailable"}, 60, 0.05)
-    client.conn and client.conn.close()
-    consumer.stop()
+def switch_one(side: Side, state: tuple[Proc, Client], run: int, window: float) -> dict[str, Any]:
+    who_name, _ = names(side)
+    _, client = state
+    providers = {}
+    for letter in ("a", "b"):
+        known = side.known()
+        proc = side.spawn("who", letter, provider_interval=PROVIDER_HEARTBEAT)
+        providers[letter] = side.wait_registered(proc, who_name, known)
+    # the consumer knows both (its answer lists the alternate): wait for a steady answer
+    client.poll({"a", "b"}, 60, 0.05)
+    time.sleep(6)  # past one consumer heartbeat, so every side starts from a settled topology
+    current = client.ask()
+    other = "b" if current == "a" else "a"
+    down = providers[current]
+    request = urllib.request.Request(f"{side.url}/agents/{down.agent_id}", method="DELETE")
+    t0 = time.perf_counter()
+    urllib.request.urlopen(request, timeout=5).close()
+    try:
+        t_switch, _, calls = client.poll({other}, window, 0.01)
+        switched_ms: float | None = round((t_switch - t0) * 1000, 1)
+    except TimeoutError:
+        switched_ms, calls = None, 0
+    log(f"  {side.name} switch run {run}: {switched_ms} ms")
+    for proc in providers.values():
+        proc.stop()
+    client.poll({"unavailable"}, 60, 0.05)
+    return {"down_to_switched_ms": switched_ms, "polls": calls, "down": current}
+
+
+def switch_finish(
+    side: Side, state: tuple[Proc, Client], rows: list[dict[str, Any]], window: float
+) -> dict[str, Any]:
+    _close(state)
     switched = [r["down_to_switched_ms"] for r in rows if r["down_to_switched_ms"] is not None]
     return {
         "runs": rows,
@@ -320,184 +361,62 @@ def medians(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_side(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    log(f"side {name}: {SIDES[name]}")
-    side = Side(name, tmp / name)
-    side.tmp.mkdir(parents=True, exist_ok=True)
-    try:
-        side.start_registry()
-        start = start_phase(side, args.runs)
-        listed = listed_phase(side, args.runs)
-        switch = switch_phase(side, args.runs, args.window)
-        commands = {p.label: display(p.argv) for p in side.procs[:4]}
-        return {
-            "side": name,
-            "label": SIDES[name],
-            "start": start,
-            "listed": listed,
-            "switch": switch,
-            "commands": commands,
-        }
-    finally:
-        side.close()
-
-
-# -- report ---------------------------------------------------------------------------------------------
-
-
-def fmt(value: Any, unit: str = "") -> str:
-    return "n/a" if value is None else f"{value}{unit}"
-
-
-def verdict(value: float | None, target: float) -> str:
-    if value is None:
-        return "**not met** (no value)"
-    if value <= target:
-        return f"**met** ({(1 - value / target) * 100:.0f} % under)"
-    return f"**not met** ({(value / target - 1) * 100:.0f} % over)"
-
-
-def report(data: dict[str, Any]) -> str:
-    sides = {r["side"]: r for r in data["results"]}
-    lines = [
-        f"{SECTION} (`benchmarks/topology_bench.py`)",
-        "",
-        "Written by `benchmarks/topology_bench.py`; method in its docstring. "
-        "Targets (DESIGN.md §6, issue 12): "
-        f"provider start → first successful call ≤ {TARGET_START_S} s, provider DOWN → consumer switched "
-        f"≤ {TARGET_SWITCH_MS:g} ms. DOWN is the registry removing the provider (`DELETE /agents/ID`: a "
-        "graceful stop, or the store marking it unhealthy) while its process keeps serving.",
-        "",
-        f"Command: `{data['command']}` ({data['elapsed_s']:.0f} s)",
-        "",
-        f"Machine: {data['machine']['date']}, nproc {data['machine']['nproc']}, "
-        f"Python {data['machine']['python']}; load average {data['machine']['loadavg_at_end']} at the end. "
-        "A shared machine: absolute times are noisy; the sides ran one after the other in this one run.",
-        "",
-    ]
-    push = sides.get("push")
-    if push:
-        start = push["start"]["start_to_ok_median_s"]
-        switch = push["switch"]["median_ms"]
-        lines += [
-            "| measure | target | ours, push | verdict |",
-            "|---|---|---|---|",
-            f"| provider start → consumer's first success, median | ≤ {TARGET_START_S} s "
-            f"| {fmt(start, ' s')} | {verdict(start, TARGET_START_S)} |",
-            f"| provider DOWN → consumer switched, median | ≤ {TARGET_SWITCH_MS:g} ms "
-            f"| {fmt(switch, ' ms')} | {verdict(switch, TARGET_SWITCH_MS)} |",
-            "",
-        ]
-    lines += [
-        "| side | start → first success, median s | exec → registered s | registered → success ms "
-        "| SIGTERM → 'unavailable' s | DOWN → switched, median ms | not switched in window "
-        "| switch, times push's |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    base = push["switch"]["median_ms"] if push else None
-    for row in sides.values():
-        start, switch = row["start"], row["switch"]
-        ratio = f"{switch['median_ms'] / base:.0f}" if base and switch["median_ms"] is not None else "n/a"
-        lines.append(
-            f"| {row['label']} | {fmt(start['start_to_ok_median_s'])} | "
-            f"{fmt(start['exec_to_registered_median_s'])} | {fmt(start['registered_to_ok_median_ms'])} | "
-            f"{fmt(start['stop_to_unavailable_median_s'])} | {fmt(switch['median_ms'])} | "
-            f"{switch['not_switched']} of {len(switch['runs'])} ({switch['window_s']:g} s) | {ratio} |"
-        )
-    lines += [
-        "",
-        "The consumer left alone while the provider starts (no call to wake its heartbeat); the moment the "
-        "registry lists the provider, one call, then calls every 10 ms until one succeeds:",
-        "",
-        "| side | that first call succeeded "
-        "| registry lists the provider → consumer's first success, median ms |",
-        "|---|---|---|",
-    ]
-    for row in sides.values():
-        listed = row.get("listed")
-        if listed:
-            lines.append(
-                f"| {row['label']} | {listed['first_call_ok']} of {len(listed['runs'])} "
-                f"| {listed['listed_to_ok_median_ms']} |"
-            )
-    if push:
-        start = push["start"]
-        lines += [
-            "",
-            "Reading it: start → first success is the provider's own start-up (exec → registered) plus the "
-            "consumer's share (registered → success). The consumer's share is what the push stream changes: "
-            f"{fmt(start['registered_to_ok_median_ms'])} ms here, and the first call once the registry lists "
-            "the provider succeeds; heartbeat-only, that first call fails and wakes the heartbeat, and "
-            "MCP Mesh "
-            "waits for its next heartbeat. The provider's start-up alone took "
-            f"{fmt(start['exec_to_registered_median_s'])} s median in this run (a loaded shared machine; "
-            "0.39-0.54 s on a quiet one, section 2 and the mesh benchmarks), so the 0.6 s target holds only "
-            "when the machine lets the provider start in time.",
-        ]
-    lines += ["", "Per run:", ""]
-    for name, row in sides.items():
-        starts = ", ".join(str(r["start_to_ok_s"]) for r in row["start"]["runs"])
-        switches = ", ".join(fmt(r["down_to_switched_ms"]) for r in row["switch"]["runs"])
-        lines.append(f"* {name}: start → success s {starts}; DOWN → switched ms {switches}")
-    lines += ["", "Processes (from the repository root; agents from `benchmarks/topology_agents/`):", ""]
-    for name, row in sides.items():
-        for label, command in row["commands"].items():
-            lines.append(f"* {name}, {label}: `{command}`")
-    return "\n".join(lines) + "\n"
-
-
-def write_doc(text: str) -> None:
-    """Replace this section of docs/benchmarks.md (up to the next `## ` heading), or append it."""
-    doc = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    start = doc.find(SECTION + " ")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + ("\n" + doc[end + 1 :] if end >= 0 else "")
-    DOC.write_text(doc)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per measure and side (default 5)")
     parser.add_argument("--sides", default="push,heartbeat,mcp", help="comma list of push,heartbeat,mcp")
     parser.add_argument("--window", type=float, default=15.0, help="seconds to wait for a switch")
-    parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
-    parser.add_argument("--report", action="store_true", help="only rewrite the doc from the last results")
+    parser.add_argument("--logs", type=Path, help="keep the processes' logs in this folder")
     args = parser.parse_args()
-    if args.report:
-        text = report(json.loads(RESULT_FILE.read_text()))
-        write_doc(text)
-        print(text)
-        return 0
     chosen = [s.strip() for s in args.sides.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in SIDES]
     if unknown:
         parser.error(f"unknown side(s) {', '.join(unknown)}; choose from {', '.join(SIDES)}")
     if "mcp" in chosen and mm.missing_tools():
         parser.error("MCP Mesh is not installed: run scripts/install-mcp-mesh.sh (or --sides push,heartbeat)")
-    started = time.perf_counter()
-    results = []
+    run = Run(short=args.runs < 5 or len(chosen) < len(SIDES))
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="topology-"))
+    log(f"process logs in {logs}")
+    sides = [Side(name, logs / name) for name in chosen]
+    window = args.window
     try:
-        logs = Path(tempfile.mkdtemp(prefix="topology-", dir=RESULTS_DIR))  # kept: the processes' logs
-        log(f"process logs in {logs}")
-        for name in chosen:
-            results.append(run_side(name, args, logs))
+        for side in sides:
+            side.tmp.mkdir(parents=True, exist_ok=True)
+            side.start_registry()
+        log("start -> first success")
+        start = interleaved(Phase(start_setup, start_one, start_finish), sides, args.runs)
+        log("registry lists the provider -> first success")
+        listed = interleaved(Phase(listed_setup, listed_one, listed_finish), sides, args.runs)
+        log("DOWN -> switched")
+        switch = interleaved(
+            Phase(
+                _consumer,
+                lambda side, state, n: switch_one(side, state, n, window),
+                lambda side, state, rows: switch_finish(side, state, rows, window),
+            ),
+            sides,
+            args.runs,
+        )
+        results = [
+            {
+                "side": side.name,
+                "label": SIDES[side.name],
+                "start": start[side.name],
+                "listed": listed[side.name],
+                "switch": switch[side.name],
+                "commands": {
+                    p.label: re.sub(r"--port \d+", "--port <port>", display(p.argv)) for p in side.procs[:4]
+                },
+            }
+            for side in sides
+        ]
     finally:
+        for side in sides:
+            side.close()
         stop_all()
-    data = {
-        "command": invocation(),
-        "elapsed_s": round(time.perf_counter() - started, 1),
-        "machine": machine_info(),
-        "results": results,
-    }
-    write_json(RESULT_FILE, data)
-    text = report(data)
-    print(text)
-    if not args.no_doc:
-        write_doc(text)
-        print(f"section '{SECTION[3:]}' written to {os.path.relpath(DOC, ROOT)}")
+    if args.logs is None:
+        shutil.rmtree(logs, ignore_errors=True)
+    save_results("topology", run, {"runs": args.runs, "window_s": args.window, "results": results})
     return 0
 
 

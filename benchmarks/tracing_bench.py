@@ -9,8 +9,8 @@ same `add` call with tracing off (the anchor) and on.
   json-logs       tracing off, logging.format json (the call's tool and request id are recorded)
 
 Best of R rounds of N calls per variant, the variants taking turns every 250 calls inside a round; process
-CPU time per call; ratios against `off` of the same
-run. Usage: .venv/bin/python benchmarks/tracing_bench.py [-n 5000]
+CPU time per call; ratios against `off` of the same run. Results: benchmarks/results/tracing.json
+(benchmarks/report.py writes the page from it). Usage: .venv/bin/python benchmarks/tracing_bench.py [-n 4000]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from _common import AGENT_CONFIG, call_body, call_headers  # noqa: E402
+from _common import AGENT_CONFIG, Run, call_body, call_headers, save_results  # noqa: E402
 from profile_inproc import call_once  # noqa: E402
 
 from mesh_framework import MeshApplication  # noqa: E402
@@ -65,7 +65,10 @@ def prepared() -> dict[str, tuple[Any, Any, bool]]:
     return states
 
 
-async def measure(n: int, rounds: int, chunk: int = 250) -> dict[str, float]:
+CHUNK = 250  # the variants take turns every CHUNK calls
+
+
+async def measure(n: int, rounds: int, chunk: int = CHUNK) -> dict[str, float]:
     """Best round per variant; inside a round the variants take turns every `chunk` calls, so a change
     of load on the machine hits them all alike."""
     app = MeshApplication.load(
@@ -129,19 +132,22 @@ def sdk_span_cost(n: int, rounds: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=5000, help="calls per variant and round")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("-n", type=int, default=4000, help="calls per variant and round")
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
+    run = Run(short=args.n < 4000 or args.rounds < 7)
     best = asyncio.run(measure(args.n, args.rounds))
-    print(f"| variant (in process, {args.n} calls x best of {args.rounds}) | CPU µs/call | x off |")
-    print("|---|---|---|")
     for variant in VARIANTS:
-        print(f"| {variant} | {best[variant]:.1f} | {best[variant] / best['off']:.2f} |")
-    print()
-    print("| alone, outside a request | CPU µs |")
-    print("|---|---|")
-    for label, value in sdk_span_cost(args.n * 4, args.rounds).items():
-        print(f"| {label} | {value:.2f} |")
+        print(
+            f"{variant:16s} {best[variant]:7.1f} µs/call  {best[variant] / best['off']:.2f} x off",
+            file=sys.stderr,
+        )
+    alone = sdk_span_cost(args.n * 4, args.rounds)
+    save_results(
+        "tracing",
+        run,
+        {"calls": args.n, "rounds": args.rounds, "chunk": CHUNK, "us_per_call": best, "alone_us": alone},
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ registry and against MCP Mesh's registry on PostgreSQL, side by side, in one run
 
     .venv/bin/python benchmarks/fleet/fleet_bench.py [--fleet 1000] [--interval 5] [--quick]
 
-Per side, on 127.0.0.1, every server a subprocess stopped by its PID:
+Both registries run at once (127.0.0.1, every server a subprocess stopped by its PID); each phase runs
+`--rounds` times, the sides taking turns (the order alternates), and the median round is reported:
   register    the whole fleet's first POST /heartbeat (autocannon, every body once)
   heartbeat   steady load: full POST /heartbeat/s and HEAD /heartbeat/{id}/s (autocannon, bounded)
   resolve     latency of a consumer's POST /heartbeat (its dependencies resolved) while the whole fleet
@@ -15,8 +16,8 @@ Per side, on 127.0.0.1, every server a subprocess stopped by its PID:
               (starter_app) starts, and the time until the consumer's next call succeeds is measured
               (ours also follows the registry's push stream; MCP Mesh's registry has none)
 Fleet: half providers (capabilities svc-0..svc-49), half consumers (each depends on one svc-N and on
-`rare`, which nobody provides until the topology phase). Results: benchmarks/results/fleet.json and a
-section of docs/benchmarks.md (replaced on each run).
+`rare`, which a new provider offers in each round of the topology phase). Results:
+benchmarks/results/fleet.json (benchmarks/report.py writes the page from it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -42,16 +42,15 @@ ROOT = BENCH_DIR.parent
 sys.path[:0] = [str(BENCH_DIR), str(ROOT)]
 
 import httpx2  # noqa: E402
-from _common import HOST, PYTHON, RESULTS_DIR, free_port, rss_mib  # noqa: E402
+from _common import HOST, PYTHON, Run, free_port, rss_mib, save_results  # noqa: E402
 from meshbench.load import autocannon  # noqa: E402
-from meshbench.processes import Proc, clean_env, wait_for  # noqa: E402
+from processes import Proc, clean_env, wait_for  # noqa: E402
 
 from tests.interop import mcp_mesh as mm  # noqa: E402
 from tests.postgres import run_postgres  # noqa: E402
 
 MCP_REGISTRY_ENV = {"HEALTH_CHECK_INTERVAL": "10", "DEFAULT_TIMEOUT_THRESHOLD": "20"}  # its defaults
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
-SECTION = "## Fleet simulation: 1,000 agents, embedded registry vs MCP Mesh's registry on PostgreSQL"
 
 
 def log(text: str) -> None:
@@ -134,10 +133,10 @@ def our_registry(tmp: Path) -> Iterator[dict[str, Any]]:
         "--log-level",
         "WARNING",
     ]
-    proc = Proc("our-registry", argv, clean_env({}), ROOT, tmp)
+    proc = Proc("our-registry", argv, env=clean_env({}), cwd=ROOT, log_dir=tmp)
     url = f"http://{HOST}:{port}"
     try:
-        wait_for(lambda: _health(url), 20, "our registry /health", proc=proc)
+        wait_for(lambda: _health(url), 20, "our registry /health", procs=[proc])
         yield {
             "url": url,
             "pid": proc.pid,
@@ -184,25 +183,44 @@ def _health(url: str) -> bool:
 # -- phases ---------------------------------------------------------------------------------------
 
 
-def load_phases(
-    registry: dict[str, Any], bodies: list[str], ids: list[str], args: argparse.Namespace, tmp: Path
+def register(
+    registry: dict[str, Any], bodies: list[str], args: argparse.Namespace, tmp: Path
 ) -> dict[str, Any]:
-    common = {
+    """The whole fleet's first POST /heartbeat, every body once."""
+    t0 = time.perf_counter()
+    registered = autocannon(
+        {
+            **_common_load(registry, args),
+            "kind": "post",
+            "bodies": bodies,
+            "duration": 120,
+            "max_requests": len(bodies),
+        },
+        tmp,
+        budget=180,
+    )
+    return {
+        "register_pass_s": round(time.perf_counter() - t0, 2),
+        "register_status": {c: s["count"] for c, s in registered["statusCodeStats"].items()},
+    }
+
+
+def _common_load(registry: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    return {
         "url": registry["url"],
         "connections": args.connections,
         "timeout": 10,
         "headers": {"content-type": "application/json"},
     }
-    t0 = time.perf_counter()
-    registered = autocannon(
-        {**common, "kind": "post", "bodies": bodies, "duration": 120, "max_requests": len(bodies)},
-        tmp,
-        budget=180,
-    )
-    result: dict[str, Any] = {
-        "register_pass_s": round(time.perf_counter() - t0, 2),
-        "register_status": {c: s["count"] for c, s in registered["statusCodeStats"].items()},
-    }
+
+
+def rates(
+    registry: dict[str, Any], bodies: list[str], ids: list[str], args: argparse.Namespace, tmp: Path
+) -> dict[str, Any]:
+    """One round of steady load: full POST /heartbeat/s, HEAD /heartbeat/{id}/s (and, for MCP Mesh, the
+    HEAD load split over its two replicas at once)."""
+    common = _common_load(registry, args)
+    result: dict[str, Any] = {}
     pids = {"registry": registry["pid"]}
     if registry.get("postgres_pid"):
         pids["postgres"] = registry["postgres_pid"]
@@ -280,6 +298,7 @@ async def heartbeat_phases(
     providers: list[dict[str, Any]],
     consumers: list[dict[str, Any]],
     args: argparse.Namespace,
+    round_no: int,
 ) -> dict[str, Any]:
     url = registry["url"]
     check_url = registry.get("other_url", url)
@@ -288,7 +307,7 @@ async def heartbeat_phases(
         stop = asyncio.Event()
         seen: dict[str, float] = {}
         changed_at: list[float] = []
-        rare_id = "fleet-rare-00000"
+        rare_id = f"fleet-rare-{round_no:05d}"  # a new provider of `rare` each round
         errors = 0
 
         # A few requests in flight at a time: httpx's pool scans its whole queue for each request, so a
@@ -382,9 +401,9 @@ def real_agents(registry: dict[str, Any], tmp: Path) -> dict[str, Any]:
             "--port",
             str(port),
         ],
-        env,
-        ROOT,
-        tmp,
+        env=env,
+        cwd=ROOT,
+        log_dir=tmp,
     )
     provider: Proc | None = None
     body = {
@@ -403,7 +422,7 @@ def real_agents(registry: dict[str, Any], tmp: Path) -> dict[str, Any]:
         return not answer.get("result", {}).get("isError", True)
 
     try:
-        wait_for(lambda: _health(f"http://{HOST}:{port}"), 30, "calculator /health", proc=consumer)
+        wait_for(lambda: _health(f"http://{HOST}:{port}"), 30, "calculator /health", procs=[consumer])
         time.sleep(1.0)  # registered, dependency unresolved
         provider_port = free_port()
         t0 = time.perf_counter()
@@ -420,13 +439,13 @@ def real_agents(registry: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 "--port",
                 str(provider_port),
             ],
-            env,
-            ROOT,
-            tmp,
+            env=env,
+            cwd=ROOT,
+            log_dir=tmp,
         )
-        wait_for(lambda: _health(f"http://{HOST}:{provider_port}"), 30, "starter /health", proc=provider)
+        wait_for(lambda: _health(f"http://{HOST}:{provider_port}"), 30, "starter /health", procs=[provider])
         serving = time.perf_counter() - t0
-        wait_for(works, 60, "calculator's call through the new provider", proc=consumer)
+        wait_for(works, 60, "calculator's call through the new provider", procs=[consumer])
         total = time.perf_counter() - t0
         return {
             "provider_serving_s": round(serving, 2),
@@ -439,118 +458,19 @@ def real_agents(registry: dict[str, Any], tmp: Path) -> dict[str, Any]:
         consumer.stop()
 
 
-# -- report ----------------------------------------------------------------------------------------
+# -- the run: both registries up at once, the sides taking turns phase by phase -----------------------
 
 
-def report(results: dict[str, Any], args: argparse.Namespace) -> str:
-    ours, mcp = results["sides"]["ours"], results["sides"]["mcp-pg"]
-
-    def ratio(a: float | None, b: float | None) -> str:
-        return f"{a / b:.2f}" if a and b else "n/a"
-
-    rows = [
-        ("register the fleet (1 POST each), s", ours["register_pass_s"], mcp["register_pass_s"], "lower"),
-        ("full POST /heartbeat per s", ours["post"]["per_s"], mcp["post"]["per_s"], "higher"),
-        ("HEAD /heartbeat per s", ours["head"]["per_s"], mcp["head"]["per_s"], "higher"),
-        (
-            "HEAD /heartbeat per s, MCP Mesh's load split over its two replicas",
-            ours["head"]["per_s"],
-            mcp.get("head_two_replicas", {}).get("per_s"),
-            "higher",
-        ),
-        ("resolution (consumer POST) p50, ms", ours["resolve"]["p50_ms"], mcp["resolve"]["p50_ms"], "lower"),
-        ("resolution p99, ms", ours["resolve"]["p99_ms"], mcp["resolve"]["p99_ms"], "lower"),
-        (
-            "topology change reaches all consumers (heartbeat only), max s",
-            ours["topology"]["max_s"],
-            mcp["topology"]["max_s"],
-            "lower",
-        ),
-        (
-            "topology change, p50 over consumers, s",
-            ours["topology"]["p50_s"],
-            mcp["topology"]["p50_s"],
-            "lower",
-        ),
-        (
-            "real agents: provider serving -> consumer call ok, s",
-            ours["real"]["after_provider_serving_s"],
-            mcp["real"]["after_provider_serving_s"],
-            "lower",
-        ),
-        (
-            "registry process CPU under HEAD load, cores (PostgreSQL not counted)",
-            ours["head"]["cpu_util"]["registry"],
-            mcp["head"]["cpu_util"]["registry"],
-            "lower",
-        ),
-        ("registry RSS with the fleet, MiB", ours["registry_rss_mib"], mcp["registry_rss_mib"], "lower"),
-    ]
-    lines = [
-        SECTION,
-        "",
-        f"Run {results['date']} on {results['machine']}. Command: `.venv/bin/python "
-        f"benchmarks/fleet/fleet_bench.py --fleet {args.fleet} --interval {args.interval} "
-        f"--duration {args.duration} --connections {args.connections}`.",
-        f"Fleet: {args.fleet} simulated agents ({results['fleet']['providers']} providers of svc-0..49, "
-        f"{results['fleet']['consumers']} consumers each needing one svc-N and `rare`), plus real agents "
-        "(starter_app.calculator and starter_app). Ours: "
-        + ours["command"]
-        + ". MCP Mesh: "
-        + mcp["command"]
-        + ".",
-        "Load generator: autocannon (benchmarks/mesh_load.js) for the POST/HEAD rates; the fleet's own pace "
-        "(HEAD every interval, POST on 202) from Python asyncio, a few hundred requests/s.",
-        "",
-        "| measure | embedded registry | MCP Mesh on PostgreSQL | ours / MCP Mesh | better |",
-        "|---|---|---|---|---|",
-    ]
-    for name, a, b, better in rows:
-        lines.append(f"| {name} | {a} | {b} | {ratio(a, b)} | {better} |")
-    lines += [
-        "",
-        "Target (DESIGN.md: resolution and heartbeat throughput at least MCP Mesh's registry on "
-        "PostgreSQL, side by side): "
-        + (
-            "**met**."
-            if ours["post"]["per_s"] >= mcp["post"]["per_s"]
-            and ours["head"]["per_s"] >= mcp["head"]["per_s"]
-            and ours["resolve"]["p50_ms"] <= mcp["resolve"]["p50_ms"]
-            else "**not met**."
-        ),
-        "",
-        f"Topology: consumers reached {ours['topology']['reached']}/{ours['topology']['consumers']} (ours), "
-        f"{mcp['topology']['reached']}/{mcp['topology']['consumers']} (MCP Mesh); heartbeat interval "
-        f"{args.interval} s, so heartbeat-only propagation is bounded by about one interval plus a POST. "
-        f"PostgreSQL's own CPU under MCP Mesh's HEAD load: {mcp['head']['cpu_util'].get('postgres')} cores. "
-        "Real agents of ours also follow the embedded registry's push stream; MCP Mesh's registry has none.",
-        "",
-        f"Machine load: the 1-minute load average was {results['loadavg_start']} at the start and "
-        f"{results['loadavg_end']} at the end (other sessions' test suites share the 2 cores), and the sides "
-        "run one after the other: read the ratios, not the absolute times. The topology rows include the "
-        "lag of the Python fleet simulator (a thousand heartbeat loops in one process), the same for both "
-        "sides; the resolution rows do not (measured before the simulated heartbeats start).",
-        "",
-        "**Limits of the embedded registry, plainly.** It is one Python process: every rate above is what "
-        "one core of it gives, it keeps every agent in memory, and it cannot be replicated (two embedded "
-        "registries share nothing). When it stops, agents keep calling each other with the topology they "
-        "hold, and no change reaches them until it is back. Switch to MCP Mesh's registry on PostgreSQL "
-        "with two or more replicas when the registry must survive a machine, when agents span machines, or "
-        "when your fleet's heartbeat rate (agents / `registry.heartbeat_interval`) approaches the HEAD rate "
-        "measured here for one embedded registry on your hardware. See docs/production.md.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def write_section(text: str) -> None:
-    page = ROOT / "docs" / "benchmarks.md"
-    current = page.read_text()
-    start = current.find(SECTION)
-    if start >= 0:
-        end = current.find("\n## ", start + len(SECTION))
-        current = current[:start] + (current[end + 1 :] if end >= 0 else "")
-    page.write_text(current.rstrip("\n") + "\n\n" + text)
+def median_of_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round with the median POST rate, and every round's rates beside it."""
+    ordered = sorted(rounds, key=lambda r: r["post"]["per_s"])
+    chosen = dict(ordered[(len(ordered) - 1) // 2])
+    chosen["rounds_per_s"] = {
+        name: [r[name]["per_s"] for r in rounds]
+        for name in ("post", "head", "head_two_replicas")
+        if name in rounds[0]
+    }
+    return chosen
 
 
 def main() -> None:
@@ -563,39 +483,80 @@ def main() -> None:
     parser.add_argument("--cap", type=int, default=200000, help="request cap of each autocannon load")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--samples", type=int, default=200, help="resolution latency samples")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each phase, the sides alternating")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 100 agents, short loads")
-    parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args()
     if args.quick:
-        args.fleet, args.duration, args.samples, args.interval = 100, 1.0, 30, 2.0
+        args.fleet, args.duration, args.samples, args.interval, args.rounds = 100, 1.0, 30, 2.0, 1
+    run = Run(short=args.quick or args.fleet < 1000 or args.rounds < 3 or args.duration < 5)
     providers, consumers = fleet(args.fleet)
     bodies = [json.dumps(b, separators=(",", ":")) for b in providers + consumers]
     ids = [b["agent_id"] for b in providers + consumers]
+    names = ("ours", "mcp-pg")
     results: dict[str, Any] = {
-        "loadavg_start": Path("/proc/loadavg").read_text().split()[0],
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores",
+        "settings": {k: v for k, v in vars(args).items() if k != "quick"},
         "fleet": {"providers": len(providers), "consumers": len(consumers)},
         "sides": {},
     }
-    with tempfile.TemporaryDirectory(prefix="fleet-") as folder:
+    with tempfile.TemporaryDirectory(prefix="fleet-") as folder, contextlib.ExitStack() as stack:
         tmp = Path(folder)
-        for side, starter in (("ours", our_registry), ("mcp-pg", mcp_registry_on_postgres)):
-            log(f"{side}: fleet of {args.fleet}")
-            with starter(tmp) as registry:
-                side_result: dict[str, Any] = {"command": registry["command"]}
-                side_result.update(load_phases(registry, bodies, ids, args, tmp))
-                side_result.update(asyncio.run(heartbeat_phases(registry, providers, consumers, args)))
-                side_result["real"] = real_agents(registry, tmp)
-                log(f"  real: {side_result['real']}")
-                results["sides"][side] = side_result
-    results["loadavg_end"] = Path("/proc/loadavg").read_text().split()[0]
-    RESULTS_DIR.mkdir(exist_ok=True)
-    (RESULTS_DIR / "fleet.json").write_text(json.dumps(results, indent=2))
-    text = report(results, args)
-    print(text)
-    if not args.no_docs:
-        write_section(text)
+        registries = {
+            "ours": stack.enter_context(our_registry(tmp)),
+            "mcp-pg": stack.enter_context(mcp_registry_on_postgres(tmp)),
+        }
+        sides: dict[str, dict[str, Any]] = {n: {"command": registries[n]["command"]} for n in names}
+        for name in names:
+            log(f"{name}: registering a fleet of {args.fleet}")
+            sides[name].update(register(registries[name], bodies, args, tmp))
+
+        def rotated(round_no: int) -> tuple[str, ...]:
+            return names[round_no % 2 :] + names[: round_no % 2]
+
+        load_rounds: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+        for round_no in range(args.rounds):
+            for name in rotated(round_no):
+                log(f"{name}: rates, round {round_no + 1}")
+                load_rounds[name].append(rates(registries[name], bodies, ids, args, tmp))
+        heartbeat_rounds: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+        real_rounds: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+        for round_no in range(args.rounds):
+            for name in rotated(round_no):
+                log(f"{name}: resolution and topology, round {round_no + 1}")
+                heartbeat_rounds[name].append(
+                    asyncio.run(heartbeat_phases(registries[name], providers, consumers, args, round_no))
+                )
+                real_rounds[name].append(real_agents(registries[name], tmp))
+                log(f"  real: {real_rounds[name][-1]}")
+        for name in names:
+            sides[name].update(median_of_rounds(load_rounds[name]))
+            hb = heartbeat_rounds[name]
+            sides[name]["resolve"] = {
+                **hb[0]["resolve"],
+                "p50_ms": statistics.median(r["resolve"]["p50_ms"] for r in hb),
+                "p99_ms": statistics.median(r["resolve"]["p99_ms"] for r in hb),
+                "rounds_p50_ms": [r["resolve"]["p50_ms"] for r in hb],
+            }
+            reached = [r["topology"] for r in hb]
+            sides[name]["topology"] = {
+                **reached[0],
+                "reached": min(t["reached"] for t in reached),
+                "p50_s": _median_or_none([t["p50_s"] for t in reached]),
+                "p99_s": _median_or_none([t["p99_s"] for t in reached]),
+                "max_s": _median_or_none([t["max_s"] for t in reached]),
+                "rounds_max_s": [t["max_s"] for t in reached],
+                "client_errors": sum(t["client_errors"] for t in reached),
+            }
+            real = real_rounds[name]
+            sides[name]["real"] = {key: statistics.median(r[key] for r in real) for key in real[0]} | {
+                "rounds_after_provider_serving_s": [r["after_provider_serving_s"] for r in real]
+            }
+        results["sides"] = sides
+    save_results("fleet", run, results)
+
+
+def _median_or_none(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(statistics.median(present), 2) if present else None
 
 
 if __name__ == "__main__":

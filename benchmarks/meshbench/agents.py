@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from _common import BENCH_DIR, HOST, PYTHON, ROOT, free_port
+from processes import Proc, clean_env, http_status, wait_for
 
 from tests.interop import mcp_mesh as mm
 
 from .client import ACCEPT
-from .processes import Proc, clean_env, http_status, wait_for
 
 AGENTS_DIR = BENCH_DIR / "mesh_agents"
 NODELAY_DIR = AGENTS_DIR / "nodelay"
@@ -45,9 +45,9 @@ def list_agents(registry_url: str) -> list[dict[str, Any]]:
 def start_our_registry(log_dir: Path, timeout: float = OUR_REGISTRY_TIMEOUT) -> tuple[Proc, str]:
     port = free_port()
     argv = [PYTHON, "-m", "mesh_framework.cli", "registry", "--port", str(port), "--timeout", str(timeout)]
-    proc = Proc("our-registry", argv, clean_env({}), ROOT, log_dir)
+    proc = Proc("our-registry", argv, env=clean_env({}), cwd=ROOT, log_dir=log_dir)
     url = f"http://{HOST}:{port}"
-    wait_for(lambda: http_status(url + "/health") == 200, 20, "our registry /health", proc=proc)
+    wait_for(lambda: http_status(url + "/health") == 200, 20, "our registry /health", procs=[proc])
     proc.port = port
     return proc, url
 
@@ -58,7 +58,7 @@ def spawn_our_agent(module: str, registry_url: str, log_dir: Path, *, interval: 
     if interval is not None:
         env["MCP_MESH_HEALTH_INTERVAL"] = str(interval)
     argv = [PYTHON, "-m", "mesh_framework.cli", "run", module, "--host", HOST, "--port", str(port)]
-    proc = Proc(f"our-{module}", argv, clean_env(env), AGENTS_DIR, log_dir)
+    proc = Proc(f"our-{module}", argv, env=clean_env(env), cwd=AGENTS_DIR, log_dir=log_dir)
     proc.port = port
     proc.endpoint = f"http://{HOST}:{port}"
     return proc
@@ -81,7 +81,7 @@ def wait_our_agent(proc: Proc, registry_url: str, timeout: float = 30) -> Proc:
         finally:
             conn.close()
 
-    wait_for(answers, timeout, f"{proc.label} tools/list", proc=proc, interval=0.005)
+    wait_for(answers, timeout, f"{proc.label} tools/list", procs=[proc], interval=0.005)
 
     def listed() -> bool:
         for agent in list_agents(registry_url):
@@ -90,7 +90,7 @@ def wait_our_agent(proc: Proc, registry_url: str, timeout: float = 30) -> Proc:
                 return True
         return False
 
-    wait_for(listed, timeout, f"{proc.label} registered", proc=proc)
+    wait_for(listed, timeout, f"{proc.label} registered", procs=[proc])
     return proc
 
 
@@ -112,9 +112,9 @@ def spawn_mesh_agent(script: str, registry_url: str, log_dir: Path, *, nodelay: 
     return Proc(
         f"mcp-{path.stem}{'-nodelay' if nodelay else ''}",
         [str(mm.MESH_PYTHON), str(path)],
-        clean_env(env),
-        mm.AGENTS_DIR,
-        log_dir,
+        env=clean_env(env),
+        cwd=mm.AGENTS_DIR,
+        log_dir=log_dir,
     )
 
 
@@ -132,7 +132,7 @@ def wait_mesh_agent(proc: Proc, registry_url: str, name: str, known: set[str], t
                 return True
         return False
 
-    wait_for(registered, timeout, f"{proc.label} registered", proc=proc, interval=0.05)
+    wait_for(registered, timeout, f"{proc.label} registered", procs=[proc], interval=0.05)
     return proc
 
 

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from processes import display, log, wait_for
+
 from tests.interop import mcp_mesh as mm
 
 from .agents import (
@@ -23,7 +25,6 @@ from .agents import (
 from .client import McpClient
 from .load import throughput_run, throughput_summary
 from .measure import latency_chunk, latency_summary, memory
-from .processes import display, log, wait_for
 
 
 def start_calc_stack(side: str, tmp: Path, stack: dict[str, Any]) -> None:
@@ -60,7 +61,8 @@ def stop_calc_stack(stack: dict[str, Any]) -> None:
 
 
 def phase_calc(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    """All sides run at once (idle ones only heartbeat); measurements alternate between them."""
+    """All sides run at once (idle ones only heartbeat); measurements alternate between them, the order
+    rotating from chunk to chunk and round to round."""
     sides = [side for side in SIDES if side in args.sides.split(",")]
     stacks: dict[str, dict[str, Any]] = {side: {} for side in sides}
     clients: dict[str, McpClient] = {}
@@ -78,7 +80,7 @@ def phase_calc(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 60,
                 f"{side} calc answers 5",
                 interval=0.05,
-                proc=consumer,
+                procs=[consumer],
             )
             probe.close()
             st["pids"] = {"consumer": consumer.pid, "provider": st["provider"].pid}
@@ -103,8 +105,10 @@ def phase_calc(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         chunks: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         deadline = {side: time.perf_counter() + args.latency_max_s for side in sides}
         done = dict.fromkeys(sides, 0)
+        turn = 0
         while any(done[s] < args.calls and time.perf_counter() < deadline[s] for s in sides):
-            for side in sides:
+            turn += 1
+            for side in sides[turn % len(sides) :] + sides[: turn % len(sides)]:
                 if done[side] >= args.calls or time.perf_counter() >= deadline[side]:
                     continue
                 n = min(chunk, args.calls - done[side])
@@ -121,7 +125,7 @@ def phase_calc(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         # Throughput rounds, alternating.
         rounds: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         for rnd in range(args.rounds):
-            for side in sides:
+            for side in sides[rnd % len(sides) :] + sides[: rnd % len(sides)]:
                 st = stacks[side]
                 rounds[side].append(
                     throughput_run(

@@ -7,8 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from processes import Proc
+
 from .client import McpClient, Outcome
-from .processes import Proc
 
 
 def poll_until(

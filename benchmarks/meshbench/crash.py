@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from _common import cpu_seconds
+from processes import Proc, log
 
 from .agents import list_agents, wait_mesh_agent, wait_our_agent
 from .calls import calls_across, poll_until, summarize_calls
 from .client import McpClient, Outcome
-from .processes import Proc, log
 
 
 def provider_in_use(client: McpClient, providers: list[Proc], calls: int) -> tuple[Proc, dict[str, float]]:

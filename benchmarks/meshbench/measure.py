@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from _common import cpu_seconds, rss_mib
+from processes import Proc
 
 from .client import McpClient
-from .processes import Proc
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from _common import cpu_seconds, rss_mib
+from processes import Proc, display, log
 
 from tests.interop import mcp_mesh as mm
 
 from .agents import AGENTS_DIR, MESH_REGISTRY_DEFAULTS, list_agents, start_our_registry
 from .load import autocannon
 from .measure import OtherLoad
-from .processes import Proc, display, log
 
 PAYLOADS_DIR = AGENTS_DIR / "payloads"
 

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from processes import Proc, display, log
+
 from tests.interop import mcp_mesh as mm
 
 from .agents import (
@@ -24,7 +26,6 @@ from .agents import (
 from .calls import poll_until
 from .client import McpClient
 from .crash import crash_tests
-from .processes import Proc, display, log
 
 
 def phase_topology(
