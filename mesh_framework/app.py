@@ -72,12 +72,17 @@ class MeshApplication:
         profiles: Sequence[str] | None = None,
         config: str | Path | None = None,
         environ: Mapping[str, str] | None = None,
+        report_unread: bool = False,
     ) -> MeshApplication:
         """Import the module `app`, load its settings, scan its packages and check all wiring.
 
         Raises ConfigError or WiringError listing every problem found. Nothing is instantiated yet.
+        `report_unread` keeps settings nothing reads in `loaded.unread` rather than stopping (`mesh config`).
         """
-        return cls(*load_application(app, cli=cli, profiles=profiles, config=config, environ=environ))
+        loaded = load_application(
+            app, cli=cli, profiles=profiles, config=config, environ=environ, report_unread=report_unread
+        )
+        return cls(*loaded)
 
     def build(self) -> Any:
         """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""

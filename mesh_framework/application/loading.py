@@ -44,15 +44,22 @@ def load_application(
     profiles: Sequence[str] | None = None,
     config: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
+    report_unread: bool = False,
 ) -> LoadedApplication:
     """Import the module `app`, load its settings, scan its packages and check all wiring.
 
-    Raises ConfigError or WiringError listing every problem found."""
+    Raises ConfigError or WiringError listing every problem found; with `report_unread`, settings nothing
+    reads are kept in `loaded.unread` instead (`mesh config` shows them)."""
     environ = os.environ if environ is None else environ
     agent = find_agent(app)
     config_dir = config_dir_of(agent, config, environ)
     loaded = load_settings(
-        code=agent.params, cli=cli, profiles=profiles, config_dir=config_dir, environ=environ
+        code=agent.params,
+        cli=cli,
+        profiles=profiles,
+        config_dir=config_dir,
+        environ=environ,
+        keep_unread=True,  # reported with the wiring problems (or kept, under report_unread)
     )
     settings = loaded.settings
     servers = server_catalog(loaded, config_dir, environ)
@@ -60,7 +67,7 @@ def load_application(
     exclude = [*agent.exclude, *settings.scan.exclude]
     scan = scan_packages(packages, exclude)
     catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
-    container = assemble_container(loaded, scan, catalog, servers)
+    container = assemble_container(loaded, scan, catalog, servers, report_unread=report_unread)
     owners = {bean.type: bean.name for bean in catalog.components}
     module_file = getattr(sys.modules[agent.module], "__file__", None)
     package_dir = Path(module_file).resolve().parent if module_file else None

@@ -1,20 +1,21 @@
 """`mesh config APP`: every resolved setting with its origin; `--explain KEY`: every layer's value for one.
 
-Secrets are masked (`******`) in every form: table, JSON and explanation.
+Secrets are masked (`******`) in every form: table, JSON and explanation. Settings nothing reads (which stop
+`mesh run`) are listed on stderr, and under `problems` in JSON, rather than stopping the command.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from typing import Any
 
+from ..config.masking import MASK, masked
 from .common import EXIT_OK, app_name, cli_settings, json_option, profiles
 from .output import emit_json, is_terminal, plain_table, rich_table
 
-__all__ = ["Row", "register", "settings_rows"]
-
-MASK = "******"
+__all__ = ["MASK", "Row", "register", "settings_rows"]
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,13 @@ def settings_rows(app: Any) -> list[Row]:
     """The rows `mesh config` prints: framework settings, then each `@config_properties` section (with
     its defaults) in place of its raw data."""
     from ..config.loader import section_rows
+    from ..config.settings import MeshSettings
     from ..config.sources import iter_leaves
 
     prefixes = [spec.prefix + "." for spec in app.scan.config_properties]
     values = dict(iter_leaves(app.loaded.settings.model_dump(mode="json")))
     rows = [
-        Row(key, shown, origin, MASK if shown == MASK else values.get(key))
+        Row(key, shown, origin, masked(key, values.get(key), MeshSettings))
         for key, shown, origin in app.loaded.table()
         if not any(key.startswith(p) for p in prefixes)
     ]
@@ -56,7 +58,7 @@ def settings_rows(app: Any) -> list[Row]:
         section = app.section(spec.model)
         typed = dict(iter_leaves(section.model_dump(mode="json"), spec.prefix + "."))
         for key, shown, origin in section_rows(app.loaded, spec.prefix, section):
-            rows.append(Row(key, shown, origin, MASK if shown == MASK else typed.get(key)))
+            rows.append(Row(key, shown, origin, masked(key, typed.get(key), spec.model, spec.prefix + ".")))
     return rows
 
 
@@ -65,8 +67,14 @@ def _config(args: argparse.Namespace) -> int:
 
     cli = cli_settings(args)
     app = MeshApplication.load(
-        app_name(args.app, "config"), cli=cli, profiles=profiles(args), config=args.config
+        app_name(args.app, "config"),
+        cli=cli,
+        profiles=profiles(args),
+        config=args.config,
+        report_unread=True,
     )
+    for problem in app.loaded.unread:
+        sys.stderr.write(f"mesh config: {problem} (mesh run stops on this)\n")
     if args.explain is not None:
         from .explain import explain, show_explanation
 
@@ -83,6 +91,7 @@ def _config(args: argparse.Namespace) -> int:
                 "app": app.agent.module,
                 "profiles": app.settings.profiles,
                 "settings": {row.key: {"value": row.value, "origin": row.origin} for row in rows},
+                "problems": app.loaded.unread,
             }
         )
         return EXIT_OK

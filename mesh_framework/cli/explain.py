@@ -12,13 +12,13 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import ValidationError
 
-from ..config.sources import CLI_OPTIONS, cli_origin
+from ..config.sources import CLI_OPTIONS, cli_origin, parse_env_value
 from .common import EXIT_USAGE, CliError
 from .config import MASK, settings_rows
 from .output import echo, is_terminal, plain_table, rich_table
@@ -51,7 +51,7 @@ def explain(
     rows = {row.key: row for row in settings_rows(app)}
     key = _known_key(requested, rows)
     resolved = rows[key]
-    secret = resolved.value == MASK or _is_secret_key(app, key)
+    hide = _masking(app, key, whole=resolved.value == MASK)
     layers = [
         *_command_line(key, cli, profiles_given),
         *_environment(key, os.environ),
@@ -66,7 +66,7 @@ def explain(
     shown = []
     for layer in layers:
         is_set = layer["value"] is not _UNSET
-        value = (MASK if secret and layer["value"] is not None else layer["value"]) if is_set else None
+        value = hide(layer["value"]) if is_set else None
         shown.append(
             {
                 "layer": layer["layer"],
@@ -172,7 +172,7 @@ def _environment(key: str, environ: Mapping[str, str]) -> list[dict[str, Any]]:
 def _env_value(key: str, dotted: str, raw: str) -> Any:
     """The value variable `dotted` (holding `raw`) gives `key`: itself, or a part of its JSON object."""
     if dotted == key:
-        return raw
+        return parse_env_value(raw)
     if not key.startswith(dotted + ".") or raw.strip()[:1] != "{":
         return _UNSET
     try:
@@ -194,7 +194,7 @@ def _files(app: Any, key: str) -> list[dict[str, Any]]:
     agent = _agent_name(app)
     layers = []
     for index, path in reversed(list(enumerate(files))):
-        source = YamlFileSource(MeshSettings, path, display_path(path))
+        source = YamlFileSource(MeshSettings, path, display_path(path), environ=os.environ)
         kind = "application.yaml" if index == 0 else f"profile {path.stem.partition('-')[2]}"
         if key == "profiles" and index > 0:
             continue  # only application.yaml may name the active profiles
@@ -274,31 +274,20 @@ def _origin(origins: Mapping[str, str], key: str, stop: str = "") -> str:
     return ""
 
 
-def _is_secret_key(app: Any, key: str) -> bool:
-    from ..config.loader import _is_secret
+def _masking(app: Any, key: str, *, whole: bool) -> Callable[[Any], Any]:
+    """How a layer's value of `key` is shown: `******` for a secret key (or when the resolved value was
+    masked whole), else with the secrets inside it masked (the token of each `auth.tokens` entry)."""
+    from ..config.masking import is_secret, masked
     from ..config.settings import MeshSettings
 
-    if _is_secret(key):
-        return True
+    model: Any = MeshSettings
+    prefix = ""
     for spec in app.scan.config_properties:
         if key.startswith(spec.prefix + "."):
-            return _secret_field(spec.model, key[len(spec.prefix) + 1 :].split("."))
-    return _secret_field(MeshSettings, key.split("."))
-
-
-def _secret_field(model: Any, parts: list[str]) -> bool:
-    """True when a field on the path of `parts` through pydantic models is a SecretStr."""
-    for part in parts:
-        fields = getattr(model, "model_fields", None)
-        field = fields.get(part) if isinstance(fields, dict) else None
-        if field is None:
-            return False
-        annotation = field.annotation
-        if annotation is SecretStr or SecretStr in get_args(annotation):
-            return True
-        models = [a for a in (annotation, *get_args(annotation)) if isinstance(a, type)]
-        model = next((a for a in models if issubclass(a, BaseModel)), None)
-    return False
+            model, prefix = spec.model, spec.prefix + "."
+    if whole or is_secret(key, model, prefix):
+        return lambda value: MASK if value is not None else None
+    return lambda value: masked(key, value, model, prefix)
 
 
 def _text(value: Any) -> str:

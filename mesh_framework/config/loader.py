@@ -7,17 +7,19 @@ Precedence, highest first: command line, environment, `application-{profile}.yam
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import ConfigError, display_path
+from .fields import field_names, model_at, unknown_key
+from .masking import MASK, SECRET_WORDS, is_secret, is_secret_header, masked, printable
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
-from .settings import MeshSettings
+from .settings import LlmToolSettings, MeshSettings
 from .sources import (
     ACTIVE_SOURCES,
     ENV_PROFILES,
@@ -29,16 +31,17 @@ from .sources import (
     iter_leaves,
 )
 
-__all__ = ["LoadedSettings", "find_config_dir", "is_secret_header", "load_settings", "validate_section"]
-
-SECRET_WORDS = ("secret", "token", "password", "api_key", "apikey", "credential", "private_key")
-MASK = "******"
-# HTTP headers that carry credentials (case-insensitive): these names, or names containing these words.
-SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "x-api-key")
-SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "credential")
-# Every value of an MCP server's environment, and credential headers, are masked too.
-_SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
-_SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
+__all__ = [
+    "MASK",
+    "SECRET_WORDS",
+    "LoadedSettings",
+    "describe_errors",
+    "find_config_dir",
+    "is_secret_header",
+    "load_settings",
+    "section_rows",
+    "validate_section",
+]
 
 
 @dataclass
@@ -48,6 +51,9 @@ class LoadedSettings:
     settings: MeshSettings
     origins: dict[str, str]
     files: list[Path] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    """Settings nothing reads (each a problem with its origin and the closest known name), when the
+    loader was asked to keep them rather than stop (`mesh config` shows them)."""
 
     def origin_of(self, key: str) -> str:
         return _lookup(self.origins, key)
@@ -55,46 +61,10 @@ class LoadedSettings:
     def table(self) -> list[tuple[str, str, str]]:
         """Every resolved value as (key, printable value, origin), secrets masked."""
         data = self.settings.model_dump(mode="python")
-        rows = []
-        for key, value in iter_leaves(data):
-            rows.append((key, _printable(key, value), self.origin_of(key)))
-        return rows
-
-
-def is_secret_header(name: str) -> bool:
-    """True for HTTP headers that carry credentials (Authorization, Cookie, X-Api-Key, *token*, ...)."""
-    lowered = name.lower()
-    return lowered in SECRET_HEADERS or any(word in lowered for word in SECRET_HEADER_WORDS)
-
-
-def _is_secret(key: str) -> bool:
-    if any(word in key.lower() for word in SECRET_WORDS) or _SERVER_ENV.fullmatch(key):
-        return True
-    header = _SERVER_HEADER.fullmatch(key)
-    return header is not None and (header.group(1) is None or is_secret_header(header.group(1)))
-
-
-def _masked(key: str, value: Any) -> Any:
-    """`value` with every secret below `key` masked (for values shown whole, such as in errors)."""
-    if isinstance(value, Mapping):
-        return {k: _masked(f"{key}.{k}", v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(f"{key}.{i}", v) for i, v in enumerate(value)]
-    if value is not None and value != {} and (isinstance(value, SecretStr) or _is_secret(key)):
-        return MASK
-    return value
-
-
-def _printable(key: str, value: Any) -> str:
-    if value is not None and value != {} and (isinstance(value, SecretStr) or _is_secret(key)):
-        return MASK
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (str, int, float)):
-        return str(value)
-    return repr(_masked(key, value))
+        return [
+            (key, printable(key, value, MeshSettings), self.origin_of(key))
+            for key, value in iter_leaves(data)
+        ]
 
 
 def find_config_dir(candidates: Sequence[Path]) -> Path | None:
@@ -127,10 +97,13 @@ def load_settings(
     profiles: Sequence[str] | None = None,
     config_dir: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    keep_unread: bool = False,
 ) -> LoadedSettings:
     """Build the layers and validate. `code` and `cli` are flat dotted keys (`{"server.port": 9000}`).
 
-    Raises ConfigError listing every bad value with its key, value, origin and reason.
+    Raises ConfigError listing every bad value with its key, value, origin and reason, and every key of a
+    framework section that nothing reads (a typo) with the closest known name; with `keep_unread` the
+    latter are left out of the settings and kept in `unread` instead.
     """
     environ = os.environ if environ is None else environ
     env_source = EnvironmentSource(MeshSettings, environ)
@@ -152,7 +125,7 @@ def load_settings(
     files: list[Path] = []
     base = _yaml_file(config_dir, "application") if config_dir is not None else None
     if base is not None:
-        yaml_sources.append(YamlFileSource(MeshSettings, base, display_path(base)))
+        yaml_sources.append(YamlFileSource(MeshSettings, base, display_path(base), environ=environ))
         files.append(base)
     # Active profiles: command line, else environment, else `profiles:` in application.yaml.
     if profiles:
@@ -177,7 +150,9 @@ def load_settings(
                 f"found in {where}; create it or remove the profile"
             )
             continue
-        yaml_sources.insert(0, YamlFileSource(MeshSettings, path, display_path(path)))  # later profiles win
+        yaml_sources.insert(
+            0, YamlFileSource(MeshSettings, path, display_path(path), environ=environ)
+        )  # later profiles win
         files.append(path)
     if problems:
         raise ConfigError(problems)
@@ -196,14 +171,11 @@ def load_settings(
     for layer in reversed(layers):
         origins.update(layer.origins)
     origins["profiles"] = profiles_origin
-    token = ACTIVE_SOURCES.set(layers)
-    try:
-        settings = MeshSettings()
-    except ValidationError as exc:
-        raise ConfigError(describe_errors(exc, origins)) from None
-    finally:
-        ACTIVE_SOURCES.reset(token)
-    loaded = LoadedSettings(settings=settings, origins=origins, files=files)
+    settings, unread = _validate(layers, origins)
+    unread += _unread_in_llm_tools(settings, origins)
+    if unread and not keep_unread:
+        raise ConfigError(unread)
+    loaded = LoadedSettings(settings=settings, origins=origins, files=files, unread=unread)
     _derive(loaded)
     return loaded
 
@@ -240,21 +212,90 @@ def _derive(loaded: LoadedSettings) -> None:
         loaded.origins["server.host"] = "local default" if local else "default (all interfaces)"
 
 
-def describe_errors(exc: ValidationError, origins: Mapping[str, str], prefix: str = "") -> list[str]:
-    problems = []
-    for error in exc.errors(include_url=False):
-        key = prefix + ".".join(str(p) for p in error["loc"])
-        origin = _lookup(origins, key)
-        if error["type"] == "extra_forbidden":
-            problems.append(
-                f"{key} (from {origin}): unknown setting; check the spelling against `mesh config`"
-            )
+def _validate(layers: Sequence[LayerSource], origins: Mapping[str, str]) -> tuple[MeshSettings, list[str]]:
+    """The settings of `layers`, and the keys nothing reads, which are dropped from the layers (so that
+    `mesh config` can still show everything else). ConfigError for any other bad value."""
+    token = ACTIVE_SOURCES.set(tuple(layers))
+    try:
+        try:
+            return MeshSettings(), []
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False)
+        extra = [e for e in errors if e["type"] == "extra_forbidden"]
+        unread = [describe_error(e, origins) for e in extra]
+        others = [describe_error(e, origins) for e in errors if e["type"] != "extra_forbidden"]
+        if others:
+            raise ConfigError(others + unread)
+        for error in extra:
+            for layer in layers:
+                _drop(layer.data, error["loc"])
+        try:
+            return MeshSettings(), unread
+        except ValidationError as exc:
+            raise ConfigError(describe_errors(exc, origins) + unread) from None
+    finally:
+        ACTIVE_SOURCES.reset(token)
+
+
+def _unread_in_llm_tools(settings: MeshSettings, origins: Mapping[str, str]) -> list[str]:
+    """Keys of `llm.<tool name>` sections (kept raw until a tool reads them) that `llm.defaults` lacks;
+    they are dropped, as the loader drops those of other framework sections."""
+    known = field_names(LlmToolSettings)
+    unread: list[str] = []
+    for name, section in (settings.llm.model_extra or {}).items():
+        if not isinstance(section, dict):
             continue
-        value = error.get("input")
-        masked = _masked(key, value)
-        shown = MASK if masked is MASK else repr(masked)
-        problems.append(f"{key} = {shown} (from {origin}): {error['msg']}")
-    return problems
+        for key in [k for k in section if k not in known]:
+            where = f"llm.{name}.{key}"
+            unread.append(unknown_key(where, _lookup(origins, where), f"'llm.{name}'", known))
+            del section[key]
+    return unread
+
+
+def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
+    """Remove the value at `loc` (keys and list indexes) from nested data, where it is present."""
+    *path, last = loc
+    node = data
+    for part in path:
+        if isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+            continue
+        if not isinstance(node, dict) or part not in node:
+            return
+        node = node[part]
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
+def describe_errors(
+    exc: ValidationError,
+    origins: Mapping[str, str],
+    prefix: str = "",
+    model: type[BaseModel] = MeshSettings,
+) -> list[str]:
+    """One problem per error of validating `model` (the settings below the dotted `prefix`)."""
+    return [describe_error(error, origins, prefix, model) for error in exc.errors(include_url=False)]
+
+
+def describe_error(
+    error: ErrorDetails, origins: Mapping[str, str], prefix: str = "", model: type[BaseModel] = MeshSettings
+) -> str:
+    """`key = value (from origin): reason`, secrets masked; a key nothing reads names the closest one."""
+    loc = [str(part) for part in error["loc"]]
+    key = prefix + ".".join(loc)
+    origin = _lookup(origins, key)
+    if error["type"] == "extra_forbidden":
+        owner = model_at(model, loc[:-1])
+        known = field_names(owner) if owner is not None else []
+        # a framework section is named by its key, a model of the application by its class
+        framework = model.__module__.startswith("mesh_framework.")
+        name = f"'{key.rpartition('.')[0]}'" if framework else model.__name__
+        return unknown_key(key, origin, name, known)
+    if error["type"] == "missing":
+        return f"{key} (from {origin}): {error['msg']}"
+    shown = MASK if is_secret(key, model, prefix) else repr(masked(key, error.get("input"), model, prefix))
+    reason = error["msg"].removeprefix("Value error, ")  # a validator's own words
+    return f"{key} = {shown} (from {origin}): {reason}"
 
 
 def _lookup(origins: Mapping[str, str], key: str) -> str:
@@ -272,9 +313,10 @@ def validate_section(loaded: LoadedSettings, prefix: str, model: type[BaseModel]
     try:
         return model.model_validate(raw if raw is not None else {})
     except ValidationError as exc:
-        raise ConfigError(describe_errors(exc, loaded.origins, prefix=prefix + ".")) from None
+        raise ConfigError(describe_errors(exc, loaded.origins, prefix + ".", model)) from None
 
 
 def section_rows(loaded: LoadedSettings, prefix: str, section: BaseModel) -> Iterator[tuple[str, str, str]]:
+    """The rows of a `@config_properties` section as `mesh config` prints them, secrets masked."""
     for key, value in iter_leaves(section.model_dump(mode="python"), prefix + "."):
-        yield key, _printable(key, value), loaded.origin_of(key)
+        yield key, printable(key, value, type(section), prefix + "."), loaded.origin_of(key)

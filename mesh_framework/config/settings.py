@@ -7,6 +7,7 @@ Values come from layers (highest first): command line, environment, `application
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -149,11 +150,41 @@ class RegistrySettings(BaseModel):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    @field_validator("url")
+    @classmethod
+    def _url_is_usable(cls, value: str | None) -> str | None:
+        for part in (value or "").split(","):
+            _check_registry_url(part.strip())
+        return value
+
+    @field_validator("urls")
+    @classmethod
+    def _urls_are_usable(cls, value: list[str]) -> list[str]:
+        for url in value:
+            _check_registry_url(url)
+        return value
+
     def endpoints(self) -> list[str]:
         """Every registry URL to use, in order (`urls`, else `url` split at commas); empty: embedded."""
         if self.urls:
             return list(self.urls)
         return [part.strip() for part in (self.url or "").split(",") if part.strip()]
+
+
+def _check_registry_url(url: str) -> None:
+    """ValueError unless `url` is an http(s) URL with a host (and a valid port, if it names one)."""
+    if not url:
+        return
+    example = "e.g. http://registry.example.com:8000"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{url!r} is not a registry URL ({exc}); {example}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http(s) URL with a host; {example}")
+    if port == 0:
+        raise ValueError(f"{url!r} names port 0; {example}")
 
 
 class TlsSettings(BaseModel):

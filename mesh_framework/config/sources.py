@@ -13,6 +13,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from ..errors import ConfigError
+from .placeholders import SETTINGS, PlaceholderError, Use, resolve
 
 __all__ = [
     "ACTIVE_SOURCES",
@@ -24,6 +25,7 @@ __all__ = [
     "YamlFileSource",
     "dotted_to_nested",
     "normalize_key",
+    "parse_env_value",
 ]
 
 # The layers `MeshSettings()` reads while `load_settings` builds it (pydantic-settings asks the class for its
@@ -157,12 +159,12 @@ class EnvironmentSource(LayerSource):
             if not all(parts):
                 continue
             dotted = ".".join(parts)
-            flat[dotted] = _parse_env_value(raw)
+            flat[dotted] = parse_env_value(raw)
             origins[dotted] = f"environment variable {name}"
         super().__init__(settings_cls, "environment", dotted_to_nested(flat), origins)
 
 
-def _parse_env_value(raw: str) -> Any:
+def parse_env_value(raw: str) -> Any:
     """JSON lists and objects are decoded (`MESH_SCAN__PACKAGES='["a","b"]'`); everything else stays text."""
     stripped = raw.strip()
     if stripped[:1] in "[{":
@@ -174,15 +176,36 @@ def _parse_env_value(raw: str) -> Any:
 
 
 class YamlFileSource(LayerSource):
-    """One YAML file, keys normalized, each leaf's origin given as `path:line`."""
+    """One YAML file, keys normalized, `${VAR}` placeholders resolved from `environ`, each leaf's origin
+    given as `path:line` (and `via environment variable VAR` when a placeholder supplied it)."""
 
-    def __init__(self, settings_cls: type[BaseSettings], path: Path, display: str) -> None:
-        data, origins = load_yaml_with_lines(path, display)
+    def __init__(
+        self, settings_cls: type[BaseSettings], path: Path, display: str, *, environ: Mapping[str, str]
+    ) -> None:
+        data, origins = load_yaml_with_lines(path, display, environ)
         super().__init__(settings_cls, display, data, origins)
         self.path = path
 
 
-def load_yaml_with_lines(path: Path, display: str) -> tuple[dict[str, Any], dict[str, str]]:
+def _catalog_entries(dotted: str) -> bool:
+    """`mcp.servers` holds catalog entries: their placeholders follow the catalog's rules, resolved when the
+    catalog is read (`catalog.loading`), not here."""
+    return dotted == "mcp.servers" or (
+        dotted.startswith("agents.") and dotted.endswith(".mcp.servers") and dotted.count(".") == 3
+    )
+
+
+def _with_uses(where: str, uses: list[Use]) -> str:
+    if not uses:
+        return where
+    return f"{where} via " + ", ".join(dict.fromkeys(use.describe() for use in uses))
+
+
+def load_yaml_with_lines(
+    path: Path, display: str, environ: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The file's settings and the origin of each leaf. Raises ConfigError for a file that cannot be read or
+    parsed, and for every placeholder that cannot be resolved (key, file and line, variable)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -201,21 +224,46 @@ def load_yaml_with_lines(path: Path, display: str) -> tuple[dict[str, Any], dict
             [f"{display}: the top level must be a mapping of settings, e.g. 'server: {{port: 8080}}'"]
         )
     origins: dict[str, str] = {}
+    problems: list[str] = []
     constructor = yaml.SafeLoader("")
 
-    def walk(node: yaml.Node, prefix: str) -> Any:
+    def walk(node: yaml.Node, prefix: str, resolve_here: bool, in_list: bool) -> tuple[Any, list[Use]]:
+        """The value of `node` and the placeholders it used; keys inside lists are kept as written and
+        their origins are those of the list."""
         if isinstance(node, yaml.MappingNode):
-            result: dict[str, Any] = {}
+            result: dict[Any, Any] = {}
+            used: list[Use] = []
             parent = prefix[:-1]
             for key_node, value_node in node.value:
-                key = str(constructor.construct_object(key_node, deep=True))
-                if not keeps_keys_verbatim(parent):
-                    key = normalize_key(key)
+                key = constructor.construct_object(key_node, deep=True)
+                if not in_list:
+                    key = str(key) if keeps_keys_verbatim(parent) else normalize_key(str(key))
                 dotted = f"{prefix}{key}"
-                result[key] = walk(value_node, dotted + ".")
-                if not isinstance(value_node, yaml.MappingNode) or not value_node.value:
-                    origins[dotted] = f"{display}:{value_node.start_mark.line + 1}"
-            return result
-        return constructor.construct_object(node, deep=True)
+                resolve_below = resolve_here and not _catalog_entries(dotted)
+                result[key], uses = walk(value_node, dotted + ".", resolve_below, in_list)
+                if not in_list and (not isinstance(value_node, yaml.MappingNode) or not value_node.value):
+                    origins[dotted] = _with_uses(f"{display}:{value_node.start_mark.line + 1}", uses)
+                used += uses
+            return result, used
+        if isinstance(node, yaml.SequenceNode):
+            items: list[Any] = []
+            used = []
+            for index, item in enumerate(node.value):
+                value, uses = walk(item, f"{prefix}{index}.", resolve_here, True)
+                items.append(value)
+                used += uses
+            return items, used
+        value = constructor.construct_object(node, deep=True)
+        if not resolve_here or not isinstance(value, str) or "${" not in value:
+            return value, []
+        try:
+            return resolve(value, environ, SETTINGS)
+        except PlaceholderError as exc:
+            where = f"{display}:{node.start_mark.line + 1}"
+            problems.extend(f"{prefix[:-1]} (from {where}): {problem}" for problem in exc.problems)
+            return value, []
 
-    return walk(root, ""), origins
+    data, _uses = walk(root, "", True, False)
+    if problems:
+        raise ConfigError(problems)
+    return data, origins

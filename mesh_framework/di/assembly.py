@@ -31,9 +31,15 @@ logger = logging.getLogger("mesh_framework")
 
 
 def assemble_container(
-    loaded: LoadedSettings, scan: ScanResult, catalog: BeanCatalog, servers: McpServerCatalog
+    loaded: LoadedSettings,
+    scan: ScanResult,
+    catalog: BeanCatalog,
+    servers: McpServerCatalog,
+    *,
+    report_unread: bool = False,
 ) -> Any:
-    """The container for one agent. Raises WiringError listing every problem found."""
+    """The container for one agent. Raises WiringError listing every problem found; settings nothing reads
+    are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`)."""
     container = MeshContainer(
         settings=providers.Object(loaded.settings),
         loaded_settings=providers.Object(loaded),
@@ -58,10 +64,12 @@ def assemble_container(
         {spec.prefix: spec.model for spec in scan.config_properties},
         strict=loaded.settings.config.strict,
     )
-    if loaded.settings.config.strict:
-        problems += [f"{p} (config.strict is on)" for p in unread]
-    for problem in [] if loaded.settings.config.strict else unread:
-        logger.warning("setting ignored: %s", problem)
+    for warning in unread.warnings:
+        logger.warning("setting ignored: %s", warning)
+    if report_unread:
+        loaded.unread = unread.errors
+    else:
+        problems += unread.errors
     if problems:
         raise WiringError(problems)
     container.tool_plans.override(providers.Object(plans))

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..config.loader import LoadedSettings, describe_errors
+from ..config.settings import LlmToolSettings
 from ..decorators import LLM_ATTR
 from ..errors import ConfigError
 from ..specs import LlmSpec, Selector
@@ -76,7 +77,7 @@ class _Layers:
         try:
             self.tool = llm.for_tool(name)
         except ValidationError as exc:
-            raise ConfigError(describe_errors(exc, loaded.origins, prefix=f"llm.{name}.")) from None
+            raise ConfigError(describe_errors(exc, loaded.origins, f"llm.{name}.", LlmToolSettings)) from None
         self.defaults = llm.defaults
         self.name = name
         self.loaded = loaded

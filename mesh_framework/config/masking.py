@@ -1,0 +1,119 @@
+"""Which settings are secrets, and their values masked (`******`) wherever a value is shown.
+
+A setting is secret when its model declares it so (a `SecretStr` field, or the `SECRET` marker in its
+metadata: `password: Annotated[str, SECRET]`), when its own name is one of `SECRET_NAMES` or ends with one
+as its last words (`db_password`, `github_token`: for data no model types, such as raw sections and
+`model_params`), and every value of an MCP server's `env` and its credential headers. Names are compared by
+whole words, never as substrings: `max_tokens` and `token_budget` are not secrets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel, SecretStr
+
+from .fields import follow
+from .sources import normalize_key
+
+__all__ = [
+    "MASK",
+    "SECRET",
+    "SECRET_NAMES",
+    "SECRET_WORDS",
+    "is_secret",
+    "is_secret_header",
+    "masked",
+    "printable",
+]
+
+MASK = "******"
+# Keys that are secrets by name, wherever they are: the (normalized) name is one of these, or ends with
+# `_` and one of these.
+SECRET_NAMES = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "client_secret",
+        "token",
+        "access_token",
+        "refresh_token",
+        "api_key",
+        "apikey",
+        "private_key",
+        "credential",
+        "credentials",
+    }
+)
+# Words that mark a key of free-form data as secret (status sections, which no model declares).
+SECRET_WORDS = ("secret", "token", "password", "api_key", "apikey", "credential", "private_key")
+# HTTP headers that carry credentials (case-insensitive): these names, or names containing these words.
+SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "x-api-key")
+SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "credential")
+# Every value of an MCP server's environment, and credential headers, are masked too.
+_SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
+_SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
+
+
+class _SecretMarker:
+    """Field metadata that declares a setting secret: `Annotated[str, SECRET]`."""
+
+    def __repr__(self) -> str:
+        return "SECRET"
+
+
+SECRET: Final = _SecretMarker()
+
+
+def is_secret_header(name: str) -> bool:
+    """True for HTTP headers that carry credentials (Authorization, Cookie, X-Api-Key, *token*, ...)."""
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or any(word in lowered for word in SECRET_HEADER_WORDS)
+
+
+def is_secret(key: str, model: type[BaseModel] | None = None, prefix: str = "") -> bool:
+    """Whether the dotted `key` holds a secret; `model` declares the keys below `prefix` (a section)."""
+    if _secret_name(normalize_key(key.rpartition(".")[2])) or _SERVER_ENV.fullmatch(key):
+        return True
+    header = _SERVER_HEADER.fullmatch(key)
+    if header is not None and (header.group(1) is None or is_secret_header(header.group(1))):
+        return True
+    if model is None or not key.startswith(prefix):
+        return False
+    for step in follow(model, key[len(prefix) :].split(".")):
+        if SecretStr in step.annotations or any(m is SECRET for m in step.metadata):
+            return True
+    return False
+
+
+def _secret_name(name: str) -> bool:
+    words = name.split("_")
+    return any("_".join(words[i:]) in SECRET_NAMES for i in range(len(words)))
+
+
+def masked(key: str, value: Any, model: type[BaseModel] | None = None, prefix: str = "") -> Any:
+    """`value` (of the dotted `key`) with every secret in it masked: mappings and lists item by item."""
+    if isinstance(value, Mapping):
+        return {k: masked(f"{key}.{k}", v, model, prefix) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(f"{key}.{i}", v, model, prefix) for i, v in enumerate(value)]
+    if value is not None and (isinstance(value, SecretStr) or is_secret(key, model, prefix)):
+        return MASK
+    return value
+
+
+def printable(key: str, value: Any, model: type[BaseModel] | None = None, prefix: str = "") -> str:
+    """`value` as `mesh config` prints it: a secret `******`, `null`, `true`, text as is."""
+    if value is not None and value != {} and (isinstance(value, SecretStr) or is_secret(key, model, prefix)):
+        return MASK
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return repr(masked(key, value, model, prefix))
