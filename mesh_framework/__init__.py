@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._version import __version__
     from .app import MeshApplication
     from .callbacks import (
         FunctionToolCallback,
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
     from .tools.wrapper import MeshToolWrapper
     from .tools.wrapper_registry import MeshToolWrapperRegistry
 
-__version__ = "0.1.0"
 
 __all__ = [
     "ApplicationEventPublisher",
@@ -136,6 +136,7 @@ __all__ = [
 
 # Public name -> the module (relative to this package) that defines it.
 _LOCATIONS: dict[str, str] = {
+    "__version__": "._version",  # the installed package's metadata, read on first use
     "MeshApplication": ".app",
     "FunctionToolCallback": ".callbacks",
     "McpToolCallbackProvider": ".callbacks",

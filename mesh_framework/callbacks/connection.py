@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import anyio
 import httpx2
 
+from .._version import DISTRIBUTION, __version__
 from ..catalog.definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
 from ..errors import MeshError
 from .connection_info import McpConnectionInfo
@@ -148,7 +149,7 @@ class McpConnection:
         self.name = name
         self.mode = mode  # "auto": 2026-07-28 when the server speaks it, else the handshake; or "legacy"
         self.definition = definition
-        self.client_info = dict(client_info or {"name": "mesh-framework", "version": "0.1.0"})
+        self.client_info = dict(client_info or {"name": DISTRIBUTION, "version": __version__})
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
         self.headers = headers

@@ -19,7 +19,6 @@ live in `mesh_framework.cli`, one module per group; this module assembles them.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import logging
 import os
 import sys
@@ -78,11 +77,9 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        try:
-            version = importlib.metadata.version("mesh-framework")
-        except importlib.metadata.PackageNotFoundError:
-            version = "unknown (mesh-framework is not installed)"
-        sys.stdout.write(f"mesh {version}\n")
+        from .._version import __version__
+
+        sys.stdout.write(f"mesh {__version__}\n")
         parser.exit(EXIT_OK)
 
 

@@ -21,7 +21,6 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
-from importlib import metadata
 from typing import Any
 
 from starlette.applications import Starlette
@@ -29,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .._version import __version__
 from ..metrics.registry_metrics import registry_metrics_route
 from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
@@ -47,13 +47,6 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 def default_check_interval(timeout: float) -> float:
     """MCP Mesh scans every 10 s; a short timeout needs a shorter scan."""
     return min(timeout / 2, 10.0)
-
-
-def _version() -> str:
-    try:
-        return metadata.version("mesh-framework")
-    except metadata.PackageNotFoundError:
-        return "0.0.0"
 
 
 def _error(status_code: int, message: str, field: str | None = None) -> JSONResponse:
@@ -77,7 +70,7 @@ def build_registry_app(
     interval = check_interval if check_interval is not None else default_check_interval(store.timeout)
     if interval <= 0:
         raise ValueError(f"Registry check interval must be positive, not {interval!r}")
-    version = _version()
+    version = __version__
     push = TopologyPush(store)  # GET /topology/stream, /ui/stream: registry/push.py
 
     async def heartbeat(request: Request) -> Response:
