@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .failures import log_failure
+
 logger = logging.getLogger("mesh_framework.argument_completion")
 
 __all__ = [
@@ -146,7 +148,7 @@ async def complete_argument(
     try:
         return await call_completer(completer(), value, context)
     except Exception as exc:
-        logger.exception("completer of %s %s '%s' failed", owner, noun, argument)
+        log_failure(logger, f"completer of {owner} {noun} '{argument}'", exc)
         raise error(
             f"Completer of {owner} {noun} '{argument}' failed: {type(exc).__name__}: {exc}", internal=True
         ) from None

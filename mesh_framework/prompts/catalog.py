@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..argument_completion import complete_argument
+from ..failures import log_failure
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments
@@ -105,7 +106,7 @@ class PromptCatalog:
         except ArgumentError as exc:
             raise PromptError(str(exc)) from None
         except Exception as exc:
-            logger.exception("prompt '%s' failed", prompt.name)
+            log_failure(logger, f"prompt '{prompt.name}'", exc)
             raise PromptError(
                 f"Prompt '{prompt.name}' failed: {type(exc).__name__}: {exc}", internal=True
             ) from None

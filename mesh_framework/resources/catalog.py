@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..argument_completion import complete_argument
+from ..failures import log_failure
 from ..prompts.arguments import Argument, ArgumentError
 from .contents import to_contents
 from .files import StaticFile
@@ -137,7 +138,7 @@ class ResourceCatalog:
         except ResourceError:
             raise
         except Exception as exc:
-            logger.exception("resource '%s' failed", uri)
+            log_failure(logger, f"resource '{uri}'", exc)
             raise ResourceError(
                 f"Resource '{uri}' failed: {type(exc).__name__}: {exc}", uri=uri, internal=True
             ) from None

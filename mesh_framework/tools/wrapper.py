@@ -15,6 +15,7 @@ from pydantic_core import to_json
 from ..content import CONTENT_TYPES, ToolResult
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
+from ..failures import log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..specs import DependencySpec, ToolSpec
@@ -193,7 +194,7 @@ class MeshToolWrapper:
             logger.warning("tool '%s' failed: %s", self.name, exc)
             return error_result(str(exc))
         except Exception as exc:
-            logger.exception("tool '%s' raised", self.name)
+            log_failure(logger, f"tool '{self.name}'", exc)
             return error_result(f"{type(exc).__name__}: {exc}")
         try:
             if isinstance(value, InputRequired):
