@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 from .argument_completion import completer
 from .prompts.decorator import mesh_prompt
@@ -136,10 +136,11 @@ def mesh_tool(
     timeout: float | None = None,
     input_schema: Mapping[str, Any] | None = None,
     client_capabilities: Sequence[str] = (),
-    background: bool = False,
+    background: bool | Literal["required"] = False,
     task: bool = False,
     max_concurrent: int | None = None,
     scopes: Sequence[str] = (),
+    prepare: Callable[..., Any] | None = None,
     **kwargs: Any,
 ) -> Callable[[F], F]:
     """Serve a function (or a component's method) as an MCP tool and advertise it as `capability`.
@@ -155,6 +156,11 @@ def mesh_tool(
     `__mesh_job_status`/`__mesh_job_result`); `task=True` is MCP Mesh's job tool: a plain call runs inline, a
     job submitted through the registry runs as a job. Either body may take a `JobContext` (`MeshJob`)
     parameter. `max_concurrent` caps this tool's running jobs (see the `jobs` settings).
+    `background="required"` also makes MCP clients that have a task form use it: a 2026-07-28 request
+    without the tasks extension is refused with -32021, a 2025-11-25 call without `params.task` with
+    -32601. `prepare(ctx, arguments)` (sync or async) runs in the request before a background tool's job
+    starts: returning `InputRequired` asks the client first (2026-07-28 multi-round calls), None starts
+    the job, whose body reads the answers from its own `ToolContext`.
 
     `scopes` are the OAuth scopes a caller's access token needs (with `auth.*` configured; else HTTP 403).
     """
@@ -162,6 +168,13 @@ def mesh_tool(
         raise ValueError(f"scopes must be a list of scope names without spaces, got {scopes!r}")
     if max_concurrent is not None and max_concurrent <= 0:
         raise ValueError(f"max_concurrent must be positive, got {max_concurrent!r}")
+    if background not in (True, False, "required"):
+        raise ValueError(f'background must be True, False or "required", got {background!r}')
+    if prepare is not None and (not background or not callable(prepare)):
+        raise ValueError(
+            "prepare= takes a function (ctx, arguments) and applies to background tools only; a plain "
+            "tool returns InputRequired from its body"
+        )
     if task:
         kwargs = {**kwargs, "task": True}
     if name is not None and not _TOOL_NAME.match(name):
@@ -185,10 +198,12 @@ def mesh_tool(
             input_schema=input_schema,
             client_capabilities=tuple(client_capabilities),
             kwargs=dict(kwargs),
-            background=background,
+            background=bool(background),
             task=task,
             max_concurrent=max_concurrent,
             scopes=tuple(scopes),
+            task_required=background == "required",
+            prepare=prepare,
         )
         setattr(function, TOOL_ATTR, spec)
         return function

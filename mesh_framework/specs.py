@@ -102,6 +102,8 @@ class ToolSpec:
     background: bool = False  # a plain call answers with a job handle while the body runs
     task: bool = False  # MCP Mesh job semantics: runs as a job when submitted through the registry
     max_concurrent: int | None = None  # this tool's own limit of running jobs
+    task_required: bool = False  # background="required": MCP clients with a task form must use it
+    prepare: Callable[..., Any] | None = None  # a background tool's input rounds before its job starts
 
 
 @dataclass(frozen=True, slots=True)

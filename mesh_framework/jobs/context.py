@@ -7,9 +7,12 @@ never block: they update the job's state, which the status tools and the registr
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Mapping
 from typing import Any
 
+from ..input_required import REQUEST_CAPABILITIES, InputNotPossible, InputRequired
 from .model import Job
 
 __all__ = ["JobCancelled", "JobContext", "MeshJob"]
@@ -35,12 +38,14 @@ class JobContext:
     A sync body may also `print(...)`: each printed line becomes a job message.
     """
 
-    __slots__ = ("_cancel", "_job", "_on_change")
+    __slots__ = ("_answers", "_cancel", "_issued", "_job", "_on_change")
 
     def __init__(self, job: Job, *, on_change: Any = None) -> None:
         self._job = job
         self._cancel = threading.Event()
         self._on_change = on_change  # called (no arguments) after each update; schedules registry flushes
+        self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}  # pending input, by wire key
+        self._issued: set[str] = set()  # every wire key asked so far: a key is never used twice
 
     @property
     def job_id(self) -> str:
@@ -98,6 +103,66 @@ class JobContext:
     async def update_progress(self, progress: float, message: str | None = None) -> None:
         """MCP Mesh's `MeshJob.update_progress`: `progress` is a fraction 0..1."""
         self.progress(progress, None, message)
+
+    async def ask(self, requests: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Ask the client of this job's MCP task for input; the answers, by the keys of `requests`.
+
+        `requests` maps keys of your choosing to `elicit(...)`, `sample(...)` or `list_roots()` requests.
+        The task shows `input_required` (its `tasks/get` lists the pending requests under
+        `inputRequests`) until the client has answered each of them with `tasks/update`, at once or one
+        at a time. Only a job started as a 2026-07-28 task can ask, and only for what its client declared
+        it can answer; otherwise this raises `InputNotPossible`, whose message ends the job (as its tool
+        error) unless the body catches it. Async bodies only.
+        """
+        job = self._job
+        InputRequired(requests)  # the same checks: at least one request, each of a known kind
+        if job.input_capabilities is None:
+            raise InputNotPossible(
+                f"Tool '{job.tool}' asked for input, but job {job.id} has no client that can answer: only a "
+                "job started as an MCP task of protocol 2026-07-28 (a client declaring the "
+                "io.modelcontextprotocol/tasks extension) can ask"
+            )
+        needed = {REQUEST_CAPABILITIES[str(r["method"])] for r in requests.values()}
+        missing = sorted(needed - job.input_capabilities)
+        if missing:
+            raise InputNotPossible(
+                f"Tool '{job.tool}' asked for input its client did not declare it can give "
+                f"(missing capabilities: {', '.join(missing)})"
+            )
+        loop = asyncio.get_running_loop()
+        waiting: dict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        for key, request in requests.items():
+            wire, serial = key, 1
+            while wire in self._issued:
+                serial += 1
+                wire = f"{key}-{serial}"
+            self._issued.add(wire)
+            waiting[key] = (wire, loop.create_future())
+            self._answers[wire] = waiting[key][1]
+            job.input_requests[wire] = dict(request)
+        job.status = "input_required"
+        self._changed()
+        try:
+            return {key: await future for key, (_wire, future) in waiting.items()}
+        finally:
+            for wire, _future in waiting.values():
+                self._answers.pop(wire, None)
+                job.input_requests.pop(wire, None)
+            if not job.input_requests and job.status == "input_required":
+                job.status = "working"
+
+    def answer(self, responses: Mapping[str, Any]) -> None:
+        """Deliver a client's answers (MCP `tasks/update`): keys not pending are ignored, as MCP says."""
+        job = self._job
+        for wire, response in responses.items():
+            future = self._answers.pop(wire, None)
+            if future is None or future.done():
+                continue
+            job.input_requests.pop(wire, None)
+            future.set_result(dict(response))
+        if not job.input_requests and job.status == "input_required":
+            job.status = "working"
+        self._changed()
 
     def cancel(self) -> None:
         """Mark the job cancelled (the runner also cancels an async body's task)."""

@@ -2,10 +2,11 @@
 this agent's jobs on the handshake-era path.
 
 The server declares `capabilities.tasks` (`list`, `cancel`, `requests.tools.call`) in its `initialize`
-answer for 2025-11-25, and its background and task tools say `execution.taskSupport: "optional"` in
-`tools/list`. A `tools/call` carrying `params.task` then starts the tool's job and answers a
-`CreateTaskResult` (`{task: {...}}`); the client polls `tasks/get`, reads the outcome with `tasks/result`
-(it waits for the job to end, then answers exactly what a plain call would have, with the
+answer for 2025-11-25, and its background and task tools say `execution.taskSupport: "optional"`
+(`"required"` for `background="required"`, whose plain calls are then -32601) in `tools/list`. A
+`tools/call` carrying `params.task` then starts the tool's job and answers a `CreateTaskResult`
+(`{task: {...}}`); the client polls `tasks/get`, reads the outcome with `tasks/result` (it waits for the
+job to end, then answers exactly what a plain call would have, with the
 `io.modelcontextprotocol/related-task` stamp), and may `tasks/list` and `tasks/cancel`.
 A tool error ends the task `failed`; unknown ids, bad cursors and cancelling an ended task are -32602;
 a task requested of a tool that does not support one is -32601, as the specification says.
@@ -56,7 +57,19 @@ class ExperimentalTasks:
         """The tool as 2025-11-25's `tools/list` shows it: with `execution.taskSupport` when supported."""
         if not self.supports(wrapper):
             return wrapper.descriptor
-        return {**wrapper.descriptor, "execution": {"taskSupport": "optional"}}
+        support = "required" if wrapper.spec.task_required else "optional"
+        return {**wrapper.descriptor, "execution": {"taskSupport": support}}
+
+    def check_plain_call(self, wrapper: MeshToolWrapper) -> None:
+        """A call without `params.task` of a tool whose `taskSupport` is required is -32601, as 2025-11-25
+        says."""
+        if wrapper.spec.task_required:
+            raise McpError(
+                METHOD_NOT_FOUND,
+                f"Tool '{wrapper.name}' runs only as a task (its execution.taskSupport is required); "
+                "call it with params.task",
+                status=404,
+            )
 
     def task(self, job: Job) -> dict[str, Any]:
         """The 2025-11-25 `Task`. A failed tool (raised, or answered `isError`) is `failed`."""

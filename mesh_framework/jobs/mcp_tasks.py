@@ -4,8 +4,10 @@
 A client that declares the extension (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`)
 gets a `CreateTaskResult` from a background tool's `tools/call` (`resultType: "task"`, `taskId`, `status`,
 `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`); `tasks/get` answers the task, with the tool's
-result inlined once completed; `tasks/cancel` answers an empty `{resultType: "complete"}` (also for a task
-that already ended). A client that does not declare it gets the job handle, as on every older version, and
+result inlined once completed and, while the body waits for input (`JobContext.ask`), `input_required`
+with the pending `inputRequests`; `tasks/update` delivers the client's `inputResponses`; `tasks/cancel`
+answers an empty `{resultType: "complete"}` (also for a task that already ended). A client that does not
+declare it gets the job handle, as on every older version (-32021 for a `background="required"` tool), and
 -32021 from the `tasks/*` methods. A body that raised is `completed` with `result.isError` (a tool error,
 not a protocol one), as the SEP says.
 """
@@ -18,16 +20,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ..input_required import REQUEST_CAPABILITIES
 from ..protocol.server import McpError
 from ..protocol.versions import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     META_CLIENT_CAPABILITIES,
+    METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
 )
 from .model import Job
 
 if TYPE_CHECKING:
+    from ..tools.context import ToolContext
     from ..tools.wrapper import MeshToolWrapper
     from .runner import JobRunner
 
@@ -54,24 +59,39 @@ class TaskCall:
     `create` turns the started job into that version's task-creation result; `owner` is the caller's
     identity (bound to the job, so other callers cannot see it); `must_create` (2025-11-25, where the
     client asked for a task) answers a call over the job limits with a task that failed at once, where
-    2026-07-28 answers the tool error itself.
+    2026-07-28 answers the tool error itself; `input_capabilities` are the kinds of input the client can
+    give during the task (None: it cannot be asked).
     """
 
     create: Callable[[Job], dict[str, Any]]
     owner: str | None = None
     must_create: bool = False
+    input_capabilities: frozenset[str] | None = None
 
 
 # Set while a tools/call is served as an MCP task: the job runner answers `create(job)`.
 AS_TASK: contextvars.ContextVar[TaskCall | None] = contextvars.ContextVar("mesh_as_mcp_task", default=None)
 
 
-def declares_tasks(params: dict[str, Any]) -> bool:
-    """Whether a 2026-07-28 request declares the tasks extension among its client capabilities."""
+def _declared(params: dict[str, Any]) -> dict[str, Any]:
     meta = params.get("_meta")
     declared = meta.get(META_CLIENT_CAPABILITIES) if isinstance(meta, dict) else None
-    extensions = declared.get("extensions") if isinstance(declared, dict) else None
+    return declared if isinstance(declared, dict) else {}
+
+
+def declares_tasks(params: dict[str, Any]) -> bool:
+    """Whether a 2026-07-28 request declares the tasks extension among its client capabilities."""
+    extensions = _declared(params).get("extensions")
     return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
+
+
+def _missing_extension(what: str) -> McpError:
+    return McpError(
+        MISSING_CLIENT_CAPABILITY,
+        f"{what} needs the {TASKS_EXTENSION} extension: declare it in the request's "
+        "_meta clientCapabilities.extensions (protocol 2026-07-28)",
+        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+    )
 
 
 def iso_time(seconds: float | None) -> str:
@@ -108,6 +128,8 @@ class McpTasks:
         }
         if job.progress_message:
             task["statusMessage"] = job.progress_message
+        if status == "input_required":
+            task["inputRequests"] = dict(job.input_requests)
         if job.status == "completed" and job.answer is not None:
             task["result"] = job.answer
         elif job.status == "failed" and job.internal:  # a protocol-level error: failed, with the error
@@ -121,23 +143,18 @@ class McpTasks:
     def created(self, job: Job) -> dict[str, Any]:
         """A `CreateTaskResult`: the task, flat, without its outcome."""
         task = self.task(job)
-        task.pop("result", None)
-        task.pop("error", None)
+        for outcome in ("result", "error", "inputRequests"):  # tasks/get shows them, not the creation
+            task.pop(outcome, None)
         return {"resultType": "task", **task}
 
     async def handle(self, method: str, params: dict[str, Any], owner: str | None = None) -> dict[str, Any]:
         """`tasks/get`, `tasks/cancel`, `tasks/update`; McpError -32021 when undeclared, -32602 if unknown."""
         if not declares_tasks(params):
-            raise McpError(
-                MISSING_CLIENT_CAPABILITY,
-                f"{method} needs the {TASKS_EXTENSION} extension: declare it in the request's "
-                "_meta clientCapabilities.extensions (protocol 2026-07-28)",
-                data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-            )
+            raise _missing_extension(method)
         task_id = params.get("taskId")
         job = visible_job(self.runner, task_id, owner)
         if method not in ("tasks/get", "tasks/cancel", "tasks/update"):
-            raise McpError(-32601, f"Method not found: {method}", data=method, status=404)
+            raise McpError(METHOD_NOT_FOUND, f"Method not found: {method}", data=method, status=404)
         if job is None:
             raise McpError(
                 INVALID_PARAMS,
@@ -150,18 +167,41 @@ class McpTasks:
             if not job.terminal:
                 self.runner.cancel(job.id, "cancelled by the client")
             return {"resultType": "complete"}
-        raise McpError(INVALID_PARAMS, f"Task {job.id} is not waiting for input ({self.task(job)['status']})")
+        responses = params.get("inputResponses")
+        if not isinstance(responses, dict) or not all(isinstance(r, dict) for r in responses.values()):
+            raise McpError(
+                INVALID_PARAMS,
+                "tasks/update needs params.inputResponses: an object mapping each key of the task's "
+                "inputRequests to the client's answer object",
+            )
+        context = self.runner.context_of(job.id)
+        if context is not None:  # keys not pending (answered, never asked, a task that ended) are ignored
+            context.answer(responses)
+        return {"resultType": "complete"}
 
     def wants(self, wrapper: MeshToolWrapper, params: dict[str, Any]) -> bool:
-        """Whether this 2026-07-28 call is served as a task: a background tool, the extension declared."""
-        return wrapper.spec.background and declares_tasks(params)
+        """Whether this 2026-07-28 call is served as a task: a background tool, the extension declared.
+        A `background="required"` tool called without the extension is refused (-32021)."""
+        if not wrapper.spec.background:
+            return False
+        if declares_tasks(params):
+            return True
+        if wrapper.spec.task_required:
+            raise _missing_extension(f"Tool '{wrapper.name}' runs only as a task, so calling it")
+        return False
 
     async def call(
-        self, wrapper: MeshToolWrapper, arguments: dict[str, Any] | None, owner: str | None = None
+        self,
+        wrapper: MeshToolWrapper,
+        params: dict[str, Any],
+        owner: str | None = None,
+        context: ToolContext | None = None,
     ) -> dict[str, Any]:
         """Serve a background tool's call as a task: the wrapper's job hook answers `created(job)`."""
-        token = AS_TASK.set(TaskCall(self.created, owner))
+        declared = _declared(params)
+        can_answer = frozenset(c for c in REQUEST_CAPABILITIES.values() if c in declared)
+        token = AS_TASK.set(TaskCall(self.created, owner, input_capabilities=can_answer))
         try:
-            return await wrapper.call(arguments)
+            return await wrapper.call(params.get("arguments"), context)
         finally:
             AS_TASK.reset(token)

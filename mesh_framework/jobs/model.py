@@ -41,6 +41,10 @@ class Job:
     claim_epoch: int | None = None
     internal: bool = False  # failed inside the framework (the result could not be served), not in the body
     max_duration: float | None = None  # seconds, from the registry (claim) or X-Mesh-Timeout (push)
+    # Input a body asked its MCP task's client for (`JobContext.ask`): pending requests by wire key, and
+    # the capabilities of the client that can answer them (None: no client can, e.g. a registry job).
+    input_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    input_capabilities: frozenset[str] | None = None
     submitted_at: float = field(default_factory=time.time)
     started_at: float | None = None
     finished_at: float | None = None

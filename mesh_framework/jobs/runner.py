@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import inspect
 import logging
 import time
 from collections import deque
@@ -21,6 +22,8 @@ from pydantic_core import to_jsonable_python
 
 from ..config.settings import JobSettings
 from ..errors import ToolExecutionError
+from ..input_required import InputNotPossible, InputRequired, input_required_result
+from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper, error_result
 from .capture import capturing, release
 from .context import JobCancelled, JobContext
@@ -29,7 +32,6 @@ from .model import Job, new_job_id
 from .store import JobStore
 
 if TYPE_CHECKING:
-    from ..tools.context import ToolContext
     from ..tools.wrapper_registry import MeshToolWrapperRegistry
 
 __all__ = ["DISPATCH", "Dispatch", "JobLimitError", "JobRunner", "answer_schema", "handle_result"]
@@ -127,12 +129,19 @@ class JobRunner:
     async def hook(
         self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], context: ToolContext | None
     ) -> dict[str, Any]:
+        if wrapper.spec.prepare is not None:  # a background tool's input rounds, before any job
+            asked = await self._prepare(wrapper, kwargs, context or ToolContext(wrapper.name))
+            if asked is not None:
+                return asked
         dispatch = DISPATCH.get()
         if dispatch is not None:
             return await self.run_dispatched(wrapper, kwargs, dispatch)
         task_call = AS_TASK.get()  # an MCP task: of a background tool, or of a task tool (2025-11-25)
         if task_call is None and not wrapper.spec.background:
             return await self._inline(wrapper, kwargs)
+        for param in wrapper.signature.injected:  # the body outlives the request: no stream to write to
+            if param.kind == "context" and isinstance(kwargs.get(param.name), ToolContext):
+                kwargs[param.name] = kwargs[param.name].detached()
         owner = task_call.owner if task_call is not None else None
         try:
             job = self.submit(wrapper, kwargs, owner=owner)
@@ -140,7 +149,38 @@ class JobRunner:
             if task_call is None or not task_call.must_create:
                 return error_result(str(exc))
             job = self.refused(wrapper, _client_arguments(wrapper, kwargs), str(exc), owner)
+        if task_call is not None:  # set before the body's first step, which runs once this call yields
+            job.input_capabilities = task_call.input_capabilities
         return task_call.create(job) if task_call is not None else handle_result(job)
+
+    async def _prepare(
+        self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], context: ToolContext
+    ) -> dict[str, Any] | None:
+        """Run the tool's `prepare`: the InputRequiredResult (or tool error) it answers, None to start."""
+        prepare = wrapper.spec.prepare
+        assert prepare is not None
+        try:
+            value = prepare(context, _client_arguments(wrapper, kwargs))
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:
+            logger.warning("prepare of tool '%s' raised: %r", wrapper.name, exc)
+            return error_result(f"{type(exc).__name__}: {exc}")
+        if value is None:
+            return None
+        if not isinstance(value, InputRequired):
+            return error_result(
+                f"prepare of tool '{wrapper.name}' returned {type(value).__name__}; it must return "
+                "InputRequired (ask the client first) or None (start the job)"
+            )
+        try:
+            return input_required_result(f"Tool '{wrapper.name}'", value, context)
+        except InputNotPossible as exc:
+            return error_result(str(exc))
+
+    def context_of(self, job_id: str) -> JobContext | None:
+        """A running job's context (to deliver its client's input); None once the job ended."""
+        return self._contexts.get(job_id)
 
     def submit(
         self,

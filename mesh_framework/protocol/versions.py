@@ -44,5 +44,13 @@ HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
-# Methods whose request names a target that must be mirrored in the Mcp-Name header.
-NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# Methods whose request names a target that must be mirrored in the Mcp-Name header (SEP-2243; the tasks
+# extension, SEP-2663, adds its methods so that intermediaries can route a task's requests by its id).
+NAME_BEARING_METHODS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}

@@ -24,7 +24,12 @@ import httpx2
 from ..app import MeshApplication
 from ..errors import ToolExecutionError
 from ..mesh.proxy import unwrap_result
-from ..protocol.versions import LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from ..protocol.versions import (
+    LATEST_MODERN_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    NAME_BEARING_METHODS,
+)
 
 __all__ = ["MeshTestClient", "SyncMeshClient", "mesh_client"]
 
@@ -35,7 +40,10 @@ BASE_URL = "http://127.0.0.1"  # a loopback Host, so the DNS-rebinding guard let
 def build_request(
     method: str, params: Mapping[str, Any] | None, *, modern: bool, name: str | None
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """The JSON-RPC body and headers of one request, in the 2026-07-28 form or the legacy one."""
+    """The JSON-RPC body and headers of one request, in the 2026-07-28 form or the legacy one.
+
+    `name` is the `Mcp-Name` header; when None, a method that names a target (`tools/call`, `tasks/get`,
+    ...) mirrors it from its params."""
     body: dict[str, Any] = {
         "jsonrpc": "2.0",
         "id": next(_ids),
@@ -46,6 +54,9 @@ def build_request(
     if modern:
         body["params"]["_meta"] = {META_PROTOCOL_VERSION: LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES: {}}
         headers |= {"MCP-Protocol-Version": LATEST_MODERN_VERSION, "Mcp-Method": method}
+        field = NAME_BEARING_METHODS.get(method)
+        if name is None and field is not None and isinstance(body["params"].get(field), str):
+            name = body["params"][field]
         if name is not None:
             headers["Mcp-Name"] = name
     return body, headers

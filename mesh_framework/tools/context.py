@@ -78,6 +78,19 @@ class ToolContext:
         """A context carrying only `entries`, for calling tool callbacks from code."""
         return cls(tool_name, entries=entries)
 
+    def detached(self) -> ToolContext:
+        """This context for work that outlives its request (a job's body): the call's data, no stream."""
+        return ToolContext(
+            self.tool_name,
+            request_id=self.request_id,
+            modern=self.modern,
+            client_capabilities=self.client_capabilities,
+            input_responses=self.input_responses,
+            request_state=self.request_state,
+            encode_state=self._encode_state,
+            entries=self.entries,
+        )
+
     def encode_state(self, state: Any) -> str:
         """Sign `state` for the client to hand back as `requestState` (see `InputRequired`)."""
         if self._encode_state is None:
