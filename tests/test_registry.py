@@ -15,7 +15,8 @@ from mesh_framework.registry import RegistryStore, build_registry_app
 from mesh_framework.registry import store as store_module
 from mesh_framework.registry.resolution import MAX_ALTERNATES
 
-INTEROP = Path(__file__).resolve().parents[2] / "shared" / "interop" / "mcp-mesh-3.7"
+# Payloads captured from the real MCP Mesh 3.7 registry and agents
+INTEROP = Path(__file__).resolve().parent / "interop" / "mcp_mesh_captures"
 
 UNRESOLVED_ADD = {
     "agent_id": "",
@@ -27,11 +28,7 @@ UNRESOLVED_ADD = {
 
 
 def captured(name: str) -> dict[str, Any]:
-    """A payload captured from the real MCP Mesh (its folder must exist beside the repository)."""
-    assert INTEROP.is_dir(), (
-        f"The captured MCP Mesh payloads are missing: expected the folder {INTEROP} "
-        "(shared/interop/mcp-mesh-3.7 beside the repository)"
-    )
+    """A payload captured from the real MCP Mesh."""
     data: dict[str, Any] = json.loads((INTEROP / name).read_text())
     return data
 

@@ -13,7 +13,7 @@ from mesh_framework.mesh.proxy_factory import McpMeshToolProxyFactory
 from mesh_framework.mesh.topology import Resolution, ToolSlots, Topology, diff_topology, parse_answer
 from tests.test_wrapper import calc, wrap
 
-INTEROP = Path(__file__).resolve().parents[2] / "shared" / "interop" / "mcp-mesh-3.7"
+INTEROP = Path(__file__).resolve().parent / "interop" / "mcp_mesh_captures"  # captured from MCP Mesh 3.7
 SLOTS = {"calc": ToolSlots("tests.calc", ("add", "add"))}
 
 

@@ -629,7 +629,7 @@ class Exchange:
         return body.get("method") if isinstance(body, dict) else None
 
     def to_json(self) -> dict[str, Any]:
-        """A capture in the style of shared/interop/mcp-mesh-3.7/*.json."""
+        """A capture in the style of tests/interop/mcp_mesh_captures/*.json."""
 
         def decoded(text: str) -> Any:
             try:
