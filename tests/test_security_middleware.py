@@ -4,12 +4,14 @@ raises. Every answer is a well-formed 401/403 or the wrapped app's own; nothing 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import httpx2
 import pytest
 
+from mesh_framework.protocol.body import BODY_READ, BodyRead
 from mesh_framework.security.authorization import McpAuthorization
 from mesh_framework.security.verifiers import AccessToken, StaticTokenVerifier, TokenVerifier
 
@@ -17,7 +19,8 @@ SCOPES = {"reset": ("admin",), "add": ("math",)}
 
 
 async def echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """Answers 200 with the body it received and the token the middleware left."""
+    """Answers 200 with the body it received, the token the middleware left, and what the middleware
+    read of the body for the endpoint (the message, or the error reading or parsing it)."""
     body = b""
     more = True
     while more:
@@ -25,14 +28,25 @@ async def echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         body += message.get("body", b"")
         more = message.get("more_body", False)
     access = scope.get("state", {}).get("access_token")
-    answer = json.dumps({"body": body.decode(), "client": access.client_id if access else None}).encode()
+    read: BodyRead | None = scope.get(BODY_READ)
+    answer = json.dumps(
+        {
+            "body": body.decode(),
+            "client": access.client_id if access else None,
+            "parsed": None if read is None else read.message,
+            "error": None if read is None or read.error is None else type(read.error).__name__,
+            "status": getattr(read and read.error, "status", None),
+        }
+    ).encode()
     await send(
         {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
     )
     await send({"type": "http.response.body", "body": answer})
 
 
-def client(verifier: TokenVerifier, max_body_bytes: int = 1000) -> httpx2.AsyncClient:
+def client(
+    verifier: TokenVerifier, max_body_bytes: int = 1000, body_timeout: float = 30.0
+) -> httpx2.AsyncClient:
     app = McpAuthorization(
         echo_app,
         verifier,
@@ -40,6 +54,7 @@ def client(verifier: TokenVerifier, max_body_bytes: int = 1000) -> httpx2.AsyncC
         tool_scopes=lambda name: SCOPES.get(name, ()),
         scoped_tools=True,
         max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
     )
     return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1:9")
 
@@ -84,6 +99,7 @@ async def test_the_body_decides_the_scopes_whatever_the_headers_say() -> None:
         allowed = await http.post("/mcp", json=call("add"), headers=sent)
         assert allowed.status_code == 200
         assert json.loads(allowed.json()["body"]) == call("add")  # replayed to the app intact
+        assert allowed.json()["parsed"] == call("add")  # and parsed once, for the endpoint
         assert allowed.json()["client"] == "ci"
 
 
@@ -100,10 +116,29 @@ async def test_odd_bodies_pass_to_the_endpoint_which_answers_them() -> None:
                 yield text[i : i + 7]
 
         assert (await http.post("/mcp", content=chunks(), headers=sent)).status_code == 403
-        # Over the limit: not parsed here, passed whole to the endpoint (which answers 413 itself).
+        # Over the limit: read and dropped, the refusal left for the endpoint (which answers 413).
         big = json.dumps({**call("reset"), "pad": "x" * 200}).encode()
         answer = await http.post("/mcp", content=big, headers=sent)
-        assert answer.status_code == 200 and answer.json()["body"] == big.decode()
+        assert answer.status_code == 200
+        seen = answer.json()
+        assert (seen["body"], seen["parsed"], seen["error"], seen["status"]) == ("", None, "BodyRefused", 413)
+
+
+async def test_a_body_slower_than_the_body_timeout_is_refused_408() -> None:
+    """The middleware reads the body within `server.body_timeout`, as the endpoint does: a sender that
+    stops half-way does not hold the request (and its connection) for ever."""
+    stalled = asyncio.Event()
+
+    async def half_then_nothing() -> Any:
+        yield json.dumps(call("add")).encode()[:10]
+        await stalled.wait()  # never set: the sender stops here
+
+    async with client(STATIC, body_timeout=0.2) as http:
+        answer = await asyncio.wait_for(
+            http.post("/mcp", content=half_then_nothing(), headers={"Authorization": "Bearer math-token"}),
+            timeout=10,
+        )
+    assert answer.json()["error"] == "BodyRefused" and answer.json()["status"] == 408
 
 
 async def test_a_verifier_that_raises_is_a_refusal_not_a_traceback(caplog: pytest.LogCaptureFixture) -> None:

@@ -5,6 +5,10 @@ A body over the limit is answered 413, but only after the rest of it has been re
 most HTTP libraries) would otherwise get a connection reset instead of the answer. A body larger than
 that is not drained: the 413 is sent and the connection closed. A client that sends its body too slowly
 (a slow-loris sender) is answered 408 once `server.body_timeout` has passed, and the connection closed.
+
+A middleware in front of the endpoint that must see the JSON-RPC message (MCP authorization's per-tool
+scopes) reads it with the same limits and leaves a `BodyRead` in the scope under `BODY_READ`: the
+endpoint takes the message from there instead of reading and parsing the body again.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic_core import from_json
+
 from ..deadline import Expired, within
 
-__all__ = ["DRAIN_FACTOR", "BodyRefused", "read_body"]
+__all__ = ["BODY_READ", "DRAIN_FACTOR", "BodyRead", "BodyRefused", "read_body"]
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -30,6 +36,39 @@ class BodyRefused(Exception):
         self.status = status
         self.message = message
         self.close = close
+
+
+BODY_READ = "mesh.body_read"
+"""The ASGI scope key of a `BodyRead` left by a middleware that read the body before the endpoint."""
+
+
+class BodyRead:
+    """A request body read and parsed once: `result()` is the JSON message, or raises what reading
+    (`BodyRefused`) or parsing (`ValueError`) it raised. `body` is what was read (empty when refused)."""
+
+    __slots__ = ("body", "error", "message")
+
+    def __init__(self, body: bytes, message: Any = None, error: Exception | None = None) -> None:
+        self.body = body
+        self.message = message
+        self.error = error
+
+    @classmethod
+    async def of(cls, receive: Receive, *, max_bytes: int, timeout: float, declared: int = -1) -> BodyRead:
+        """Read the body within the limits (as `read_body`) and parse it; never raises for bad input."""
+        try:
+            body = await read_body(receive, max_bytes=max_bytes, timeout=timeout, declared=declared)
+        except BodyRefused as refused:
+            return cls(b"", error=refused)
+        try:
+            return cls(body, from_json(body))
+        except ValueError as exc:
+            return cls(body, error=exc)
+
+    def result(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.message
 
 
 async def read_body(receive: Receive, *, max_bytes: int, timeout: float, declared: int = -1) -> bytes:

@@ -25,7 +25,7 @@ from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.spans import incoming_call, record_result
-from .body import BodyRefused, read_body
+from .body import BODY_READ, BodyRead, BodyRefused, read_body
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
@@ -61,7 +61,6 @@ _JSON_HEADERS = [(b"content-type", b"application/json")]
 _SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
 _ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
 _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
-TASKS_HANDSHAKE_VERSION = "2025-11-25"  # the handshake-era version with (experimental) tasks
 _LEGACY_ONLY_METHODS = {
     "initialize",
     "ping",
@@ -230,20 +229,23 @@ class McpEndpoint:
             )
             await _send_error(send, 406, error, None)
             return
+        read: BodyRead | None = scope.get(BODY_READ)  # the authorization middleware read it already
         try:
-            body = await read_body(
-                receive,
-                max_bytes=self.max_body_bytes,
-                timeout=self.body_timeout,
-                declared=request.content_length,
-            )
+            if read is None:
+                body = await read_body(
+                    receive,
+                    max_bytes=self.max_body_bytes,
+                    timeout=self.body_timeout,
+                    declared=request.content_length,
+                )
+                message = from_json(body)
+            else:
+                message = read.result()
         except BodyRefused as refused:
             close = [(b"connection", b"close")] if refused.close else []
             message = McpError(INVALID_REQUEST, refused.message).to_wire(None)
             await _send_body(send, refused.status, to_json(message), [*_JSON_HEADERS, *close])
             return
-        try:
-            message = from_json(body)
         except ValueError as exc:
             await _send_error(send, 400, McpError(PARSE_ERROR, f"Parse error: {exc}"), None)
             return
@@ -501,30 +503,17 @@ class McpEndpoint:
             raise McpError(
                 INVALID_PARAMS, f"tools/call params.task must be an object, not {params['task']!r}"
             )
-        legacy_tasks = self.experimental_tasks if request.version == TASKS_HANDSHAKE_VERSION else None
-        if legacy_tasks is not None and not as_task:
-            legacy_tasks.check_plain_call(wrapper)  # taskSupport "required": -32601
-        # 2026-07-28's tasks extension: the server decides (a background tool, the extension declared)
-        as_modern_task = modern and self.tasks is not None and self.tasks.wants(wrapper, params)
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
         with propagating(forwarded, deadline), incoming_call(name, request_id, params, request.raw) as span:
             if wrapper.signature.wants_context and not as_task:
-                await self._call_streaming(
-                    wrapper,
-                    params,
-                    request_id,
-                    modern=modern,
-                    send=send,
-                    as_task=as_modern_task,
-                    owner=request.owner,
-                )
+                await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
                 return
             started = perf_counter()
             if as_task:
                 result = await self.experimental_tasks.call(wrapper, arguments, request.owner)
-            elif as_modern_task:
-                result = await self.tasks.call(wrapper, params, request.owner)  # a CreateTaskResult
+            elif modern and self.tasks is not None and self.tasks.wants(wrapper, params):
+                result = await self.tasks.call(wrapper, arguments, request.owner)  # a CreateTaskResult
             else:
                 result = await wrapper.call(arguments, deadline=deadline)
             if self.on_tool_call is not None:
@@ -533,18 +522,9 @@ class McpEndpoint:
         await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
 
     async def _call_streaming(
-        self,
-        wrapper: MeshToolWrapper,
-        params: dict[str, Any],
-        request_id: Any,
-        *,
-        modern: bool,
-        send: Send,
-        as_task: bool = False,
-        owner: str | None = None,
+        self, wrapper: MeshToolWrapper, params: dict[str, Any], request_id: Any, *, modern: bool, send: Send
     ) -> None:
-        """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result
-        (`as_task`: the call is served as a 2026-07-28 task, of `owner`)."""
+        """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result."""
         meta = params.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
         responses = params.get("inputResponses")
@@ -575,11 +555,7 @@ class McpEndpoint:
             encode_state=self.state_signer.encode,
         )
         started = perf_counter()
-        if as_task:
-            running = self.tasks.call(wrapper, params, owner, context)
-        else:
-            running = wrapper.call(params.get("arguments"), context, deadline=call_deadline())
-        task = asyncio.ensure_future(running)
+        task = asyncio.ensure_future(wrapper.call(params.get("arguments"), context, deadline=call_deadline()))
         task.add_done_callback(lambda _t: queue.put_nowait(None))
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         while (notification := await queue.get()) is not None:

@@ -8,7 +8,9 @@ As the MCP authorization specification asks of a resource server:
   invalid or expired token 401 with `error="invalid_token"`;
 - a valid token without the scopes the call needs (`auth.required_scopes`, and the called tool's
   `@mesh_tool(scopes=[...])`, read from the JSON-RPC body, every call of a batch) gets 403 with
-  `error="insufficient_scope", scope="..."`.
+  `error="insufficient_scope", scope="..."`. The body is read once, within `server.max_body_bytes` and
+  `server.body_timeout`, and parsed once: the endpoint takes the message from the scope
+  (`protocol/body.py`), other apps get the body replayed.
 The verified `AccessToken` is left in `scope["state"]["access_token"]`. Tokens are never logged.
 """
 
@@ -20,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..config.settings import MeshSettings
+from ..protocol.body import BODY_READ, BodyRead
 from .tls import client_ssl_context
 from .verifiers import AccessToken, AnyOfVerifier, JwtVerifier, StaticTokenVerifier, TokenVerifier
 
@@ -55,6 +58,7 @@ class McpAuthorization:
         authorization_servers: Sequence[str] = (),
         resource_name: str | None = None,
         max_body_bytes: int = 4 * 1024 * 1024,
+        body_timeout: float = 30.0,
     ) -> None:
         self.app = app
         self.verifier = verifier
@@ -67,6 +71,7 @@ class McpAuthorization:
         self.authorization_servers = list(authorization_servers)
         self.resource_name = resource_name
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
         self._metadata_paths = {WELL_KNOWN, WELL_KNOWN + path}
 
     def __getattr__(self, name: str) -> Any:
@@ -96,7 +101,7 @@ class McpAuthorization:
             return
         needed = set(self.required_scopes)
         if self.scoped_tools:
-            names, receive = await self._called_tools(receive)
+            names, receive = await self._called_tools(scope, headers.get(b"content-length"), receive)
             for name in names:
                 needed.update(self.tool_scopes(name))
         if not needed <= access.scopes:
@@ -121,39 +126,36 @@ class McpAuthorization:
             )
             return None
 
-    async def _called_tools(self, receive: Any) -> tuple[list[str], Any]:
-        """The tools a request calls, from its JSON-RPC body (read once, then replayed to the endpoint).
-        The body, not the `Mcp-Name` header: a handshake-era request's headers are not checked against it."""
-        chunks: list[bytes] = []
-        size, more = 0, True
-        while more and size <= self.max_body_bytes:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            chunks.append(chunk)
-            size += len(chunk)
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+    async def _called_tools(
+        self, scope: dict[str, Any], length: bytes | None, receive: Any
+    ) -> tuple[list[str], Any]:
+        """The tools a request calls, from its JSON-RPC body (read and parsed once, left in the scope for
+        the endpoint and replayed to other apps). The body, not the `Mcp-Name` header: a handshake-era
+        request's headers are not checked against it. A body refused (too large, too slow) or not JSON
+        names no tool: the endpoint answers it without calling anything."""
+        try:
+            declared = int(length) if length is not None else -1
+        except ValueError:
+            declared = -1
+        read = await BodyRead.of(
+            receive, max_bytes=self.max_body_bytes, timeout=self.body_timeout, declared=declared
+        )
+        scope[BODY_READ] = read
         names: list[str] = []
-        if not more:
-            try:
-                parsed = json.loads(body) if body else None
-            except ValueError:
-                parsed = None  # the endpoint answers the parse error
-            for item in parsed if isinstance(parsed, list) else [parsed]:
-                if isinstance(item, dict) and item.get("method") == "tools/call":
-                    params = item.get("params")
-                    name = params.get("name") if isinstance(params, dict) else None
-                    if isinstance(name, str):
-                        names.append(name)
+        parsed = read.message
+        for item in parsed if isinstance(parsed, list) else [parsed]:
+            if isinstance(item, dict) and item.get("method") == "tools/call":
+                params = item.get("params")
+                name = params.get("name") if isinstance(params, dict) else None
+                if isinstance(name, str):
+                    names.append(name)
         replayed = False
 
         async def replay() -> dict[str, Any]:
             nonlocal replayed
             if not replayed:
                 replayed = True
-                return {"type": "http.request", "body": body, "more_body": more}
+                return {"type": "http.request", "body": read.body, "more_body": False}
             return dict(await receive())
 
         return names, replay
@@ -276,4 +278,5 @@ def protect_agent(
         authorization_servers=auth.authorization_servers,
         resource_name=settings.agent.name,
         max_body_bytes=settings.server.max_body_bytes,
+        body_timeout=settings.server.body_timeout,
     )
