@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -37,6 +38,7 @@ def _environment() -> jinja2.Environment:
     environment.filters["py_list"] = _py_list
     environment.filters["quoted"] = _quoted
     environment.filters["ljust"] = lambda text, width: str(text).ljust(width)
+    environment.filters["shell"] = shlex.quote  # one word in bash and zsh (`[openai]` is a zsh glob)
     return environment
 
 
