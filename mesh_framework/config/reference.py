@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from .masking import SECRET_NAMES
 from .settings import MeshSettings
 from .sources import ENV_PREFIX, ENV_PROFILES, MCP_MESH_ENV_NAMES
 
@@ -68,16 +69,67 @@ def reference_rows(model: type[BaseModel] = MeshSettings, prefix: str = "") -> I
         yield key, _type_name(field.annotation), _default(field), ", ".join(env), field.description or ""
 
 
+_INTRO = """\
+# Configuration reference
+
+Every framework setting: its key in `application.yaml`, type, default, environment variables and
+meaning, generated from `MeshSettings` (`python -m mesh_framework.config.reference`); a test keeps
+it current. Sections of your own (`@config_properties`) take `MESH_<SECTION>__<KEY>` the same way;
+`llm.<tool name>` takes the keys of `llm.defaults`; `agents.<agent name>` any key of this page.
+
+## Placeholders
+
+Values in `application.yaml` and `application-{profile}.yaml` may hold `${VAR}` placeholders,
+resolved from the environment when the files are read, as Spring Boot does:
+
+| written | value |
+|---|---|
+| `${VAR}` | the variable's value (an empty value counts as set); unset: start-up stops |
+| `${VAR:default}` | the variable's value, or `default` when it is unset |
+| `${VAR:-default}` | the variable's value, or `default` when it is unset or empty |
+| `${env:VAR}` | the same as `${VAR}` |
+| `$${` | a literal `${`: `$${HOME}` is the text `${HOME}` |
+
+A placeholder may sit inside a longer text (`https://${HOST}/mcp`); any other `$` is kept as
+written. Only environment variables are looked up, not other settings, and a default cannot hold
+another placeholder. The result is validated like any value (`port: ${PORT:8080}` is a number),
+and its origin names the variable (`config/application.yaml:3 via environment variable CI_TOKEN`,
+or `via default (PORT not set)`) in `mesh config`, `--explain` and errors. An unset variable
+without a default stops start-up with the key, file, line and variable:
+
+    auth.tokens.0.token (from config/application.yaml:3): ${CI_TOKEN}: the variable CI_TOKEN is \
+not defined; set it or write ${CI_TOKEN:default}
+
+Values under `mcp.servers` are catalog entries: they follow the catalog's rules (the same, without
+`${VAR:default}`) and are resolved when the catalog is read. Name these variables without the
+`MESH_` prefix: the environment layer reads every `MESH_...` variable as a setting of its own.
+
+## Settings nothing reads
+
+A key that a section this agent reads does not have (a framework section, an `llm.<tool name>`
+section, a `@config_properties` class) stops start-up with the closest known name:
+
+    tools.timout (from config/application.yaml:8): 'tools' has no setting 'timout'; did you mean \
+'timeout'?
+
+A top-level section that nothing of this agent reads is warned when its name is close to a known
+one (`greting`), and otherwise taken for another agent's (several agents share the files);
+`config.strict: true` makes every such section an error. `mesh config` shows the settings anyway
+and lists these problems on stderr (and under `problems` with `--json`).
+
+## Secrets
+
+`mesh config` (table, `--json`, `--explain`) and error messages show `******` for a secret: a
+setting of type `secret` below (`SecretStr`); a field of a `@config_properties` class that is a
+`SecretStr` or is marked `Annotated[str, SECRET]` (`from mesh_framework.config.masking import
+SECRET`); a key whose name is one of NAMES, or ends with `_` and one of them (`db_password`,
+`github_token`); every `mcp.servers.*.env` value and credential header. Names are compared by
+whole words: `llm.defaults.max_tokens` is shown.
+"""
+
+
 def settings_reference() -> str:
-    lines = [
-        "# Configuration reference",
-        "",
-        "Every framework setting: its key in `application.yaml`, type, default, environment variables and",
-        "meaning, generated from `MeshSettings` (`python -m mesh_framework.config.reference`); a test keeps",
-        "it current. Sections of your own (`@config_properties`) take `MESH_<SECTION>__<KEY>` the same way;",
-        "`llm.<tool name>` takes the keys of `llm.defaults`; `agents.<agent name>` any key of this page.",
-        "",
-    ]
+    lines = [_INTRO.replace("NAMES", ", ".join(sorted(SECRET_NAMES)))]
     section = ""
     for key, type_name, default, env, description in reference_rows():
         top = key.split(".")[0]

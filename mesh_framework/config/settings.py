@@ -122,7 +122,11 @@ class ServerSettings(BaseModel):
 class RegistrySettings(BaseModel):
     model_config = _Section
 
-    url: str | None = Field(None, description="MCP Mesh registry URL; none runs the embedded registry")
+    url: str | None = Field(
+        None,
+        description="MCP Mesh registry URL, http(s)://host[:port] (several comma-separated); none runs the "
+        "embedded registry",
+    )
     enabled: bool = Field(True, description="Join a mesh at all (false: serve tools alone)")
     embedded_port: Annotated[int, Field(ge=0, le=65535)] = Field(
         8000, description="Port of the embedded registry used (or started) when no url is set"
@@ -498,7 +502,9 @@ class ConfigSettings(BaseModel):
     model_config = _Section
 
     strict: bool = Field(
-        False, description="Settings nothing reads (a misspelt section or key) stop start-up, not warn"
+        False,
+        description="A top-level section nothing reads stops start-up instead of being warned (a misspelt "
+        "key inside a read section always stops it)",
     )
 
 
