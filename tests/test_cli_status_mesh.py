@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx2
 import pytest
@@ -10,7 +11,40 @@ import pytest
 from mesh_framework.cli import main
 
 from .agents import run_registry
-from .test_mesh_page import ADDER, CALC
+
+
+def agent(agent_id: str, port: int, *tools: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "agent_id": agent_id,
+        "name": agent_id.rsplit("-", 1)[0],
+        "http_host": "127.0.0.1",
+        "http_port": port,
+        "tools": list(tools),
+    }
+
+
+# registrations as agents send them (what `mesh status` shows is the registry's view of them)
+CALC = agent(
+    "calc-0000000a",
+    9101,
+    {"function_name": "calc", "capability": "calc", "dependencies": [{"capability": "add"}]},
+    {
+        "function_name": "ask",
+        "capability": "ask",
+        "llm_filter": {"filter": [{"capability": "add"}]},
+        "llm_provider": {"capability": "llm", "tags": ["claude"]},
+    },
+)
+ADDER = agent(
+    "adder-0000000b",
+    9102,
+    {
+        "function_name": "add",
+        "capability": "add",
+        "tags": ["math"],
+        "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}},
+    },
+)
 
 
 def test_status_shows_capabilities_and_llm_filters(capsys: pytest.CaptureFixture[str]) -> None:
