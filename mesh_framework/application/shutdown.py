@@ -1,6 +1,9 @@
 """Graceful stop on SIGTERM/SIGINT: withdraw from the mesh, refuse new calls (503 with `Retry-After`, which
-mesh consumers take as "try another provider"), let the calls in flight finish within
-`server.shutdown_grace`, and only then close the socket. A second signal stops at once."""
+mesh consumers take as "try another provider") and new jobs, let the calls in flight and the running jobs
+finish within `server.shutdown_grace`, end the jobs still running `failed` ("agent stopped", one log line
+each, reported to the registry for registry jobs), and only then close the socket. While it drains, the
+agent still answers job polls (`__mesh_job_*`, `tasks/*` on 2026-07-28), so a waiting client reads how its
+job ends. A second signal stops at once (running jobs end `failed` the same way)."""
 
 from __future__ import annotations
 
@@ -40,10 +43,20 @@ class GracefulStop:
     async def _drain(self) -> None:
         state = self.container.agent_state()
         grace = self.container.settings().server.shutdown_grace
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
         drain = state.drain
         drain.begin()
         state.ready = False
-        logger.info("stopping: leaving the mesh, %d call(s) in flight, up to %ss", drain.in_flight, grace)
+        self.container.mcp_endpoint().close_streams()  # notification streams end now, not at the grace
+        jobs = self.container.job_service()
+        jobs.stop_accepting()
+        logger.info(
+            "stopping: leaving the mesh, %d call(s) in flight, %d job(s) running, up to %ss",
+            drain.in_flight,
+            jobs.runner.running,
+            grace,
+        )
         try:
             runtime = self.container.mesh_runtime()
             heartbeat, runtime.heartbeat = runtime.heartbeat, None
@@ -53,6 +66,7 @@ class GracefulStop:
                 logger.warning(
                     "%d call(s) still in flight after %ss; stopping anyway", drain.in_flight, grace
                 )
+            await jobs.stop(max(0.0, deadline - loop.time()))  # the jobs' share of the same grace
         except Exception:
             logger.exception("graceful stop failed; stopping now")
         finally:

@@ -145,7 +145,7 @@ async def _call(args: argparse.Namespace) -> int:
             async def job_tool(tool: str, tool_arguments: dict[str, Any]) -> Any:
                 return (await call_tool(tool, tool_arguments))[1]
 
-            row = await wait_for_job(job_tool, job_id, args.tool)
+            row = await wait_for_job(job_tool, job_id, args.tool, registry=listing.url)
             value, structured = job_value(row), row.get("result")
     if args.json:
         answer = {"tool": args.tool, "agent": agent.get("name"), "agent_id": agent_id(agent)}

@@ -108,7 +108,9 @@ class ServerSettings(BaseModel):
         None, description="Key signing multi-round-trip requestState; share it between replicas"
     )
     shutdown_grace: Annotated[float, Field(ge=0)] = Field(
-        10.0, description="Seconds a stopping agent gives calls in flight (new calls get 503 meanwhile)"
+        10.0,
+        description="Seconds a stopping agent gives calls in flight and running jobs (new calls get 503 "
+        "meanwhile; jobs still running then end failed)",
     )
 
     @field_validator("path")

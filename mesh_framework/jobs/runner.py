@@ -28,15 +28,28 @@ from ..tools.wrapper import MeshToolWrapper, error_result
 from .capture import capturing, release
 from .context import JobCancelled, JobContext
 from .mcp_tasks import AS_TASK
-from .model import Job, new_job_id
+from .model import Job, JobStatus, new_job_id
 from .store import JobStore
 
 if TYPE_CHECKING:
     from ..tools.wrapper_registry import MeshToolWrapperRegistry
 
-__all__ = ["DISPATCH", "Dispatch", "JobLimitError", "JobRunner", "answer_schema", "handle_result"]
+__all__ = [
+    "DISPATCH",
+    "STOPPED",
+    "STOPPED_BEFORE_START",
+    "Dispatch",
+    "JobLimitError",
+    "JobRunner",
+    "answer_schema",
+    "handle_result",
+]
 
 logger = logging.getLogger("mesh_framework.jobs")
+
+STOPPED = "agent stopped"  # the error of a job still running when its agent stopped
+STOPPED_BEFORE_START = "agent stopped before the job started"
+ABORT_WAIT = 1.0  # seconds a stopping agent waits for cancelled bodies to return
 
 POLL_TOOLS = {"status": "__mesh_job_status", "result": "__mesh_job_result", "cancel": "__mesh_job_cancel"}
 HANDLE_SCHEMA: dict[str, Any] = {
@@ -105,6 +118,8 @@ class JobRunner:
         self._contexts: dict[str, JobContext] = {}
         self._queue: deque[tuple[MeshToolWrapper, dict[str, Any], Job]] = deque()
         self._waiters: dict[str, list[asyncio.Future[None]]] = {}
+        self._idle: asyncio.Event | None = None  # set when the last running job ends (see `wait_running`)
+        self.accepting = True  # False once the agent stops: no job starts any more
 
     def install(self, tools: MeshToolWrapperRegistry) -> None:
         """Route the calls of every background and task tool through this runner."""
@@ -165,7 +180,7 @@ class JobRunner:
                 value = await value
         except Exception as exc:
             logger.warning("prepare of tool '%s' raised: %r", wrapper.name, exc)
-            return error_result(f"{type(exc).__name__}: {exc}")
+            return error_result(wrapper.error_text(exc))
         if value is None:
             return None
         if not isinstance(value, InputRequired):
@@ -199,6 +214,8 @@ class JobRunner:
                 arguments=_client_arguments(wrapper, kwargs),
                 owner=owner,
             )
+        if not self.accepting:
+            raise JobLimitError(f"Tool '{wrapper.name}' cannot start a job now: the agent is stopping")
         problem = self.over_limit(wrapper)
         if problem is not None:
             if not self.settings.queue or len(self._queue) >= self.settings.max_queued:
@@ -302,42 +319,43 @@ class JobRunner:
             if ctx.cancelled:
                 raise JobCancelled(job.id)
             try:
-                job.answer = wrapper.to_result(value)
+                answer = wrapper.to_result(value)
             except Exception as exc:  # a value its return type does not describe: not the body's error
                 job.internal = True
                 raise ToolExecutionError(
                     f"Tool '{wrapper.name}' returned a value that does not match its return type: {exc}"
                 ) from None
-            job.result = _job_result(job.answer, value)
-            job.status = "completed"
+            if not job.terminal:  # else cancelled, or failed by the agent's stop, meanwhile
+                job.answer = answer
+                job.result = _job_result(answer, value)
+                job.status = "completed"
         except (asyncio.CancelledError, JobCancelled):
-            job.status = "cancelled"
-            job.error = job.error or "cancelled"
+            _end(job, "cancelled", "cancelled")
         except TimeoutError:
-            job.status = "failed"
-            job.error = f"Tool '{wrapper.name}' timed out after {timeout}s"
+            _end(job, "failed", f"Tool '{wrapper.name}' timed out after {timeout}s")
         except ToolExecutionError as exc:
-            job.status = "failed"
-            job.error = str(exc)
+            _end(job, "failed", wrapper.error_text(exc))
         except Exception as exc:
             logger.warning("job %s of tool '%s' failed: %r", job.id, wrapper.name, exc)
-            job.status = "failed"
-            job.error = f"{type(exc).__name__}: {exc}"
+            _end(job, "failed", wrapper.error_text(exc))
         finally:
             release(token, buffer)
             self._finish(wrapper, job)
 
     def _finish(self, wrapper: MeshToolWrapper, job: Job) -> None:
+        if self._running.pop(job.id, None) is None:
+            return  # finished already (the agent's stop ended it while its body ignored the cancel)
         if job.finished_at is None:
             job.finished_at = time.time()
-        if self._running.pop(job.id, None) is not None:
-            self._per_tool[wrapper.name] -= 1
+        self._per_tool[wrapper.name] -= 1
         self._tasks.pop(job.id, None)
         self._contexts.pop(job.id, None)
         self._settle(job)
         if self.reporter is not None and (job.claim_epoch is not None or job.submitted_by == "registry"):
             self.reporter(job, True)
         self._pump()
+        if not self._running and self._idle is not None:
+            self._idle.set()
 
     def _pump(self) -> None:
         """Start queued jobs while there is room."""
@@ -386,6 +404,9 @@ class JobRunner:
             max_duration=dispatch.timeout,
         )
         self.store.add(job)
+        if not self.accepting:  # claimed or pushed as the agent stops: it never starts
+            self._stopped(job, STOPPED_BEFORE_START)
+            return error_result(f"job {job.id} {job.status}: {job.error}")
         self._start(wrapper, kwargs, job)
         task = self._tasks.get(job.id)
         if task is not None:
@@ -401,26 +422,86 @@ class JobRunner:
         except TimeoutError:
             return error_result(f"Tool '{wrapper.name}' timed out after {wrapper.timeout}s")
         except ToolExecutionError as exc:
-            return error_result(str(exc))
+            return error_result(wrapper.error_text(exc))
         except Exception as exc:
             logger.exception("tool '%s' raised", wrapper.name)
-            return error_result(f"{type(exc).__name__}: {exc}")
+            return error_result(wrapper.error_text(exc))
         return wrapper.to_result(value)
 
-    async def aclose(self) -> None:
-        """Cancel every running and queued job (the agent stops)."""
-        for _wrapper, _kwargs, job in self._queue:
-            if not job.terminal:
-                job.status = "cancelled"
-                job.error = "cancelled: the agent stopped"
-                job.finished_at = time.time()
-                self._settle(job)
+    # --- the agent stops ----------------------------------------------------------------------------
+
+    def stop_accepting(self) -> None:
+        """Start no job from now on; queued jobs, which never started, end failed (one log line each)."""
+        self.accepting = False
+        queued = [job for _wrapper, _kwargs, job in self._queue if not job.terminal]
         self._queue.clear()
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
+        for job in queued:
+            self._stopped(job, STOPPED_BEFORE_START)
+
+    async def wait_running(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the running jobs to end; true when none is left."""
+        if self._running and timeout > 0:
+            self._idle = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._idle.wait(), timeout)
+            except TimeoutError:
+                pass
+            finally:
+                self._idle = None
+        return not self._running
+
+    async def abort(self, reason: str) -> list[Job]:
+        """End every running job `failed` with `reason` (one log line each) and cancel its body; returns them.
+
+        A body that ignores the cancel is given `ABORT_WAIT` seconds; its job has ended regardless (a sync
+        body's worker thread runs on until it returns)."""
+        ended = list(self._running.values())
+        tasks = []
+        for _wrapper, job in ended:
+            self._stopped(job, reason, settle=False)
+            context = self._contexts.get(job.id)
+            if context is not None:
+                context.cancel()
+            task = self._tasks.get(job.id)
+            if task is not None:
+                task.cancel()
+                tasks.append(task)
         if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.wait(tasks, timeout=ABORT_WAIT)
+        for wrapper, job in ended:
+            self._finish(wrapper, job)  # a no-op for the bodies that ended
+        return [job for _wrapper, job in ended]
+
+    def _stopped(self, job: Job, reason: str, *, settle: bool = True) -> None:
+        job.status = "failed"
+        job.error = reason
+        job.internal = True  # the agent's doing, not the body's: MCP tasks answer it as an error
+        job.finished_at = time.time()
+        logger.warning(
+            "job %s of tool '%s' failed: %s (%s for %.1fs)",
+            job.id,
+            job.tool,
+            reason,
+            "queued" if job.started_at is None else "running",
+            job.finished_at - (job.started_at or job.submitted_at),
+        )
+        if settle:
+            self._settle(job)
+            if self.reporter is not None and (job.claim_epoch is not None or job.submitted_by == "registry"):
+                self.reporter(job, True)
+
+    async def aclose(self) -> None:
+        """The agent stops at once: no new jobs, and every queued and running job ends failed."""
+        self.stop_accepting()
+        if self._running:
+            await self.abort(STOPPED)
+
+
+def _end(job: Job, status: JobStatus, error: str) -> None:
+    """A body's outcome, unless the job already ended (cancelled, or failed by the agent's stop)."""
+    if not job.terminal:
+        job.status = status
+        job.error = error
 
 
 def _client_arguments(wrapper: MeshToolWrapper, kwargs: dict[str, Any]) -> dict[str, Any]:

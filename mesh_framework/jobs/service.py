@@ -1,6 +1,10 @@
 """`JobService`: jobs wired into an agent: the runner on its background and task tools, the job tools, the
 agent's `POST /jobs/{id}/cancel` route, `X-Mesh-Job-Id` dispatch, and, once the agent joins a registry, the
-claim loops, the progress reporter and the consumers' `submit`."""
+claim loops, the progress reporter and the consumers' `submit`.
+
+When the agent stops (`stop(grace)`): claims end and no job starts; running jobs get `grace` seconds, then
+end `failed` with "agent stopped" (one log line each); the final states of registry jobs are reported to
+the registry, and a report that cannot be delivered is logged on one line."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from .experimental_tasks import ExperimentalTasks
 from .handle import JobHandle
 from .mcp_tasks import TASKS_EXTENSION, McpTasks
 from .model import Job
-from .runner import DISPATCH, Dispatch, JobRunner
+from .runner import DISPATCH, STOPPED, Dispatch, JobRunner
 from .tools import JobTools
 
 __all__ = ["JobService"]
@@ -34,6 +38,7 @@ logger = logging.getLogger("mesh_framework.jobs")
 FLUSH_SECONDS = 1.0  # progress deltas are coalesced this long (MCP Mesh: 2 s); final states go at once
 RENEW_SECONDS = 60.0  # a registry job's lease (300 s) is renewed by a report at least this often
 MAX_BACKOFF = 5.0
+CLAIM_WAIT = 1.0  # seconds a stopping agent waits for a claim in flight, at least
 
 
 class JobService:
@@ -51,9 +56,12 @@ class JobService:
         self.client: RegistryJobClient | None = None
         self.factory = factory  # the proxy factory: its HTTP client, and `submit` for its proxies
         self._dirty: dict[str, Job] = {}
-        self._loops: list[asyncio.Task[None]] = []
+        self._claims: list[asyncio.Task[None]] = []
+        self._flusher: asyncio.Task[None] | None = None
         self._flushing: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()  # wakes claim loops that back off, once the agent stops
+        self._reporting = asyncio.Lock()  # one report at a time: a final report never overtakes a batch
         self._registered: asyncio.Event | None = None
 
     @property
@@ -101,8 +109,10 @@ class JobService:
 
     async def _cancel_remote(self, job_id: str, reason: str | None) -> None:
         assert self.client is not None
-        with contextlib.suppress(JobApiError):
+        try:
             await self.client.cancel(job_id, reason)
+        except JobApiError as exc:
+            logger.warning("job %s was cancelled here, but not in the registry: %s", job_id, exc)
 
     # --- the registry ------------------------------------------------------------------------------
 
@@ -115,13 +125,12 @@ class JobService:
             self.factory.http, url, self.settings.agent.id or "", timeout=self.settings.registry.timeout
         )
         self.runner.reporter = self._report
-        self._loops.append(asyncio.get_running_loop().create_task(self._flush_loop()))
-        if self.settings.jobs.claim:
+        loop = asyncio.get_running_loop()
+        self._flusher = loop.create_task(self._flush_loop())
+        if self.settings.jobs.claim and self.runner.accepting:
             capabilities = {w.capability: w for w in self.job_tools}
             for capability, wrapper in capabilities.items():
-                self._loops.append(
-                    asyncio.get_running_loop().create_task(self._claim_loop(capability, wrapper))
-                )
+                self._claims.append(loop.create_task(self._claim_loop(capability, wrapper)))
 
     async def submit(self, capability: str, arguments: Mapping[str, Any], **options: Any) -> JobHandle:
         """Submit a job to `capability` through the registry (what `McpMeshTool.submit` calls)."""
@@ -155,17 +164,23 @@ class JobService:
             if self._dirty:
                 await self._flush()
 
-    async def _flush(self) -> None:
-        jobs, self._dirty = list(self._dirty.values()), {}
-        deltas = [_delta(job) for job in jobs]
-        assert self.client is not None
-        try:
-            answer = await self.client.report(deltas)
-        except JobApiError as exc:
-            logger.warning("could not report %d job update(s) to the registry: %s", len(deltas), exc)
-            for job in jobs:  # try again on the next flush
-                self._dirty.setdefault(job.id, job)
-            return
+    async def _flush(self, *, final: bool = False) -> None:
+        """Report the changed jobs in one batch. A failed batch is kept for the next flush; a failed final
+        one (the agent stops: there is no next) is logged on one line, naming each job's end."""
+        async with self._reporting:
+            if not self._dirty or self.client is None:
+                return
+            jobs, self._dirty = list(self._dirty.values()), {}
+            try:
+                answer = await self.client.report([_delta(job) for job in jobs])
+            except Exception as exc:
+                if not final and isinstance(exc, JobApiError):
+                    logger.warning("could not report %d job update(s) to the registry: %s", len(jobs), exc)
+                    for job in jobs:  # try again on the next flush
+                        self._dirty.setdefault(job.id, job)
+                    return
+                _log_undelivered(jobs, exc)
+                return
         for rejected in answer.get("rejected") or []:
             logger.info(
                 "registry rejected the update of job %s: %s", rejected.get("id"), rejected.get("reason")
@@ -176,7 +191,7 @@ class JobService:
         delay = self.settings.jobs.claim_interval
         if self._registered is not None:
             await self._registered.wait()
-        while True:
+        while self.runner.accepting:
             claimed = None
             if self.runner.over_limit(wrapper) is None and _dependencies_resolved(wrapper):
                 try:
@@ -184,7 +199,8 @@ class JobService:
                 except JobApiError as exc:
                     logger.debug("claim for '%s' failed: %s", capability, exc)
             if claimed is None:
-                await asyncio.sleep(delay)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), delay)
                 delay = min(delay * 2, MAX_BACKOFF)
                 continue
             delay = self.settings.jobs.claim_interval
@@ -200,9 +216,16 @@ class JobService:
             # refused before the body ran (invalid arguments, unresolved dependency): fail the job
             text = "; ".join(c.get("text", "") for c in result.get("content") or [])
             assert self.client is not None
-            with contextlib.suppress(JobApiError):
+            try:
                 await self.client.report(
                     [{"id": job_id, "claim_epoch": epoch, "status": "failed", "error": text}]
+                )
+            except JobApiError as exc:
+                logger.warning(
+                    "could not deliver the final state of job %s to the registry (failed: %s): %s",
+                    job_id,
+                    text,
+                    exc,
                 )
 
     def _spawn(self, coroutine: Any) -> None:
@@ -210,26 +233,57 @@ class JobService:
         self._flushing.add(task)
         task.add_done_callback(self._flushing.discard)
 
+    def stop_accepting(self) -> None:
+        """Start no job from now on: claims end, queued jobs end failed, new calls are refused."""
+        self.runner.stop_accepting()
+        self._stopping.set()
+
+    async def stop(self, grace: float) -> None:
+        """The agent stops: no new jobs; the running ones get `grace` seconds to end, then end `failed` with
+        "agent stopped"; final states go to the registry (a report that cannot go is logged)."""
+        self.stop_accepting()
+        if self._claims:  # a claim in flight ends first: the job it brings is failed and reported too
+            _done, pending = await asyncio.wait(self._claims, timeout=max(grace, CLAIM_WAIT))
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*self._claims, return_exceptions=True)
+            self._claims.clear()
+        if not await self.runner.wait_running(grace):
+            await self.runner.abort(STOPPED)
+        await asyncio.gather(*list(self._flushing), return_exceptions=True)  # claimed jobs refused
+        await self._flush(final=True)
+
     async def leave(self) -> None:
-        """Stop claiming and flush what is left (the agent leaves the registry)."""
-        for task in self._loops:
-            task.cancel()
-        await asyncio.gather(*self._loops, return_exceptions=True)
-        self._loops.clear()
-        if self._dirty and self.client is not None:
-            with contextlib.suppress(Exception):
-                await self._flush()
+        """The agent leaves the registry (it stops): jobs still running end now, final states are reported,
+        and reporting ends."""
+        await self.stop(0)
+        if self._flusher is not None:
+            async with self._reporting:  # not in the middle of a batch
+                self._flusher.cancel()
+            await asyncio.gather(self._flusher, return_exceptions=True)
+            self._flusher = None
+        await self._flush(final=True)
 
     async def aclose(self) -> None:
         await self.leave()
         await self.runner.aclose()
-        if self._dirty and self.client is not None:
-            with contextlib.suppress(Exception):
-                await self._flush()
+        await self._flush(final=True)
         for task in list(self._flushing):
             task.cancel()
         await asyncio.gather(*self._flushing, return_exceptions=True)
         self.client = None
+
+
+def _log_undelivered(jobs: list[Job], exc: BaseException) -> None:
+    ends = "; ".join(f"{job.id} {job.status}" + (f" ({job.error})" if job.error else "") for job in jobs)
+    logger.warning(
+        "could not deliver the final state of %d job(s) to the registry: %s; the registry still shows "
+        "them running until their lease expires: %s",
+        len(jobs),
+        str(exc) or type(exc).__name__,
+        ends,
+    )
+    logger.debug("final job report failed", exc_info=exc)
 
 
 def _dependencies_resolved(wrapper: MeshToolWrapper) -> bool:

@@ -18,6 +18,7 @@ from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..metrics.mesh_metrics import MeshMetrics
 from ..metrics.route import metrics_response
+from .job_polls import polls_a_job
 from .server import McpEndpoint
 
 __all__ = ["AgentApp", "AgentState", "build_asgi_app"]
@@ -55,7 +56,10 @@ class AgentApp:
         if scope["type"] == "http" and scope["path"] == self.path:
             drain = self.drain
             if drain.draining:
-                await drain.refuse(send)
+                if polls_a_job(scope):  # a waiting client reads how its job ends (job_polls.py)
+                    await self.endpoint(scope, receive, send)
+                else:
+                    await drain.refuse(send)
                 return
             drain.enter()
             try:

@@ -6,6 +6,7 @@ import asyncio
 import time
 
 from mesh_framework import JobContext, McpMeshTool, MeshJob, mesh_tool
+from mesh_framework.jobs.runner import POLL_TOOLS
 
 GATES: dict[str, asyncio.Event] = {}
 
@@ -88,3 +89,11 @@ async def sleepy() -> str:
     """Runs past its 0.2 s timeout: the job fails naming the limit."""
     await asyncio.sleep(30)
     return "woke"
+
+
+@mesh_tool(dependencies=["hold"])
+async def hold_via_registry(name: str, hold: McpMeshTool) -> dict[str, object]:
+    """Submits `hold` through the registry and answers that job's handle at once (`mesh call --wait`
+    follows it)."""
+    job = await hold.submit(name=name)
+    return {"job_id": job.id, "status": "working", "tool": "hold", "poll": POLL_TOOLS}
