@@ -2,6 +2,8 @@
 
 The agent looks for a registry on 127.0.0.1 at `registry.embedded_port`: if one answers there (another
 agent started it, or `mesh registry` runs), it joins it; otherwise it starts one in its own process.
+When the registry it joined stops (the agent that ran it stopped), the first agent whose heartbeat fails
+starts it again on the same port (`take_over`), and every agent registers there again.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 import httpx2
 
-__all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers"]
+__all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers", "take_over"]
 
 logger = logging.getLogger("mesh_framework.mesh")
 
@@ -53,3 +55,20 @@ async def ensure_embedded_registry(
         return url, None
     logger.info("started the embedded registry at %s", registry.url)
     return registry.url, registry
+
+
+async def take_over(http: httpx2.AsyncClient, port: int, *, token: str | None = None) -> Any:
+    """Start the embedded registry on `port` when none answers there any more; the registry this process
+    now runs, or None (one answers: another agent was first, or it was only a slow answer; or the port is
+    held by something else, and the heartbeat keeps trying)."""
+    from ..registry import start_registry
+
+    url = embedded_registry_url(port)
+    if await registry_answers(http, url):
+        return None
+    try:
+        registry = await start_registry("127.0.0.1", port, token=token)
+    except OSError:
+        return None
+    logger.info("the embedded registry at %s had stopped; this agent runs it now", registry.url)
+    return registry

@@ -135,6 +135,8 @@ class Heartbeat:
         self._down = payload.get("status") == "unhealthy"
         # Registry request timings, for metrics: (kind, seconds, failed).
         self.observer: Callable[[str, float, bool], None] | None = None
+        # Awaited after each failed registry call, before the retry (the embedded registry's hand-over).
+        self.on_failure: Callable[[], Awaitable[None]] | None = None
 
     @property
     def withdrawn(self) -> bool:
@@ -246,6 +248,11 @@ class Heartbeat:
                     logger.warning(
                         "heartbeat failed (%s); serving with the last known topology, retrying", exc
                     )
+                if self.on_failure is not None:
+                    try:
+                        await self.on_failure()
+                    except Exception:
+                        logger.exception("heartbeat failure handler failed")
                 await self._sleep(delay)
                 continue
             except Exception:

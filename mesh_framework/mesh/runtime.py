@@ -55,6 +55,7 @@ class MeshRuntime:
             return
         urls = settings.registry.endpoints()
         token = settings.registry.token.get_secret_value() if settings.registry.token else None
+        embedded = not urls and settings.registry.embedded_port != 0
         if not urls:
             from .embedded import ensure_embedded_registry
 
@@ -76,6 +77,8 @@ class MeshRuntime:
         for wrapper in self.tools:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
         heartbeat.observer = self.registry_observer
+        if embedded:  # the registry on embedded_port is whoever's runs it: take it over when it stops
+            heartbeat.on_failure = lambda: self._take_over(settings.registry.embedded_port, token)
         if health is not None:
             health.add_listener(self._on_health)
             health.start()
@@ -94,6 +97,12 @@ class MeshRuntime:
             )
             self.subscription.start()
         logger.info("joining the mesh at %s as %s", ", ".join(map(redact_url, urls)), settings.agent.id)
+
+    async def _take_over(self, port: int, token: str | None) -> None:
+        if self._embedded is None:
+            from .embedded import take_over
+
+            self._embedded = await take_over(self.factory.http, port, token=token)
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""
