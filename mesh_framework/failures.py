@@ -12,7 +12,17 @@ import logging
 
 from .errors import MeshError
 
-__all__ = ["log_failure"]
+__all__ = ["exception_text", "log_failure"]
+
+_TRACEBACK = "Traceback (most recent call last)"
+
+
+def exception_text(exc: BaseException) -> str:
+    """`Type: message`, as a remote caller is told of an exception: never a traceback (a message that
+    carries one, a subprocess's output say, is cut where it begins)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cut = text.find(_TRACEBACK)
+    return text if cut < 0 else text[:cut].rstrip()
 
 
 def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:

@@ -297,6 +297,11 @@ class ToolSettings(BaseModel):
     model_config = _Section
 
     timeout: Annotated[float, Field(gt=0)] | None = Field(30.0, description="Seconds one tool call may take")
+    mask_error_details: bool = Field(
+        False,
+        description="Tell remote callers only that a tool failed and an error id (logged with the "
+        "exception), not the exception's type and message",
+    )
 
 
 class JobRetentionSettings(BaseModel):

@@ -113,7 +113,13 @@ def build_tools(
     commands: list[Any] | None = None,
     settings: MeshSettings | None = None,
 ) -> MeshToolWrapperRegistry:
-    build_wrappers(plans, registry, lambda name: getattr(container, name)(), proxy_factory.initial_proxy)
+    build_wrappers(
+        plans,
+        registry,
+        lambda name: getattr(container, name)(),
+        proxy_factory.initial_proxy,
+        mask_errors=settings is not None and settings.tools.mask_error_details,
+    )
     if commands and settings is not None:  # click commands served as tools (command_tools/)
         from ..command_tools.wiring import add_command_tools
 

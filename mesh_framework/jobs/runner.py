@@ -180,7 +180,7 @@ class JobRunner:
                 value = await value
         except Exception as exc:
             logger.warning("prepare of tool '%s' raised: %r", wrapper.name, exc)
-            return error_result(f"{type(exc).__name__}: {exc}")
+            return error_result(wrapper.error_text(exc))
         if value is None:
             return None
         if not isinstance(value, InputRequired):
@@ -334,10 +334,10 @@ class JobRunner:
         except TimeoutError:
             _end(job, "failed", f"Tool '{wrapper.name}' timed out after {timeout}s")
         except ToolExecutionError as exc:
-            _end(job, "failed", str(exc))
+            _end(job, "failed", wrapper.error_text(exc))
         except Exception as exc:
             logger.warning("job %s of tool '%s' failed: %r", job.id, wrapper.name, exc)
-            _end(job, "failed", f"{type(exc).__name__}: {exc}")
+            _end(job, "failed", wrapper.error_text(exc))
         finally:
             release(token, buffer)
             self._finish(wrapper, job)
@@ -422,10 +422,10 @@ class JobRunner:
         except TimeoutError:
             return error_result(f"Tool '{wrapper.name}' timed out after {wrapper.timeout}s")
         except ToolExecutionError as exc:
-            return error_result(str(exc))
+            return error_result(wrapper.error_text(exc))
         except Exception as exc:
             logger.exception("tool '%s' raised", wrapper.name)
-            return error_result(f"{type(exc).__name__}: {exc}")
+            return error_result(wrapper.error_text(exc))
         return wrapper.to_result(value)
 
     # --- the agent stops ----------------------------------------------------------------------------

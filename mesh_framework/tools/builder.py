@@ -70,8 +70,11 @@ def build_wrappers(
     registry: MeshToolWrapperRegistry,
     provide: Callable[[str], Any],
     initial_proxy: Callable[[Any], Any],
+    *,
+    mask_errors: bool = False,
 ) -> MeshToolWrapperRegistry:
-    """Create one wrapper per plan, resolving method owners and injected beans through `provide`."""
+    """Create one wrapper per plan, resolving method owners and injected beans through `provide`;
+    `mask_errors` is `tools.mask_error_details`."""
     for plan in plans:
         if plan.owner is not None:
             target = getattr(provide(plan.owner), plan.attribute)
@@ -85,6 +88,7 @@ def build_wrappers(
             target=target,
             description=plan.description,
             timeout=plan.timeout,
+            mask_errors=mask_errors,
         )
         wrapper.bind_beans({param: provide(bean) for param, bean in plan.beans.items()})
         for dependency in plan.spec.dependencies:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -15,7 +16,7 @@ from pydantic_core import to_json
 from ..content import CONTENT_TYPES, ToolResult
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
-from ..failures import log_failure
+from ..failures import exception_text, log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..specs import DependencySpec, ToolSpec
@@ -76,6 +77,7 @@ class MeshToolWrapper:
         "job_hook",
         "key",
         "llm_agent",
+        "mask_errors",
         "name",
         "signature",
         "slots",
@@ -94,12 +96,14 @@ class MeshToolWrapper:
         target: Callable[..., Any],
         description: str,
         timeout: float | None,
+        mask_errors: bool = False,
     ) -> None:
         self.key = key
         self.name = name
         self.spec = spec
         self.signature = signature
         self.timeout = timeout
+        self.mask_errors = mask_errors  # tools.mask_error_details
         self.slots: list[McpMeshTool | None] = [None] * len(spec.dependencies)
         self.llm_agent: MeshLlmAgent | None = None
         self.unresolved_listener: UnresolvedListener | None = None
@@ -192,10 +196,10 @@ class MeshToolWrapper:
             return error_result(f"Tool '{self.name}' timed out after {self.timeout}s")
         except ToolExecutionError as exc:
             logger.warning("tool '%s' failed: %s", self.name, exc)
-            return error_result(str(exc))
+            return error_result(self.error_text(exc))
         except Exception as exc:
             log_failure(logger, f"tool '{self.name}'", exc)
-            return error_result(f"{type(exc).__name__}: {exc}")
+            return error_result(self.error_text(exc))
         try:
             if isinstance(value, InputRequired):
                 return self._input_required(value, context)
@@ -211,6 +215,17 @@ class MeshToolWrapper:
         if self.signature.is_async:
             return await self._call_target(**kwargs)
         return await asyncio.to_thread(functools.partial(self._call_target, **kwargs))
+
+    def error_text(self, exc: BaseException) -> str:
+        """What a remote caller is told of an exception of the body: its own words (`Type: message`, a
+        ToolExecutionError's message), never a traceback. With `tools.mask_error_details`, only that the
+        tool failed and an error id, logged here with those words (the caller logs the exception)."""
+        text = str(exc) if isinstance(exc, ToolExecutionError) else exception_text(exc)
+        if not self.mask_errors:
+            return text
+        error_id = secrets.token_hex(6)
+        logger.warning("tool '%s' failed, error id %s: %s", self.name, error_id, " ".join(text.split()))
+        return f"Tool '{self.name}' failed (error id {error_id})"
 
     def to_result(self, value: Any) -> dict[str, Any]:
         """A body's return value as this tool's `CallToolResult` wire dict."""
