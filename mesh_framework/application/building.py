@@ -43,7 +43,8 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     gateway = container.gateway()
     if gateway is not None:
         endpoint, runtime = container.mcp_endpoint(), container.mesh_runtime()
-        gateway.on_change = lambda: (endpoint.refresh_tools(), runtime.tools_changed())
+        endpoint.announce_tool_changes()  # its servers' tools come and go: tools.listChanged is true
+        gateway.on_change = lambda: (endpoint.tools_changed(), runtime.tools_changed())
     return _authorized(container, catalog, asgi)
 
 

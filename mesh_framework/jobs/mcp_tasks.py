@@ -179,6 +179,16 @@ class McpTasks:
             context.answer(responses)
         return {"resultType": "complete"}
 
+    @staticmethod
+    def declared(params: dict[str, Any]) -> bool:
+        """Whether the request declares the tasks extension."""
+        return declares_tasks(params)
+
+    @staticmethod
+    def missing_extension(what: str) -> McpError:
+        """The -32021 error for `what`, which needs the tasks extension declared."""
+        return _missing_extension(what)
+
     def wants(self, wrapper: MeshToolWrapper, params: dict[str, Any]) -> bool:
         """Whether this 2026-07-28 call is served as a task: a background tool, the extension declared.
         A `background="required"` tool called without the extension is refused (-32021)."""

@@ -28,6 +28,7 @@ from ..tracing.spans import incoming_call, record_result
 from .body import BODY_READ, BodyRead, BodyRefused, read_body
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
+from .notify import ChangeStreams, StreamLimitError
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
 from .request_state import RequestStateSigner, TamperedStateError
 from .versions import (
@@ -41,6 +42,7 @@ from .versions import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
     MODERN_VERSIONS,
@@ -61,6 +63,8 @@ _JSON_HEADERS = [(b"content-type", b"application/json")]
 _SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
 _ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
 _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
+TASKS_HANDSHAKE_VERSION = "2025-11-25"  # the handshake-era version with (experimental) tasks
+TOOLS_CHANGED = "notifications/tools/list_changed"
 _LEGACY_ONLY_METHODS = {
     "initialize",
     "ping",
@@ -182,7 +186,21 @@ class McpEndpoint:
         self.experimental_tasks: Any = None
         # Told of every tool call served: (tool, isError, seconds). Metrics set it when the app is built.
         self.on_tool_call: Callable[[str, bool, float], None] | None = None
+        self.streams = ChangeStreams()  # GET streams (handshake era) and subscriptions/listen (2026-07-28)
         self.refresh_tools()
+
+    def announce_tool_changes(self) -> None:
+        """Declare `tools.listChanged`: this agent's tools can change while it runs (a gateway's do)."""
+        self.capabilities["tools"]["listChanged"] = True
+
+    def tools_changed(self) -> None:
+        """The tool set changed: render `tools/list` again and notify the clients listening for it."""
+        self.refresh_tools()
+        self.streams.publish(TOOLS_CHANGED)
+
+    def close_streams(self) -> None:
+        """End every notification stream (the agent stops; their clients reconnect elsewhere)."""
+        self.streams.close()
 
     def refresh_tools(self) -> None:
         """Render the `tools/list` results; called once, after the registry is complete."""
@@ -203,6 +221,9 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
+            if scope["method"] == "GET" and self.capabilities["tools"]["listChanged"]:
+                await self._change_stream(_Request(scope), send, receive)
+                return
             await _send_plain(
                 send,
                 405,
@@ -311,6 +332,9 @@ class McpEndpoint:
                     "The MCP-Protocol-Version header is missing; the request's "
                     "_meta names a 2026-07-28 envelope, so send the header too",
                 )
+            if modern and method == "subscriptions/listen":
+                await self._listen(params or {}, request_id, request, send, receive)
+                return
             if method == "tools/call":
                 await self._call_tool(
                     params or {}, request_id, send, modern=modern, wants_sse=wants_sse, request=request
@@ -341,6 +365,64 @@ class McpEndpoint:
             )
             return
         await _send_result(send, request_id, result, sse=wants_sse)
+
+    async def _change_stream(self, request: _Request, send: Send, receive: Receive) -> None:
+        """`GET` of a handshake-era client whose agent's tools can change: a stream of
+        `notifications/tools/list_changed` (2026-07-28 clients use `subscriptions/listen` instead)."""
+        refusal = self.guard.check(request.host, request.origin) if self.guard is not None else None
+        if refusal is not None:
+            await _send_error(send, refusal[0], McpError(INVALID_REQUEST, refusal[1]), None)
+        elif request.version is not None and request.version not in HANDSHAKE_VERSIONS:
+            text = b"Method Not Allowed: protocol 2026-07-28 has no GET stream; use subscriptions/listen"
+            await _send_plain(send, 405, text, [(b"allow", b"GET, POST")])
+        elif b"text/event-stream" not in request.accept:
+            error = McpError(INVALID_REQUEST, "Not Acceptable: a GET stream needs Accept: text/event-stream")
+            await _send_error(send, 406, error, None)
+        else:
+            try:
+                await self.streams.serve(
+                    send, receive, wants=(TOOLS_CHANGED,), render=lambda m: {"jsonrpc": "2.0", "method": m}
+                )
+            except StreamLimitError as exc:
+                await _send_plain(send, 503, str(exc).encode(), [(b"retry-after", b"5")])
+
+    async def _listen(
+        self, params: dict[str, Any], request_id: Any, request: _Request, send: Send, receive: Receive
+    ) -> None:
+        """2026-07-28 `subscriptions/listen`: acknowledge what is honoured, then stream it (SEP-2575)."""
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            raise McpError(
+                INVALID_PARAMS,
+                'subscriptions/listen needs params.notifications, e.g. {"toolsListChanged": true}',
+            )
+        if "taskIds" in wanted and self.tasks is not None and not self.tasks.declared(params):
+            raise self.tasks.missing_extension("Task status notifications (notifications.taskIds)")
+        if b"text/event-stream" not in request.accept and b"*/*" not in request.accept:
+            raise McpError(INVALID_REQUEST, "subscriptions/listen answers a stream: accept text/event-stream")
+        # Only the tool list can change (with a gateway); what cannot is left out of the acknowledgement.
+        tools = wanted.get("toolsListChanged") is True and self.capabilities["tools"]["listChanged"]
+        honoured = {"toolsListChanged": True} if tools else {}
+        meta = {META_SUBSCRIPTION_ID: request_id}
+        ack = {"notifications": honoured, "_meta": meta}
+        first = [{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": ack}]
+        last = {"jsonrpc": "2.0", "id": request_id, "result": self._modern({"_meta": meta})}
+        if not honoured:  # nothing will ever be sent: acknowledge and end at once
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await send({"type": "http.response.body", "body": _sse_frame(first[0]), "more_body": True})
+            await send({"type": "http.response.body", "body": _sse_frame(last)})
+            return
+        try:
+            await self.streams.serve(
+                send,
+                receive,
+                wants=(TOOLS_CHANGED,),
+                render=lambda m: {"jsonrpc": "2.0", "method": m, "params": {"_meta": meta}},
+                first=first,
+                last=last,
+            )
+        except StreamLimitError as exc:
+            raise McpError(INTERNAL_ERROR, str(exc), status=503) from None
 
     async def _feature(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
         """Prompts, resources and completion (`protocol/features.py`)."""
@@ -503,17 +585,30 @@ class McpEndpoint:
             raise McpError(
                 INVALID_PARAMS, f"tools/call params.task must be an object, not {params['task']!r}"
             )
+        legacy_tasks = self.experimental_tasks if request.version == TASKS_HANDSHAKE_VERSION else None
+        if legacy_tasks is not None and not as_task:
+            legacy_tasks.check_plain_call(wrapper)  # taskSupport "required": -32601
+        # 2026-07-28's tasks extension: the server decides (a background tool, the extension declared)
+        as_modern_task = modern and self.tasks is not None and self.tasks.wants(wrapper, params)
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
         with propagating(forwarded, deadline), incoming_call(name, request_id, params, request.raw) as span:
             if wrapper.signature.wants_context and not as_task:
-                await self._call_streaming(wrapper, params, request_id, modern=modern, send=send)
+                await self._call_streaming(
+                    wrapper,
+                    params,
+                    request_id,
+                    modern=modern,
+                    send=send,
+                    as_task=as_modern_task,
+                    owner=request.owner,
+                )
                 return
             started = perf_counter()
             if as_task:
                 result = await self.experimental_tasks.call(wrapper, arguments, request.owner)
-            elif modern and self.tasks is not None and self.tasks.wants(wrapper, params):
-                result = await self.tasks.call(wrapper, arguments, request.owner)  # a CreateTaskResult
+            elif as_modern_task:
+                result = await self.tasks.call(wrapper, params, request.owner)  # a CreateTaskResult
             else:
                 result = await wrapper.call(arguments, deadline=deadline)
             if self.on_tool_call is not None:
@@ -522,9 +617,18 @@ class McpEndpoint:
         await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
 
     async def _call_streaming(
-        self, wrapper: MeshToolWrapper, params: dict[str, Any], request_id: Any, *, modern: bool, send: Send
+        self,
+        wrapper: MeshToolWrapper,
+        params: dict[str, Any],
+        request_id: Any,
+        *,
+        modern: bool,
+        send: Send,
+        as_task: bool = False,
+        owner: str | None = None,
     ) -> None:
-        """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result."""
+        """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result
+        (`as_task`: the call is served as a 2026-07-28 task, of `owner`)."""
         meta = params.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
         responses = params.get("inputResponses")
@@ -555,7 +659,11 @@ class McpEndpoint:
             encode_state=self.state_signer.encode,
         )
         started = perf_counter()
-        task = asyncio.ensure_future(wrapper.call(params.get("arguments"), context, deadline=call_deadline()))
+        if as_task:
+            running = self.tasks.call(wrapper, params, owner, context)
+        else:
+            running = wrapper.call(params.get("arguments"), context, deadline=call_deadline())
+        task = asyncio.ensure_future(running)
         task.add_done_callback(lambda _t: queue.put_nowait(None))
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
         while (notification := await queue.get()) is not None:

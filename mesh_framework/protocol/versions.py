@@ -15,6 +15,7 @@ __all__ = [
     "META_LOG_LEVEL",
     "META_PROTOCOL_VERSION",
     "META_SERVER_INFO",
+    "META_SUBSCRIPTION_ID",
     "METHOD_NOT_FOUND",
     "MISSING_CLIENT_CAPABILITY",
     "MODERN_VERSIONS",
@@ -33,6 +34,7 @@ META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"  # on every subscriptions/listen frame
 
 # JSON-RPC error codes.
 PARSE_ERROR = -32700

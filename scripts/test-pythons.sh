@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The tests that start no server (`pytest -m no_servers`, see tests/conftest.py) on each further supported
+# Python, each in its own environment made from uv.lock: .venv-3.12, .venv-3.13 (git-ignored).
+# MESH_TEST_PYTHONS names the versions (default "3.12 3.13"; empty: none). Arguments go to pytest.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+uv_bin="$root/.tools/bootstrap/bin/uv"
+[ -x "$uv_bin" ] || "$root/scripts/bootstrap.sh"  # installs uv (and .venv)
+versions="${MESH_TEST_PYTHONS-3.12 3.13}"
+
+# The interpreter of Python $1 (X.Y): on PATH, else pyenv's.
+find_python() {
+  local version="$1" found prefix
+  found="$(command -v "python$version" || true)"
+  if [ -n "$found" ] && "$found" -c "" 2>/dev/null; then
+    echo "$found"
+    return 0
+  fi
+  if command -v pyenv >/dev/null && prefix="$(pyenv prefix "$version" 2>/dev/null)" \
+    && [ -x "$prefix/bin/python$version" ]; then
+    echo "$prefix/bin/python$version"
+    return 0
+  fi
+  return 1
+}
+
+failed=""
+for version in $versions; do
+  if ! python="$(find_python "$version")"; then
+    echo "test-pythons: Python $version not found; install it (e.g. pyenv install $version)" \
+      "or set MESH_TEST_PYTHONS to the versions to test" >&2
+    exit 1
+  fi
+  echo "== pytest -m no_servers on Python $version ($python)"
+  UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT="$root/.venv-$version" \
+    "$uv_bin" sync --frozen --quiet --python "$python" --compile-bytecode
+  "$root/.venv-$version/bin/python" -m pytest -m no_servers "$@" || failed="$failed $version"
+done
+if [ -n "$failed" ]; then
+  echo "test-pythons: failed on Python$failed" >&2
+  exit 1
+fi
