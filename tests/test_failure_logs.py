@@ -22,6 +22,7 @@ async def test_expected_failures_are_one_line_and_bugs_keep_their_traceback(
     app = MeshApplication.load("tests.apps.failing_app", environ={"MESH_REGISTRY__ENABLED": "false"})
     async with mesh_client(app) as client:
         no_key = await client.call_tool("no_key")
+        no_key_task = await client.call_tool("no_key_task")
         bug = await client.call_tool("bug")
         prompt = await client.request("prompts/get", {"name": "briefing", "arguments": {}}, name="briefing")
         resource = await client.request("resources/read", {"uri": "config://secret"}, name="config://secret")
@@ -31,6 +32,7 @@ async def test_expected_failures_are_one_line_and_bugs_keep_their_traceback(
         }
         completion = await client.request("completion/complete", complete)
     assert no_key["isError"] and "LlmProviderError: no API key for openai" in no_key["content"][0]["text"]
+    assert no_key_task["isError"] and "no API key for gemini" in no_key_task["content"][0]["text"]
     assert bug["isError"] and "KeyError" in bug["content"][0]["text"]
     assert "error" in prompt.json() and "error" in resource.json() and "error" in completion.json()
 
@@ -39,6 +41,7 @@ async def test_expected_failures_are_one_line_and_bugs_keep_their_traceback(
             "tool 'no_key'",
             "tool 'no_key' failed: LlmProviderError: no API key for openai: set OPENAI_API_KEY",
         ),
+        ("tool 'no_key_task'", "tool 'no_key_task' failed: LlmProviderError: no API key for gemini"),
         ("prompt 'briefing'", "prompt 'briefing' failed: LlmProviderError: no API key for anthropic"),
         (
             "completer of prompt 'review' argument 'language'",

@@ -22,6 +22,7 @@ from pydantic_core import to_jsonable_python
 
 from ..config.settings import JobSettings
 from ..errors import ToolExecutionError
+from ..failures import log_failure
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper, error_result
@@ -424,7 +425,7 @@ class JobRunner:
         except ToolExecutionError as exc:
             return error_result(wrapper.error_text(exc))
         except Exception as exc:
-            logger.exception("tool '%s' raised", wrapper.name)
+            log_failure(logger, f"tool '{wrapper.name}'", exc)
             return error_result(wrapper.error_text(exc))
         return wrapper.to_result(value)
 

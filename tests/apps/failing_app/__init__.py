@@ -14,6 +14,11 @@ async def no_key() -> str:
     raise LlmProviderError("no API key for openai: set OPENAI_API_KEY")
 
 
+@mesh_tool(task=True)  # a job tool: called plainly, it runs inline
+async def no_key_task() -> str:
+    raise LlmProviderError("no API key for gemini")
+
+
 @mesh_tool()
 def bug() -> str:
     return {}["missing"]  # type: ignore[no-any-return]
