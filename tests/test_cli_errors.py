@@ -84,7 +84,8 @@ def test_registry_on_a_busy_port() -> None:
         ),
         (["call"], "mesh call: the following arguments are required: tool (see `mesh call --help`)"),
         (["run", "--port", "x"], "mesh run: argument --port: invalid int value: 'x'"),
-        (["list", "--colour"], "mesh: unrecognized arguments: --colour"),
+        (["list", "--colour"], "mesh list: unrecognized arguments: --colour (see `mesh list --help`)"),
+        (["catalog", "list", "x", "y"], "mesh catalog list: unrecognized arguments: y"),
         (["catalog", "export", "--file", "x"], "mesh catalog export: the following arguments are required"),
     ],
 )

@@ -102,7 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:  # said by the command they were given to (argparse would say `mesh: ...`)
+        command = " ".join(["mesh", args.command, *([args.action] if getattr(args, "action", None) else [])])
+        print(
+            f"{command}: unrecognized arguments: {' '.join(unknown)} (see `{command} --help`)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
 
