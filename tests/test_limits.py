@@ -30,6 +30,17 @@ def agent() -> Iterator[AgentProcess]:
         yield running
 
 
+LINGER = 20.0
+
+
+@pytest.fixture(scope="module")
+def lingering_agent() -> Iterator[AgentProcess]:
+    """An agent with the limit above and a body timeout long enough for 40 MiB on a loaded machine."""
+    env = {"MESH_SERVER__MAX_BODY_BYTES": str(LIMIT), "MESH_SERVER__BODY_TIMEOUT": str(LINGER)}
+    with run_agent("starter_app", env=env) as running:
+        yield running
+
+
 def _list_tools(agent: AgentProcess) -> int:
     with httpx2.Client(timeout=10, trust_env=False) as http:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -63,17 +74,41 @@ def test_urllib_reads_the_413_of_an_over_limit_body(agent: AgentProcess) -> None
     assert _list_tools(agent) == 200
 
 
-def test_a_body_far_over_the_limit_is_refused_without_reading_it(agent: AgentProcess) -> None:
+def test_a_body_far_over_the_limit_is_refused_at_once_and_lingered_on_for_the_body_timeout(
+    agent: AgentProcess,
+) -> None:
+    """A declared length over the limit is answered before any of the body is read; the connection then
+    reads and drops what comes for at most `server.body_timeout` (1 s here), and closes."""
     with socket.create_connection(("127.0.0.1", agent.port), timeout=10) as sock:
         head = (
             f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {100 * LIMIT}\r\n\r\n"
         )
         sock.sendall(head.encode())
-        answer = _read_until_closed(sock)
-    assert answer.startswith(b"HTTP/1.1 413")
+        first = sock.recv(65536)  # the 413, while the body has not even begun
+        assert first.startswith(b"HTTP/1.1 413"), first
+        started = time.monotonic()
+        sock.sendall(b"x" * LIMIT)  # more body: read and dropped, not a reset
+        answer = first + _read_until_closed(sock)
+    assert 0.5 < time.monotonic() - started < 5  # closed once the body timeout has passed
     assert b"connection: close" in answer.lower()
     assert _list_tools(agent) == 200
+
+
+def test_urllib_sending_40_mib_reads_the_413(lingering_agent: AgentProcess) -> None:
+    """urllib writes the whole body before it reads: the agent answers 413 at once and reads and drops the
+    rest (it used to drain 4x the limit, then close: urllib then got a connection reset), whatever the size.
+    """
+    request = urllib.request.Request(
+        lingering_agent.mcp_url, data=_oversized(40 * 1024 * 1024), headers=HEADERS, method="POST"
+    )
+    started = time.monotonic()
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=30)
+    assert caught.value.code == 413
+    assert "server.max_body_bytes" in json.loads(caught.value.read())["error"]["message"]
+    assert time.monotonic() - started < LINGER  # within server.body_timeout
+    assert _list_tools(lingering_agent) == 200
 
 
 def test_a_slow_body_is_answered_408(agent: AgentProcess) -> None:

@@ -54,7 +54,7 @@ def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
         timeout_graceful_shutdown=5,
         timeout_keep_alive=settings.server.keep_alive_timeout,
         limit_concurrency=settings.server.max_concurrency,
-        http=agent_http_protocol(settings.server.header_timeout),
+        http=agent_http_protocol(settings.server.header_timeout, settings.server.body_timeout),
         **(tls.uvicorn_options() if tls else {}),
     )
     return UvicornServer(config)

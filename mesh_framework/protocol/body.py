@@ -1,10 +1,11 @@
 """Reading a request body within limits: size (`server.max_body_bytes`) and time (`server.body_timeout`).
 
-A body over the limit is answered 413, but only after the rest of it has been read and dropped (up to
-`DRAIN_FACTOR` times the limit): a client that writes its whole body before reading (Python's urllib,
-most HTTP libraries) would otherwise get a connection reset instead of the answer. A body larger than
-that is not drained: the 413 is sent and the connection closed. A client that sends its body too slowly
-(a slow-loris sender) is answered 408 once `server.body_timeout` has passed, and the connection closed.
+A body over the limit is answered 413 as soon as it is known to be (from `Content-Length`, or once more
+than the limit has arrived) with `Connection: close`; the agent's HTTP protocol then keeps reading and
+dropping the rest for up to `server.body_timeout` before it closes (`http_protocol.py`), so a client that
+writes its whole body before reading (Python's urllib, most HTTP libraries) reads the 413 instead of a
+connection reset, whatever the body's size. A client that sends its body too slowly (a slow-loris sender)
+is answered 408 once `server.body_timeout` has passed, and the connection closed.
 
 A middleware in front of the endpoint that must see the JSON-RPC message (MCP authorization's per-tool
 scopes) reads it with the same limits and leaves a `BodyRead` in the scope under `BODY_READ`: the
@@ -20,12 +21,9 @@ from pydantic_core import from_json
 
 from ..deadline import Expired, within
 
-__all__ = ["BODY_READ", "DRAIN_FACTOR", "BodyRead", "BodyRefused", "read_body"]
+__all__ = ["BODY_READ", "BodyRead", "BodyRefused", "read_body"]
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
-
-DRAIN_FACTOR = 4
-"""An over-limit body is read and dropped up to this many times `server.max_body_bytes`."""
 
 
 class BodyRefused(Exception):
@@ -84,9 +82,8 @@ async def read_body(receive: Receive, *, max_bytes: int, timeout: float, declare
 
 
 async def _read(receive: Receive, max_bytes: int, declared: int) -> bytes:
-    drain_limit = DRAIN_FACTOR * max_bytes
-    if declared > drain_limit:
-        raise _too_large(max_bytes, close=True)
+    if declared > max_bytes:
+        raise _too_large(max_bytes)
     chunks: list[bytes] = []
     size = 0
     more = True
@@ -96,22 +93,17 @@ async def _read(receive: Receive, max_bytes: int, declared: int) -> bytes:
             break  # the client went away; whatever came is answered (nobody reads it)
         chunk: bytes = message.get("body", b"")
         size += len(chunk)
-        more = message.get("more_body", False)
         if size > max_bytes:
-            chunks.clear()
-            if size > drain_limit:
-                raise _too_large(max_bytes, close=True)
-            continue  # keep reading and dropping, so the client gets to read the answer
+            raise _too_large(max_bytes)  # the rest is read and dropped by the protocol, after the 413
         chunks.append(chunk)
-    if size > max_bytes:
-        raise _too_large(max_bytes, close=False)
+        more = message.get("more_body", False)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _too_large(max_bytes: int, *, close: bool) -> BodyRefused:
+def _too_large(max_bytes: int) -> BodyRefused:
     return BodyRefused(
         413,
         f"Request body exceeds the limit of {max_bytes} bytes (server.max_body_bytes); send less, "
         "or raise the limit",
-        close=close,
+        close=True,
     )

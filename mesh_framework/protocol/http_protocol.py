@@ -1,4 +1,4 @@
-"""The agent's HTTP protocol: uvicorn's httptools protocol with two changes.
+"""The agent's HTTP protocol: uvicorn's httptools protocol with three changes.
 
 - A bound on the time a client may take to send a request's headers (`server.header_timeout`). uvicorn
   bounds idle keep-alive connections but not a request whose headers trickle in: a slow-loris client could
@@ -9,15 +9,22 @@
   `http.response.start`, and its body with `http.response.body`: two `send` system calls where one does.
   The transport the protocol hands to each request holds the head back until the body follows (at the
   latest until the event loop's next turn, so a streamed response's head is not delayed).
+- A lingering close after a 413 (nginx's `lingering_close`). The app refuses an over-limit body without
+  reading it and closes the connection; closing a socket with unread data resets it, and a client still
+  writing its body (Python's urllib writes it all before reading) gets the reset, not the 413. So when a
+  413 closes a connection whose request body is still arriving, the protocol keeps reading and dropping
+  it, and closes once the body has ended or `server.body_timeout` has passed, whichever comes first.
 
-Both lean on uvicorn's `HttpToolsProtocol` (its callbacks and its `transport` attribute), which uvicorn
-does not promise to keep: start-up stops on a uvicorn outside the tested versions (`tested_versions.py`),
-since falling back to uvicorn's own protocol would silently drop the header timeout.
+All three lean on uvicorn's `HttpToolsProtocol` (its callbacks and its `transport` attribute), which
+uvicorn does not promise to keep: start-up stops on a uvicorn outside the tested versions
+(`tested_versions.py`), since falling back to uvicorn's own protocol would silently drop the header
+timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -31,17 +38,23 @@ __all__ = ["agent_http_protocol"]
 
 _RESPONSE_HEAD = b"HTTP/1.1 "
 _END_OF_HEAD = b"\r\n\r\n"
+_TOO_LARGE = b"HTTP/1.1 413 "
 
 
 class _OneWriteTransport:
-    """A transport that joins a response head with the write that follows it."""
+    """A transport that joins a response head with the write that follows it; `close` asks `linger`
+    first, which may keep the connection reading a refused body (`close_now` ends it)."""
 
-    __slots__ = ("_held", "_loop", "_transport")
+    __slots__ = ("_head", "_held", "_linger", "_loop", "_transport")
 
-    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop, linger: Callable[[], bool]
+    ) -> None:
         self._transport = transport
         self._loop = loop
+        self._linger = linger
         self._held: bytes | None = None
+        self._head = b""  # the last response head written
 
     def write(self, data: bytes) -> None:
         held = self._held
@@ -49,7 +62,7 @@ class _OneWriteTransport:
             self._held = None
             self._transport.write(held + data)
         elif data.startswith(_RESPONSE_HEAD) and data.endswith(_END_OF_HEAD):
-            self._held = data
+            self._held = self._head = data
             self._loop.call_soon(self.flush)
         else:
             self._transport.write(data)
@@ -60,7 +73,16 @@ class _OneWriteTransport:
             self._held = None
             self._transport.write(held)
 
+    def refused_too_large(self) -> bool:
+        """Whether the last response was a 413."""
+        return self._head.startswith(_TOO_LARGE)
+
     def close(self) -> None:
+        self.flush()
+        if not self._linger():
+            self._transport.close()
+
+    def close_now(self) -> None:
         self.flush()
         self._transport.close()
 
@@ -70,24 +92,39 @@ class _OneWriteTransport:
 
 class _AgentHttpProtocol(HttpToolsProtocol):
     header_timeout = 30.0
+    body_timeout = 30.0
     _header_deadline: Deadline | None = None
+    _linger_deadline: Deadline | None = None
+    _body_done = True  # the current request's body has been received whole (or there is no request)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.transport = _OneWriteTransport(transport, self.loop)  # type: ignore[assignment]
+        self.transport = _OneWriteTransport(transport, self.loop, self._linger)  # type: ignore[assignment]
         self._deadlines = Deadlines.of_loop(self.loop)
         self._arm()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._body_done = False
         self._arm()
 
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
 
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._body_done = True
+        if self._linger_deadline is not None:  # the refused body has ended: close now
+            self._deadlines.clear(self._linger_deadline)
+            self._linger_deadline = None
+            self.transport.close_now()  # type: ignore[attr-defined]
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._linger_deadline is not None:
+            self._deadlines.clear(self._linger_deadline)
+            self._linger_deadline = None
         super().connection_lost(exc)
 
     def _arm(self) -> None:
@@ -98,6 +135,20 @@ class _AgentHttpProtocol(HttpToolsProtocol):
         if self._header_deadline is not None:
             self._deadlines.clear(self._header_deadline)
             self._header_deadline = None
+
+    def _linger(self) -> bool:
+        """Asked when the connection is to close: True to read and drop the rest of a refused body first
+        (for at most `body_timeout` seconds), False to close at once."""
+        if self._linger_deadline is not None:
+            return True  # already lingering (uvicorn's keep-alive timer may ask again)
+        if self._body_done or not self.transport.refused_too_large():  # type: ignore[attr-defined]
+            return False
+        self._linger_deadline = self._deadlines.arm(self.body_timeout, self._linger_over)
+        return True
+
+    def _linger_over(self) -> None:
+        self._linger_deadline = None
+        self.transport.close_now()  # type: ignore[attr-defined]
 
     def _headers_too_slow(self) -> None:
         self._header_deadline = None
@@ -112,10 +163,12 @@ class _AgentHttpProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def agent_http_protocol(header_timeout: float) -> type[HttpToolsProtocol]:
+def agent_http_protocol(header_timeout: float, body_timeout: float = 30.0) -> type[HttpToolsProtocol]:
     """uvicorn's HTTP protocol class bounding the time to receive a request's headers to `header_timeout`
-    seconds, and writing each response in one piece. Raises MeshError on an untested uvicorn."""
+    seconds, writing each response in one piece, and reading the rest of a body refused with 413 for up to
+    `body_timeout` seconds before closing. Raises MeshError on an untested uvicorn."""
     if not is_tested("uvicorn", uvicorn.__version__):
         use = "extends uvicorn's HttpToolsProtocol (server.header_timeout, one write per response)"
         raise MeshError(untested_message("uvicorn", uvicorn.__version__, use))
-    return type("AgentHttpProtocol", (_AgentHttpProtocol,), {"header_timeout": header_timeout})
+    attributes = {"header_timeout": header_timeout, "body_timeout": body_timeout}
+    return type("AgentHttpProtocol", (_AgentHttpProtocol,), attributes)
