@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from .propagation import propagated_headers
     from .specs import Selector
     from .status import status_section
+    from .stream import Stream
     from .tools.context import ToolContext
     from .tools.wrapper import MeshToolWrapper
     from .tools.wrapper_registry import MeshToolWrapperRegistry
@@ -104,6 +105,7 @@ __all__ = [
     "Selector",
     "SseDefinition",
     "StdioDefinition",
+    "Stream",
     "TextContent",
     "ToolCallback",
     "ToolCallbackProvider",
@@ -200,6 +202,7 @@ _LOCATIONS: dict[str, str] = {
     "propagated_headers": ".propagation",
     "Selector": ".specs",
     "status_section": ".status",
+    "Stream": ".stream",
     "ToolContext": ".tools.context",
     "MeshToolWrapper": ".tools.wrapper",
     "MeshToolWrapperRegistry": ".tools.wrapper_registry",

@@ -8,12 +8,13 @@ client. Such parameters never appear in the tool's input schema.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from .errors import ToolExecutionError
 from .remote_features import RemoteFeatures
 
-__all__ = ["McpMeshTool", "MeshLlmAgent"]
+__all__ = ["McpMeshTool", "MeshLlmAgent", "stream_text"]
 
 
 class McpMeshTool(RemoteFeatures, ABC):
@@ -61,6 +62,25 @@ class McpMeshTool(RemoteFeatures, ABC):
         content = [{"type": "text", "text": text}]
         return {"content": content, "structuredContent": {"result": value}, "isError": False}
 
+    def stream(self, arguments: Mapping[str, Any] | None = None, /, **kwargs: Any) -> AsyncIterator[str]:
+        """Call the tool and iterate over its answer as the provider produces it, one chunk per `yield` of
+        a `Stream[str]` tool (a tool that does not stream gives its whole text once).
+
+        Usage::
+
+            async for chunk in chat.stream(prompt="hi"):
+                ...
+
+        An error result raises ToolExecutionError after the chunks that came before it. Leaving the loop
+        early (`break`, `aclose()`) cancels the call."""
+        return self.stream_tool(self.function_name, {**(arguments or {}), **kwargs})
+
+    async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
+        """`stream()` of any tool of the provider agent, by name. Proxies stream; this default (for
+        stand-ins that implement only `call_tool`) yields the buffered answer once."""
+        result = await self.call_result(name, arguments)
+        yield stream_text(result, tool=name, agent=getattr(self, "agent_id", ""))
+
     async def submit(
         self,
         arguments: Mapping[str, Any] | None = None,
@@ -89,6 +109,16 @@ class McpMeshTool(RemoteFeatures, ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.capability} -> {self.function_name} at {self.endpoint}>"
+
+
+def stream_text(result: Mapping[str, Any], *, tool: str, agent: str) -> str:
+    """The text a stream gives for a whole `CallToolResult`: its text blocks joined; ToolExecutionError
+    when it is an error."""
+    texts = [c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text"]
+    if result.get("isError"):
+        message = "; ".join(t for t in texts if t) or "the tool reported an error"
+        raise ToolExecutionError(message, tool=tool, agent=agent, result=result)
+    return "".join(texts)
 
 
 class MeshLlmAgent(ABC):

@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
 from ..errors import ToolExecutionError
-from ..injectables import McpMeshTool
+from ..injectables import McpMeshTool, stream_text
+from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.spans import outbound_call
 from .transport import McpTransport, ProviderUnreachable, RemoteError
 
-__all__ = ["DownEndpoints", "InProcessMcpMeshTool", "McpMeshToolProxy", "Provider", "unwrap_result"]
+__all__ = [
+    "DEFAULT_STREAM_TIMEOUT",
+    "DownEndpoints",
+    "InProcessMcpMeshTool",
+    "McpMeshToolProxy",
+    "Provider",
+    "unwrap_result",
+]
 
 logger = logging.getLogger("mesh_framework.mesh")
+
+DEFAULT_STREAM_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +39,8 @@ class Provider:
     endpoint: str  # http://host:port (the MCP endpoint is endpoint + "/mcp")
     function_name: str
     idempotent: bool = False  # @mesh_tool(idempotent=True): safe to repeat elsewhere after a timeout
+    # Seconds a stream() waits for each chunk: the provider's kwargs.stream_timeout (MCP Mesh's default).
+    stream_timeout: float = DEFAULT_STREAM_TIMEOUT
 
     @property
     def url(self) -> str:
@@ -192,6 +205,46 @@ class McpMeshToolProxy(McpMeshTool):
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
+    async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        candidates = self._candidates()
+        with outbound_call(self.capability, name) as span:
+            for attempt, provider in enumerate(candidates[:2]):
+                tool = provider.function_name if name == self.function_name else name
+                params["name"] = tool
+                span.set("mesh.provider.agent_id", provider.agent_id)
+                span.set("url.full", provider.url)
+                chunks = 0
+                answer = self.transport.stream(
+                    provider.url, params, read_timeout=provider.stream_timeout, headers=self.headers
+                )
+                try:
+                    async for piece in answer:
+                        if isinstance(piece, str):
+                            chunks += 1
+                            yield piece
+                            continue
+                        span.result(piece)
+                        text = stream_text(piece, tool=tool, agent=provider.agent_id)
+                        if chunks == 0:  # the provider does not stream: its whole answer, once
+                            yield text
+                        return
+                except ProviderUnreachable as exc:
+                    self._down.mark(provider.endpoint)
+                    self._on_unreachable(provider.endpoint)
+                    if attempt == 0 and len(candidates) > 1:
+                        span.event("failover", {"mesh.unreachable": provider.endpoint})
+                        continue
+                    raise ToolExecutionError(
+                        f"{exc}; no other provider of '{self.capability}' is known",
+                        tool=tool,
+                        agent=provider.agent_id,
+                    ) from None
+                except RemoteError as exc:
+                    raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
+                finally:
+                    await answer.aclose()  # closes the response: a stream left early stops the call
+
     async def list_tools(self) -> list[dict[str, Any]]:
         try:
             result = await self.transport.request(
@@ -241,6 +294,31 @@ class InProcessMcpMeshTool(McpMeshTool):
         if wrapper is None:
             raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
         return await wrapper.call(arguments)
+
+    async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
+        wrapper = self._registry.get(name)
+        if wrapper is None:
+            raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
+        channel = ChunkChannel(STREAM_BUFFER)
+
+        async def run() -> dict[str, Any]:
+            CHUNK_SINK.set(channel.send)
+            return await wrapper.call(arguments)
+
+        task = asyncio.ensure_future(run())
+        task.add_done_callback(lambda _t: channel.close())
+        chunks = 0
+        try:
+            async for chunk in channel:
+                chunks += 1
+                yield chunk
+            text = stream_text(task.result(), tool=name, agent=self.agent_id)
+            if chunks == 0:
+                yield text
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.wait((task,))
 
     async def list_tools(self) -> list[dict[str, Any]]:
         return [wrapper.descriptor for wrapper in self._registry]

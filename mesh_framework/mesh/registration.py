@@ -29,6 +29,9 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
         }
         if "outputSchema" in wrapper.descriptor:
             entry["outputSchema"] = wrapper.descriptor["outputSchema"]
+        elif wrapper.signature.streams:  # as MCP Mesh registers a Stream[str] tool
+            entry["kwargs"]["stream_type"] = "text"
+            entry["outputSchema"] = {"type": "string"}
         llm_config = getattr(wrapper.llm_agent, "config", None)
         if llm_config is not None:
             entry.update(llm_config.heartbeat_fields(namespace))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..tools.wrapper_registry import dependency_key
-from .proxy import Provider
+from .proxy import DEFAULT_STREAM_TIMEOUT, Provider
 
 __all__ = ["Resolution", "Topology", "TopologyEvent", "diff_topology", "parse_answer"]
 
@@ -68,7 +68,21 @@ def _provider(entry: Mapping[str, Any]) -> Provider | None:
         return None
     kwargs = entry.get("kwargs")
     idempotent = isinstance(kwargs, Mapping) and kwargs.get("idempotent") is True
-    return Provider(agent_id=agent_id, endpoint=endpoint, function_name=function_name, idempotent=idempotent)
+    return Provider(
+        agent_id=agent_id,
+        endpoint=endpoint,
+        function_name=function_name,
+        idempotent=idempotent,
+        stream_timeout=_stream_timeout(kwargs),
+    )
+
+
+def _stream_timeout(kwargs: Any) -> float:
+    """A provider's `kwargs.stream_timeout` (seconds), or MCP Mesh's default when absent or not positive."""
+    value = kwargs.get("stream_timeout") if isinstance(kwargs, Mapping) else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return DEFAULT_STREAM_TIMEOUT
 
 
 def parse_answer(answer: Mapping[str, Any], tools: Mapping[str, ToolSlots]) -> Topology:

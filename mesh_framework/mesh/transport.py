@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 import httpx2
@@ -137,6 +137,74 @@ class McpTransport:
             )
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
+    async def stream(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        *,
+        read_timeout: float,
+        headers: Mapping[str, str] | None = None,
+    ) -> AsyncGenerator[str | dict[str, Any], None]:
+        """`tools/call` at `url` with a progress token: yields each progress `message` (a chunk) as it
+        arrives, then the result object. Leaving early closes the response, which cancels the call.
+
+        `read_timeout` bounds the wait for each piece; the protocol era is negotiated as in `request`."""
+        era = self.era(url)
+        for attempt in range(2):
+            target, sent, content, request_id, budget = self._prepare(
+                url, "tools/call", params, era, None, extra=headers, progress=True
+            )
+            read = read_timeout if budget is None else min(read_timeout, budget)
+            try:
+                async with self.http.stream(
+                    "POST", target, content=content, headers=sent, timeout=httpx2.Timeout(read)
+                ) as response:
+                    if response.status_code == 503 and "retry-after" in response.headers:
+                        raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
+                    if response.headers.get("content-type", "").startswith("text/event-stream"):
+                        async for message in _events(response):
+                            if message.get("method") == "notifications/progress":
+                                update = message.get("params") or {}
+                                if update.get("progressToken") == request_id and "message" in update:
+                                    yield str(update["message"])
+                            elif message.get("id") == request_id and "method" not in message:
+                                result = message.get("result")
+                                if isinstance(result, dict):
+                                    self._eras[url] = era
+                                    yield result
+                                    return
+                                error = message.get("error")
+                                raise _remote_error(url, response.status_code, error, message)
+                        raise RemoteError(f"{url}: the stream ended before the tools/call result")
+                    await response.aread()
+                    message = _decode(response, request_id)
+            except httpx2.ConnectError as exc:
+                raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
+            except httpx2.TimeoutException:
+                raise RemoteError(
+                    f"{url} sent nothing for {read:g}s during a streamed tools/call", timed_out=True
+                ) from None
+            except httpx2.TransportError as exc:
+                raise RemoteError(
+                    f"{url}: connection failed during a streamed tools/call ({type(exc).__name__}: {exc})"
+                ) from None
+            # Not an event stream: an error (maybe "speak another version"), or a result sent whole.
+            error = message.get("error") if isinstance(message, dict) else None
+            if error is None and response.status_code < 400:
+                result = message.get("result") if isinstance(message, dict) else None
+                if not isinstance(result, dict):
+                    raise RemoteError(f"{url} answered tools/call without a result object")
+                self._eras[url] = era
+                yield result
+                return
+            code = error.get("code") if isinstance(error, dict) else None
+            if era != LEGACY and attempt == 0:
+                next_era = self._negotiate(response.status_code, code, error)
+                if next_era is not None:
+                    era = next_era
+                    continue
+            raise _remote_error(url, response.status_code, error, message)
+
     @staticmethod
     def _negotiate(status: int, code: Any, error: Any) -> str | None:
         """The era to retry in, or None when this error is not about the protocol version."""
@@ -163,6 +231,43 @@ class McpTransport:
         extra: Mapping[str, str] | None = None,
         idempotent: bool = False,
     ) -> tuple[int, Any]:
+        url, headers, content, request_id, timeout = self._prepare(
+            url, method, params, era, timeout, extra=extra
+        )
+        try:
+            response = await self.http.post(
+                url,
+                content=content,
+                headers=headers,
+                timeout=None if timeout is None else timeout + 1.0,
+                # every method but tools/call only reads; a tool call is repeated only when marked idempotent
+                extensions=IDEMPOTENT if idempotent or method != "tools/call" else None,
+            )
+        except httpx2.ConnectError as exc:
+            raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
+        except httpx2.TimeoutException:
+            raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
+        except httpx2.TransportError as exc:
+            raise RemoteError(
+                f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
+            ) from None
+        if response.status_code == 503 and "retry-after" in response.headers:
+            # A stopping agent refused the call before processing it (health/drain.py): another may take it.
+            raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
+        return response.status_code, _decode(response, request_id)
+
+    def _prepare(
+        self,
+        url: str,
+        method: str,
+        params: Mapping[str, Any] | None,
+        era: str,
+        timeout: float | None,
+        *,
+        extra: Mapping[str, str] | None,
+        progress: bool = False,
+    ) -> tuple[str, dict[str, str], bytes, int, float | None]:
+        """The URL, headers, body, request id and timeout of one request (RemoteError: budget spent)."""
         body_params = dict(params or {})
         headers = {"Accept": ACCEPT, "Content-Type": "application/json", **(extra or {})}
         if self.https and url.startswith("http://"):
@@ -196,28 +301,10 @@ class McpTransport:
             if name_field is not None:
                 headers["Mcp-Name"] = str(body_params.get(name_field, ""))
         request_id = next(self._ids)
+        if progress:  # a streamed call: its chunks come as progress notifications for this token
+            body_params["_meta"] = {**(body_params.get("_meta") or {}), "progressToken": request_id}
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
-        try:
-            response = await self.http.post(
-                url,
-                content=to_json(body),
-                headers=headers,
-                timeout=None if timeout is None else timeout + 1.0,
-                # every method but tools/call only reads; a tool call is repeated only when marked idempotent
-                extensions=IDEMPOTENT if idempotent or method != "tools/call" else None,
-            )
-        except httpx2.ConnectError as exc:
-            raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
-        except httpx2.TimeoutException:
-            raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
-        except httpx2.TransportError as exc:
-            raise RemoteError(
-                f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
-            ) from None
-        if response.status_code == 503 and "retry-after" in response.headers:
-            # A stopping agent refused the call before processing it (health/drain.py): another may take it.
-            raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
-        return response.status_code, _decode(response, request_id)
+        return url, headers, to_json(body), request_id, timeout
 
 
 def _seconds(timeout: float) -> str:
@@ -227,6 +314,35 @@ def _seconds(timeout: float) -> str:
     if millis % 1000 == 0:
         return str(millis // 1000)
     return f"{millis / 1000:.3f}".rstrip("0")
+
+
+def _remote_error(url: str, status: int, error: Any, message: Any) -> RemoteError:
+    text = error.get("message", "error") if isinstance(error, dict) else f"HTTP {status}"
+    if status in (401, 403) and isinstance(message, dict):  # an OAuth refusal (security/)
+        text = f"{url} refused the call: HTTP {status} {message.get('error_description', '')}".rstrip()
+    return RemoteError(
+        str(text),
+        code=error.get("code") if isinstance(error, dict) else None,
+        data=error.get("data") if isinstance(error, dict) else None,
+        status=status,
+    )
+
+
+async def _events(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON messages of an event stream, each as soon as its event is complete."""
+    data_lines: list[str] = []
+    async for raw_line in response.aiter_lines():
+        line = raw_line.rstrip("\r")
+        if line.startswith("data:"):
+            data_lines.append(line[5:].lstrip(" "))
+        elif not line and data_lines:
+            try:
+                message = from_json("\n".join(data_lines))
+            except ValueError:
+                message = None
+            data_lines = []
+            if isinstance(message, dict):
+                yield message
 
 
 def _decode(response: httpx2.Response, request_id: int) -> Any:

@@ -31,6 +31,7 @@ from .guard import HostGuard
 from .notify import ChangeStreams, StreamLimitError
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
 from .request_state import RequestStateSigner, TamperedStateError
+from .streaming import serve_stream, streams_to
 from .versions import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -337,7 +338,13 @@ class McpEndpoint:
                 return
             if method == "tools/call":
                 await self._call_tool(
-                    params or {}, request_id, send, modern=modern, wants_sse=wants_sse, request=request
+                    params or {},
+                    request_id,
+                    send,
+                    modern=modern,
+                    wants_sse=wants_sse,
+                    request=request,
+                    receive=receive,
                 )
                 return
             if method in FEATURE_METHODS:
@@ -550,6 +557,7 @@ class McpEndpoint:
         modern: bool,
         wants_sse: bool,
         request: _Request,
+        receive: Receive,
     ) -> None:
         name = params.get("name")
         arguments = params.get("arguments")
@@ -593,17 +601,32 @@ class McpEndpoint:
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
         with propagating(forwarded, deadline), incoming_call(name, request_id, params, request.raw) as span:
-            if wrapper.signature.wants_context and not as_task:
-                await self._call_streaming(
-                    wrapper,
-                    params,
-                    request_id,
-                    modern=modern,
-                    send=send,
-                    as_task=as_modern_task,
-                    owner=request.owner,
-                )
-                return
+            if wrapper.signature.event_stream and not as_task:  # a ToolContext, or Stream[str]
+                if not wrapper.signature.streams:
+                    await self._call_streaming(
+                        wrapper,
+                        params,
+                        request_id,
+                        modern=modern,
+                        send=send,
+                        as_task=as_modern_task,
+                        owner=request.owner,
+                    )
+                    return
+                token = streams_to(params, request.accept)  # no token: the joined text, buffered
+                if token is not None or wrapper.signature.wants_context:
+                    await serve_stream(
+                        wrapper,
+                        params,
+                        request_id,
+                        token,
+                        modern=modern,
+                        send=send,
+                        receive=receive,
+                        stamp=self._modern if modern else _unstamped,
+                        on_tool_call=self.on_tool_call,
+                    )
+                    return
             started = perf_counter()
             if as_task:
                 result = await self.experimental_tasks.call(wrapper, arguments, request.owner)
@@ -692,6 +715,10 @@ async def _unless_disconnected(answering: Awaitable[Any], receive: Receive) -> A
         if not work.done():
             work.cancel()
     return work.result() if work in done else None
+
+
+def _unstamped(result: dict[str, Any]) -> dict[str, Any]:
+    return result
 
 
 def _owner(scope: Scope) -> str | None:

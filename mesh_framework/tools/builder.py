@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..specs import ToolSpec
-from .signature import ToolSignature, analyze_signature
+from .signature import SignatureError, ToolSignature, analyze_signature
 from .wrapper import MeshToolWrapper
 from .wrapper_registry import MeshToolWrapperRegistry
 
@@ -50,6 +50,12 @@ def plan_tool(
         bean_types=can_inject,
         input_schema=spec.input_schema,
     )
+    if signature.streams and (spec.background or spec.task):
+        flag = "background=True" if spec.background else "task=True"
+        raise SignatureError(
+            f"returns Stream[str] and is {flag}: a stream answers the caller as it runs, a job answers "
+            f"later; drop {flag} or return str"
+        )
     beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean"}
     description = spec.description if spec.description is not None else inspect.getdoc(function) or ""
     return ToolPlan(

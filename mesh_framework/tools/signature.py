@@ -8,11 +8,12 @@ described by its JSON schema.
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
@@ -48,6 +49,12 @@ class ToolSignature:
     is_async: bool
     wants_context: bool
     return_type: Any = None
+    streams: bool = False  # returns Stream[str]: chunks as progress notifications (tools/streaming.py)
+    # Answered as an event stream (wants a ToolContext, or streams): one flag for the endpoint to read.
+    event_stream: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "event_stream", self.wants_context or self.streams)
 
 
 class SignatureError(Exception):
@@ -117,6 +124,32 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
     return wrapped, adapter, True
 
 
+_STREAM_ORIGINS = (
+    collections.abc.AsyncIterator,
+    collections.abc.AsyncIterable,
+    collections.abc.AsyncGenerator,
+)
+
+
+def _streams(function: Callable[..., Any], annotation: Any) -> bool:
+    """Whether the return annotation is `Stream[str]`; SignatureError for any other async iterator."""
+    core, _ = _unwrap(annotation)
+    if get_origin(core) not in _STREAM_ORIGINS and core not in _STREAM_ORIGINS:
+        return False
+    item = get_args(core)[0] if get_args(core) else None
+    if item is not str:
+        shown = (getattr(item, "__name__", None) or repr(item)) if item is not None else "nothing"
+        raise SignatureError(
+            f"returns a stream of {shown}; only Stream[str] is supported: yield str chunks "
+            "(from mesh_framework import Stream)"
+        )
+    if not (inspect.isasyncgenfunction(function) or inspect.iscoroutinefunction(function)):
+        raise SignatureError(
+            "returns Stream[str] but is not async; write it as an async generator (async def ... yield)"
+        )
+    return True
+
+
 def analyze_signature(
     function: Callable[..., Any],
     *,
@@ -173,7 +206,11 @@ def analyze_signature(
     schema = dict(input_schema) if input_schema is not None else _strip_titles(model.model_json_schema())
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
-    output_schema, output_adapter, wraps = _output_of(hints.get("return", inspect.Signature.empty))
+    streams = _streams(function, hints.get("return", inspect.Signature.empty))
+    output_schema, output_adapter, wraps = (
+        (None, None, False) if streams else _output_of(hints.get("return", inspect.Signature.empty))
+    )
+    wants_context = any(i.kind == "context" for i in injected)
     return ToolSignature(
         arguments_model=model,
         injected=tuple(injected),
@@ -181,7 +218,8 @@ def analyze_signature(
         output_schema=output_schema,
         output_adapter=output_adapter,
         wraps_result=wraps,
-        is_async=inspect.iscoroutinefunction(function),
-        wants_context=any(i.kind == "context" for i in injected),
+        is_async=streams or inspect.iscoroutinefunction(function),
+        wants_context=wants_context,
         return_type=hints.get("return"),
+        streams=streams,
     )

@@ -22,6 +22,7 @@ from ..input_required import InputNotPossible, InputRequired, input_required_res
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .signature import ToolSignature
+from .streaming import joined
 
 __all__ = ["MeshToolWrapper", "error_result"]
 
@@ -109,7 +110,8 @@ class MeshToolWrapper:
         self.unresolved_listener: UnresolvedListener | None = None
         self.job_hook: JobHook | None = None
         self._beans: dict[str, Any] = {}
-        self._call_target = target
+        # A Stream[str] body runs to its end and answers the chunks joined (tools/streaming.py).
+        self._call_target = joined(target, name) if signature.streams else target
         self._injected = signature.injected
         self._validate = signature.arguments_model.__pydantic_validator__.validate_python
         descriptor: dict[str, Any] = {

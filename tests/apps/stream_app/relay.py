@@ -1,0 +1,32 @@
+"""The middle of a streamed chain: `relay` re-yields the stream of the `chat` capability as it comes."""
+
+from __future__ import annotations
+
+from mesh_framework import McpMeshTool, Stream, mesh_agent, mesh_tool
+
+
+@mesh_agent(name="relay", version="1.0.0")
+class Relay:
+    pass
+
+
+@mesh_tool(dependencies=["chat"])
+async def relay(prompt: str, chat: McpMeshTool) -> Stream[str]:
+    """`chat`'s chunks, re-emitted to this call's caller one by one."""
+    async for chunk in chat.stream(prompt=prompt):
+        yield chunk
+
+
+@mesh_tool(dependencies=["endless"])
+async def relay_endless(endless: McpMeshTool) -> Stream[str]:
+    """An endless stream through one more hop."""
+    async for chunk in endless.stream(prefix="far"):
+        yield chunk
+
+
+@mesh_tool(dependencies=["endless"])
+async def first_tick(endless: McpMeshTool) -> str:
+    """Reads one chunk of an endless stream, then leaves it (which stops it)."""
+    async for chunk in endless.stream(prefix="first"):
+        return chunk
+    return ""
