@@ -681,10 +681,10 @@ async def _breakdown(k: int, n: int, log_dir: Path) -> dict[str, Any]:
     for turns in range(k + 1):
         messages = _body_messages(turns)
         body = {"model": "gpt-fake", "messages": messages, "tools": tools}
-        steps.setdefault("our adapter: SDK `chat.completions.create` (with the transform)", []).append(
+        steps.setdefault("our adapter, `OpenAIChatModel.complete`", []).append(
             await _cpu_us(lambda m=messages: model.complete(m, tools=tools), n)
         )
-        steps.setdefault("SDK `client.post` (no transform: the proposed fix)", []).append(
+        steps.setdefault("the `openai` SDK's `client.post`, the same body", []).append(
             await _cpu_us(lambda b=body: sdk.post("/chat/completions", body=b, cast_to=ChatCompletion), n)
         )
         steps.setdefault("bare httpx2 `post(json=...)`", []).append(

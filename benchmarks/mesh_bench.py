@@ -131,19 +131,13 @@ def main() -> int:
             if "calc" in phases:
                 results["calc"] = phase_calc(args, tmp)
             if "topology" in phases:
-                results["topology"] = {
-                    "ours-5s": phase_topology("ours", args, tmp, interval=None, crash=True),
-                    "ours-1s": phase_topology("ours", args, tmp, interval=1.0, crash=False),
-                    "mcp": phase_topology("mcp", args, tmp, interval=None, crash=True),
-                }
+                configs = {"ours-5s": ("ours", None, True), "ours-1s": ("ours", 1.0, False)}
+                configs["mcp"] = ("mcp", None, True)
+                results["topology"] = phase_topology(configs, args, tmp)
             if "registry" in phases:
-                results["registry"] = {
-                    side: phase_registry(side, args, tmp, args.fleet) for side in ("ours", "mcp")
-                }
+                results["registry"] = phase_registry(("ours", "mcp"), args, tmp, args.fleet)
                 if args.small_fleet:
-                    results["registry_small"] = {
-                        side: phase_registry(side, args, tmp, args.small_fleet) for side in ("ours", "mcp")
-                    }
+                    results["registry_small"] = phase_registry(("ours", "mcp"), args, tmp, args.small_fleet)
     finally:
         stop_all()
     results["mcp_mesh"] = "registry @mcpmesh/cli-linux-x64 3.7.1, agents mcp-mesh 3.8.0 (tests/interop)"

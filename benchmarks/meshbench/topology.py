@@ -1,5 +1,6 @@
 """Phase `topology`: the consumer alone (dependency missing: its first answers), then provider start ->
-consumer's first successful call (polled every 20 ms) and graceful stop -> unavailable, N runs; crashes."""
+consumer's first successful call (polled every 20 ms) and graceful stop -> unavailable, N runs taking turns
+between the sides; crashes."""
 
 from __future__ import annotations
 
@@ -28,41 +29,46 @@ from .client import McpClient
 from .crash import crash_tests
 
 
-def phase_topology(
-    side: str, args: argparse.Namespace, tmp: Path, *, interval: float | None, crash: bool
-) -> dict[str, Any]:
-    label = f"{side}" + (f" interval {interval:g}s" if interval is not None else "")
-    log(f"topology: {label}")
-    procs: list[Proc] = []
-    registry_cm: Any = None
-    ours = side == "ours"
-    result: dict[str, Any] = {"side": side, "heartbeat_interval_s": interval if interval is not None else 5.0}
-    try:
-        if ours:
-            registry, url = start_our_registry(tmp)
-            procs.append(registry)
-            consumer = spawn_our_agent("bench_calc", url, tmp, interval=interval)
-            procs.append(consumer)
-            wait_our_agent(consumer, url)
+class TopologySide:
+    """One side of the phase: its registry and consumer, and how its provider starts."""
+
+    def __init__(self, key: str, side: str, tmp: Path, interval: float | None) -> None:
+        self.key, self.side, self.tmp, self.interval = key, side, tmp, interval
+        self.ours = side == "ours"
+        self.procs: list[Proc] = []
+        self.registry_cm: Any = None
+        self.result: dict[str, Any] = {
+            "side": side,
+            "heartbeat_interval_s": interval if interval is not None else 5.0,
+            "registry_url_kind": "ours" if self.ours else "mcp-mesh-registry",
+        }
+        if self.ours:
+            registry, self.url = start_our_registry(tmp)
+            self.procs.append(registry)
+            self.consumer = spawn_our_agent("bench_calc", self.url, tmp, interval=interval)
+            self.procs.append(self.consumer)
+            wait_our_agent(self.consumer, self.url)
         else:
-            registry_cm = mm.run_mesh_registry(tmp / f"registry-topology-{side}", env=MESH_REGISTRY_DEFAULTS)
-            url = registry_cm.__enter__().url
-            consumer = spawn_mesh_agent("calc_consumer.py", url, tmp, nodelay=False)
-            procs.append(consumer)
-            wait_mesh_agent(consumer, url, "mesh-calc", set())
-        result["registry_url_kind"] = "ours" if ours else "mcp-mesh-registry"
-        assert consumer.port is not None
-        client = McpClient(consumer.port, TOOL[side], timeout=60)
+            self.registry_cm = mm.run_mesh_registry(
+                tmp / f"registry-topology-{key}", env=MESH_REGISTRY_DEFAULTS
+            )
+            self.url = self.registry_cm.__enter__().url
+            self.consumer = spawn_mesh_agent("calc_consumer.py", self.url, tmp, nodelay=False)
+            self.procs.append(self.consumer)
+            wait_mesh_agent(self.consumer, self.url, "mesh-calc", set())
+        assert self.consumer.port is not None
+        self.client = McpClient(self.consumer.port, TOOL[side], timeout=60)
 
-        def start_provider() -> Proc:
-            if ours:
-                return spawn_our_agent("bench_adder", url, tmp, interval=interval)
-            return spawn_mesh_agent("adder.py", url, tmp, nodelay=False)
+    def start_provider(self) -> Proc:
+        if self.ours:
+            return spawn_our_agent("bench_adder", self.url, self.tmp, interval=self.interval)
+        return spawn_mesh_agent("adder.py", self.url, self.tmp, nodelay=False)
 
-        # Dependency missing: the consumer's first answers.
-        first = client.call(1, 1, timeout=60)
-        second = client.call(1, 1, timeout=60)
-        result["missing_dependency"] = {
+    def missing_dependency(self) -> None:
+        """The consumer's first answers, no provider anywhere; then until it answers 'unavailable'."""
+        first = self.client.call(1, 1, timeout=60)
+        second = self.client.call(1, 1, timeout=60)
+        self.result["missing_dependency"] = {
             "first_call": {
                 "kind": first.kind,
                 "latency_ms": round(first.latency * 1000, 1),
@@ -74,51 +80,73 @@ def phase_topology(
                 "text": second.text,
             },
         }
-        log(f"  missing dependency: first call {first.kind} in {first.latency * 1000:.0f} ms")
-        poll_until(client, {"unavailable"}, 60, interval=0.05, proc=consumer)
+        log(f"  {self.key} missing dependency: first call {first.kind} in {first.latency * 1000:.0f} ms")
+        poll_until(self.client, {"unavailable"}, 60, interval=0.05, proc=self.consumer)
 
-        # Provider start -> consumer's first successful call.
-        runs = []
-        for run in range(args.runs):
-            provider = start_provider()
-            procs.append(provider)
-            t_done, _, calls = poll_until(client, {"ok"}, 60, interval=0.02, proc=provider)
-            start_to_ok = t_done - provider.t_exec
-            registered = registered_after_exec(url, provider, "bench-adder" if ours else "mesh-adder")
-            t_stop = time.perf_counter()
-            provider.stop()
-            t_degraded, _, _ = poll_until(client, {"unavailable"}, 60, interval=0.02)
-            runs.append(
-                {
-                    "start_to_ok_s": round(start_to_ok, 3),
-                    "polls": calls,
-                    "exec_to_registered_s": registered,
-                    "graceful_stop_to_unavailable_s": round(t_degraded - t_stop, 3),
-                }
-            )
-            log(f"  run {run}: provider start -> ok {start_to_ok:.3f} s")
-        result["provider_start"] = {
-            "runs": runs,
-            "median_s": round(statistics.median(r["start_to_ok_s"] for r in runs), 3),
-            "graceful_stop_median_s": round(
-                statistics.median(r["graceful_stop_to_unavailable_s"] for r in runs), 3
-            ),
-            "exec_to_registered_median_s": round(
-                statistics.median(
-                    r["exec_to_registered_s"] for r in runs if r["exec_to_registered_s"] is not None
-                ),
-                3,
-            )
-            if any(r["exec_to_registered_s"] is not None for r in runs)
-            else None,
+    def provider_start_run(self, run: int) -> dict[str, Any]:
+        """Provider start -> the consumer's first successful call; graceful stop -> 'unavailable'."""
+        provider = self.start_provider()
+        self.procs.append(provider)
+        t_done, _, calls = poll_until(self.client, {"ok"}, 60, interval=0.02, proc=provider)
+        start_to_ok = t_done - provider.t_exec
+        registered = registered_after_exec(self.url, provider, "bench-adder" if self.ours else "mesh-adder")
+        t_stop = time.perf_counter()
+        provider.stop()
+        t_degraded, _, _ = poll_until(self.client, {"unavailable"}, 60, interval=0.02)
+        log(f"  {self.key} run {run}: provider start -> ok {start_to_ok:.3f} s")
+        return {
+            "start_to_ok_s": round(start_to_ok, 3),
+            "polls": calls,
+            "exec_to_registered_s": registered,
+            "graceful_stop_to_unavailable_s": round(t_degraded - t_stop, 3),
         }
-        if crash:
-            result["crash"] = crash_tests(side, client, url, start_provider, procs, args)
-        client.close()
-        result["commands"] = {p.label: display(p.argv) for p in procs[:3]}
-        return result
-    finally:
-        for proc in reversed(procs):
+
+    def close(self) -> None:
+        self.client.close()
+        for proc in reversed(self.procs):
             proc.stop()
-        if registry_cm is not None:
-            registry_cm.__exit__(None, None, None)
+        if self.registry_cm is not None:
+            self.registry_cm.__exit__(None, None, None)
+
+
+def phase_topology(
+    configs: dict[str, tuple[str, float | None, bool]], args: argparse.Namespace, tmp: Path
+) -> dict[str, dict[str, Any]]:
+    """`configs`: key -> (side, heartbeat interval or None for the default, crash tests or not). Every
+    side's registry and consumer run at once; the provider-start runs take turns between the sides (the
+    order rotating); the crash tests, which kill providers, run one side after the other."""
+    log(f"topology: {', '.join(configs)}")
+    sides: list[TopologySide] = []
+    try:
+        for key, (side, interval, _) in configs.items():
+            sides.append(TopologySide(key, side, tmp, interval))
+        for one in sides:
+            one.missing_dependency()
+        runs: dict[str, list[dict[str, Any]]] = {one.key: [] for one in sides}
+        for run in range(args.runs):
+            shift = run % len(sides)
+            for one in sides[shift:] + sides[:shift]:
+                runs[one.key].append(one.provider_start_run(run))
+        for one in sides:
+            rows = runs[one.key]
+            registered = [r["exec_to_registered_s"] for r in rows if r["exec_to_registered_s"] is not None]
+            one.result["provider_start"] = {
+                "runs": rows,
+                "median_s": round(statistics.median(r["start_to_ok_s"] for r in rows), 3),
+                "graceful_stop_median_s": round(
+                    statistics.median(r["graceful_stop_to_unavailable_s"] for r in rows), 3
+                ),
+                "exec_to_registered_median_s": round(statistics.median(registered), 3)
+                if registered
+                else None,
+            }
+        for one in sides:
+            if configs[one.key][2]:
+                one.result["crash"] = crash_tests(
+                    one.side, one.client, one.url, one.start_provider, one.procs, args
+                )
+            one.result["commands"] = {p.label: display(p.argv) for p in one.procs[:3]}
+        return {one.key: one.result for one in sides}
+    finally:
+        for one in reversed(sides):
+            one.close()

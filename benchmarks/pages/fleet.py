@@ -8,7 +8,7 @@ from .text import count, fmt, missing, run_lines, table
 
 __all__ = ["fleet_section"]
 
-HEADING = "## Fleet simulation: 1,000 agents, embedded registry vs MCP Mesh's registry on PostgreSQL"
+HEADING = "## Fleet simulation: embedded registry vs MCP Mesh's registry on PostgreSQL"
 
 
 def fleet_section(res: dict[str, Any] | None) -> list[str]:
@@ -78,9 +78,10 @@ def fleet_section(res: dict[str, Any] | None) -> list[str]:
     ]
     header = ["measure", "embedded registry", "MCP Mesh on PostgreSQL", "ours / MCP Mesh", "better"]
     lines += [*table(header, table_rows), ""]
-    per_round = ", ".join(
-        f"{name} ours {ours['rounds_per_s'][name]} / MCP Mesh {mcp['rounds_per_s'][name]}"
-        for name in ("post", "head")
+    per_round = "; ".join(
+        f"{label}: ours {', '.join(f'{x:.0f}' for x in ours['rounds_per_s'][name])}, MCP Mesh "
+        f"{', '.join(f'{x:.0f}' for x in mcp['rounds_per_s'][name])}"
+        for name, label in (("post", "full POST"), ("head", "HEAD"))
     )
     lines += [
         f"Rates per round (requests/s): {per_round}.",

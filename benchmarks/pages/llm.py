@@ -53,7 +53,8 @@ def llm_section(data: dict[str, Any] | None, breakdown: dict[str, Any] | None) -
         "turns "
         f"call by call (the order rotating), {data['calls']} calls of {k} iterations, then {data['calls']} "
         "of "
-        f"1 (marginal = the slope between them), after {data['warmup']} warm-up calls per side. Agents' CPU "
+        f"1 (marginal = the slope between them), after {count(data['warmup'], 'warm-up call')} per side. "
+        "Agents' CPU "
         "= "
         "utime+stime of the side's consumer, provider and adder around its calls, per iteration. Every agent "
         "logs at WARNING; mcp-mesh sends `openai/*` models through its native adapter, the `openai` SDK.",

@@ -4,6 +4,7 @@ and, when present, mesh_profile.json (mesh_profile.py); and the summary of it on
 from __future__ import annotations
 
 import json
+import statistics
 from typing import Any
 
 from . import goals
@@ -157,9 +158,10 @@ def mesh_page(res: dict[str, Any] | None, prof: dict[str, Any] | None) -> str:
         return "\n".join([*out, *missing("the mesh", "benchmarks/run_mesh.sh")]) + "\n"
     out += [*run_lines(res["run"]), ""]
     out += [
-        "The calc measurements run every side's stack at once and alternate between the sides (chunks of "
-        "calls, throughput rounds, the order rotating). The provider-start, crash and registry measurements "
-        "run one side after the other, so a change of the machine's load between them shows in their ratios.",
+        "Every side's processes run at once and the measurements alternate between the sides, the order "
+        "rotating: calc latency in chunks of calls, calc throughput in rounds, provider start run by run, "
+        "the "
+        "registry load by load. The crash tests kill providers and run one side after the other.",
         "",
         "## Targets",
         "",
@@ -547,12 +549,11 @@ def _findings(res: dict[str, Any]) -> list[str]:
         lat, thr = ours["latency"], ours["throughput"]
         out.append(
             f"* **Sequential calc**: p50 {lat['p50_ms']:.2f} ms against a target of {goals.CALC_P50.text()}; "
-            "the "
-            f"consumer spends {lat['cpu_ms_per_call']['consumer']:.2f} ms of CPU per call and the provider "
-            f"{lat['cpu_ms_per_call']['provider']:.2f} ms, so with client, consumer and provider on the same "
-            "cores the call is CPU-bound. The provider's `add` is a plain `def` (like MCP Mesh's fixture), "
-            "which "
-            "the framework runs in a worker thread."
+            f"the consumer spends {lat['cpu_ms_per_call']['consumer']:.2f} ms of CPU per call and the "
+            "provider "
+            f"{lat['cpu_ms_per_call']['provider']:.2f} ms, on the same cores as the client. The provider's "
+            "`add` "
+            "is a plain `def` (like MCP Mesh's fixture), which the framework runs in a worker thread."
         )
         mcp = calc.get("mcp")
         if mcp:
@@ -560,7 +561,9 @@ def _findings(res: dict[str, Any]) -> list[str]:
                 f"* **MCP Mesh's sequential p50** is {mcp['latency']['p50_ms']:.1f} ms as shipped"
                 + (
                     f" and {calc['mcp-nodelay']['latency']['p50_ms']:.1f} ms with TCP_NODELAY on its agents' "
-                    "sockets: most of the difference is its answers waiting for the client's delayed ACK"
+                    "sockets, the only difference between the two: without it, its answers wait for the "
+                    "client's "
+                    "delayed ACK"
                     if "mcp-nodelay" in calc
                     else ""
                 )
@@ -569,8 +572,14 @@ def _findings(res: dict[str, Any]) -> list[str]:
         out.append(
             f"* **Throughput**: ours {thr['calls_per_s']:.0f} calls/s with the consumer at "
             f"{thr['cpu_util']['consumer']:.2f} of a core and the provider at "
-            f"{thr['cpu_util']['provider']:.2f}: the "
-            "consumer's CPU per call bounds it."
+            f"{thr['cpu_util']['provider']:.2f}"
+            + (
+                f", while other work took {statistics.median(thr['rounds_other_cores']):.2f} cores (median "
+                "of the "
+                "rounds)."
+                if thr.get("rounds_other_cores")
+                else "."
+            )
         )
     t5 = topo.get("ours-5s")
     if t5:
