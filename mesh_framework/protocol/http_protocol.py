@@ -48,7 +48,10 @@ class _OneWriteTransport:
     __slots__ = ("_head", "_held", "_linger", "_loop", "_transport")
 
     def __init__(
-        self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop, linger: Callable[[], bool]
+        self,
+        transport: asyncio.Transport,
+        loop: asyncio.AbstractEventLoop,
+        linger: Callable[[], bool] = lambda: False,
     ) -> None:
         self._transport = transport
         self._loop = loop
