@@ -229,3 +229,39 @@ def test_a_draining_agent_answers_job_polls_and_refuses_everything_else(registry
         assert answer["result"]["structuredContent"]["error"] == "cancelled: done here"
         assert agent.process.wait(timeout=30) == 0  # long before the 60 s grace
     assert "failed: agent stopped" not in agent.text()
+
+
+async def test_mcp_tasks_still_running_when_the_agent_stops_end_failed_in_both_protocol_versions() -> None:
+    """MCP tasks live in the agent's memory: while it drains they read `failed` ("agent stopped"), in
+    the form each version gives a failure that is not the tool's own (an error, not a tool result)."""
+    from mesh_framework import MeshApplication
+    from mesh_framework.jobs.mcp_tasks import TASKS_EXTENSION
+    from mesh_framework.protocol.versions import META_CLIENT_CAPABILITIES
+    from mesh_framework.testing import mesh_client
+    from mesh_framework.testing.client import build_request
+
+    app = MeshApplication.load("tests.apps.jobs_app", environ={"MESH_REGISTRY__ENABLED": "false"})
+    async with mesh_client(app) as client:
+
+        async def modern(method: str, params: dict[str, Any], name: str) -> dict[str, Any]:
+            body, headers = build_request(method, params, modern=True, name=name)
+            body["params"]["_meta"][META_CLIENT_CAPABILITIES] = {"extensions": {TASKS_EXTENSION: {}}}
+            answer: dict[str, Any] = (await client.http.post(client.path, json=body, headers=headers)).json()
+            return answer
+
+        created = await modern("tools/call", {"name": "hold", "arguments": {"name": "never"}}, "hold")
+        current = created["result"]["taskId"]
+        legacy = await client.result(
+            "tools/call", {"name": "hold", "arguments": {"name": "never"}, "task": {}}, modern=False
+        )
+        older = legacy["task"]["taskId"]
+        await app.container.job_service().stop(0)  # what a stop does once the grace is over
+
+        task = (await modern("tasks/get", {"taskId": current}, current))["result"]
+        assert task["status"] == "failed" and task["error"]["message"] == "agent stopped", task
+        task = await client.result("tasks/get", {"taskId": older}, modern=False)
+        assert task["status"] == "failed" and task["statusMessage"] == "agent stopped", task
+        answer = (await client.request("tasks/result", {"taskId": older}, modern=False)).json()
+        assert answer["error"]["message"] == "agent stopped", answer
+        row = await client.call_ok("__mesh_job_status", {"job_id": older})
+        assert (row["status"], row["error"]) == ("failed", "agent stopped")
