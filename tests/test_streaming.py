@@ -12,8 +12,9 @@ import httpx2
 import pytest
 
 from mesh_framework import MeshApplication, ToolExecutionError, WiringError
-from mesh_framework.mesh.proxy import InProcessMcpMeshTool
+from mesh_framework.mesh.proxy import DEFAULT_STREAM_TIMEOUT, InProcessMcpMeshTool
 from mesh_framework.mesh.registration import heartbeat_payload
+from mesh_framework.mesh.topology import ToolSlots, parse_answer
 from mesh_framework.testing import MeshTestClient, mesh_client
 from mesh_framework.tools.streaming import STREAM_BUFFER
 from tests.apps import stream_app
@@ -155,7 +156,9 @@ async def test_tools_list_has_no_output_schema_for_a_stream_tool(client: MeshTes
 def test_the_heartbeat_registers_a_stream_tool_as_mcp_mesh_does() -> None:
     app = MeshApplication.load("tests.apps.stream_app", environ={})
     app.build()
-    tools = {t["function_name"]: t for t in heartbeat_payload(app.settings, app.container.tools(), 9)["tools"]}
+    tools = {
+        t["function_name"]: t for t in heartbeat_payload(app.settings, app.container.tools(), 9)["tools"]
+    }
     assert tools["chat"]["kwargs"] == {"function_name": "chat", "stream_type": "text"}
     assert tools["chat"]["outputSchema"] == {"type": "string"}
     assert "stream_type" not in tools["stream_state"]["kwargs"]
@@ -168,7 +171,9 @@ def test_stream_tools_that_cannot_be_served_stop_start_up_naming_each_tool() -> 
     assert len(caught.value.problems) == 4, problems
     assert "tool 'tests.apps.stream_bad.numbers': returns a stream of int; only Stream[str]" in problems
     assert "tool 'tests.apps.stream_bad.blocking': returns Stream[str] but is not async" in problems
-    assert "tool 'tests.apps.stream_bad.in_background': returns Stream[str] and is background=True" in problems
+    assert (
+        "tool 'tests.apps.stream_bad.in_background': returns Stream[str] and is background=True" in problems
+    )
     assert "tool 'tests.apps.stream_bad.as_job': returns Stream[str] and is task=True" in problems
 
 
@@ -230,7 +235,11 @@ async def test_an_in_process_dependency_streams_chunk_by_chunk(client: MeshTestC
     )
     assert [chunk async for chunk in chat.stream(prompt="in")] == ["Hello", " ", "world", "!", " (in)"]
     state = InProcessMcpMeshTool(
-        capability="s", function_name="stream_state", registry=app.container.tools(), agent_id="me", endpoint=""
+        capability="s",
+        function_name="stream_state",
+        registry=app.container.tools(),
+        agent_id="me",
+        endpoint="",
     )
     (whole,) = [chunk async for chunk in state.stream()]  # a tool that does not stream: its text once
     assert json.loads(whole).keys() == {"started", "closed", "yielded"}
@@ -251,3 +260,21 @@ async def test_an_in_process_dependency_streams_chunk_by_chunk(client: MeshTestC
         break
     await stream.aclose()  # type: ignore[attr-defined]
     assert stream_app.STATE["closed"] == before + 1
+
+
+def test_a_providers_stream_timeout_comes_from_its_registered_kwargs() -> None:
+    slots = {"reader": ToolSlots("app.reader", ("chat", "other", "bad"))}
+    entry = {"agent_id": "a", "endpoint": "http://h:1", "function_name": "chat", "capability": "chat"}
+    answer = {
+        "dependencies_resolved": {
+            "reader": [
+                {**entry, "kwargs": {"stream_type": "text", "stream_timeout": 12}},
+                {**entry, "kwargs": {"stream_type": "text"}},
+                {**entry, "kwargs": {"stream_timeout": "soon"}},
+            ]
+        }
+    }
+    resolved = parse_answer(answer, slots).dependencies
+    timeouts = [resolved[f"app.reader:dep_{n}"].provider.stream_timeout for n in range(3)]  # type: ignore[union-attr]
+    assert timeouts == [12.0, DEFAULT_STREAM_TIMEOUT, DEFAULT_STREAM_TIMEOUT]
+    assert DEFAULT_STREAM_TIMEOUT == 300.0

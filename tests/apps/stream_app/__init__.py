@@ -65,3 +65,11 @@ async def narrated(steps: int, ctx: ToolContext) -> Stream[str]:
     for n in range(steps):
         await ctx.info(f"step {n}")
         yield f"<{n}>"
+
+
+@mesh_tool()
+async def stall(seconds: float) -> Stream[str]:
+    """One chunk, then nothing for `seconds`, then another."""
+    yield "before"
+    await asyncio.sleep(seconds)
+    yield "after"

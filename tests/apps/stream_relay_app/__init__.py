@@ -30,3 +30,16 @@ async def first_tick(endless: McpMeshTool) -> str:
     async for chunk in endless.stream(prefix="first"):
         return chunk
     return ""
+
+
+@mesh_tool(dependencies=["mesh_chat"])
+async def collect(prompt: str, mesh_chat: McpMeshTool) -> list[str]:
+    """The chunks of `mesh_chat`'s stream, one item per chunk."""
+    return [chunk async for chunk in mesh_chat.stream(prompt=prompt)]
+
+
+@mesh_tool(dependencies=["mesh_chat"])
+async def relay_mesh(prompt: str, mesh_chat: McpMeshTool) -> Stream[str]:
+    """`mesh_chat`'s chunks, re-emitted."""
+    async for chunk in mesh_chat.stream(prompt=prompt):
+        yield chunk

@@ -1,0 +1,175 @@
+"""`Stream[str]` tools on real agent processes: the `mcp` SDK's client with a progress callback in both
+eras, chunks written as they are yielded, a client that leaves mid-stream, and a chain of two agents
+through the embedded registry (re-yielded chunks, cancellation across the hop, a consumer that stops)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+
+from mesh_framework import ToolExecutionError
+from mesh_framework.mesh.proxy import DownEndpoints, McpMeshToolProxy, Provider
+from mesh_framework.mesh.transport import McpTransport
+from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.test_mesh_integration import call, mesh_env
+
+pytestmark = pytest.mark.timeout(90)
+
+ACCEPT = "application/json, text/event-stream"
+
+
+@pytest.fixture(scope="module")
+def streamer() -> Iterator[AgentProcess]:
+    with run_agent("tests.apps.stream_app") as running:
+        yield running
+
+
+def progress_of(text: str) -> list[str]:
+    messages = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    return [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"]
+
+
+def stream_state(agent: AgentProcess) -> dict[str, int]:
+    return dict(call(agent, "stream_state", {})["structuredContent"])
+
+
+def read_then_leave(agent: AgentProcess, tool: str, arguments: dict[str, Any], chunks: int) -> list[str]:
+    """Stream `tool` over a real connection, read `chunks` progress messages, then close the connection."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": {"progressToken": "t"}},
+    }
+    got: list[str] = []
+    with (
+        httpx2.Client(timeout=10, trust_env=False) as http,
+        http.stream("POST", agent.mcp_url, json=body, headers={"Accept": ACCEPT}) as response,
+    ):
+        assert response.headers["content-type"] == "text/event-stream"
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                got.append(json.loads(line[6:])["params"]["message"])
+                if len(got) == chunks:
+                    break
+    return got
+
+
+@pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
+async def test_the_sdk_client_receives_each_chunk_through_its_progress_callback(
+    streamer: AgentProcess, mode: str
+) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    async with Client(streamer.mcp_url, mode=mode) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("chat", {"prompt": "sdk"}, progress_callback=on_progress)
+        assert seen == [(0.0, None, "Hello"), (1.0, None, " "), (2.0, None, "world"), (3.0, None, "!"),
+                        (4.0, None, " (sdk)")]  # fmt: skip
+        assert result.is_error is False
+        assert [c.text for c in result.content] == ["Hello world! (sdk)"]  # type: ignore[union-attr]
+        assert result.structured_content is None
+        seen.clear()
+        failed = await client.call_tool("chat_fail", {"prompt": "sdk"}, progress_callback=on_progress)
+        assert [m for _p, _t, m in seen] == ["one", "two", "three"]
+        assert failed.is_error is True
+        assert "boom mid-stream (sdk)" in failed.content[0].text  # type: ignore[union-attr]
+        plain = await client.call_tool("chat", {"prompt": "none"})  # no callback: no token, buffered
+        assert [c.text for c in plain.content] == ["Hello world! (none)"]  # type: ignore[union-attr]
+
+
+def test_chunks_reach_the_client_as_they_are_yielded_and_leaving_stops_the_tool(
+    streamer: AgentProcess,
+) -> None:
+    """An endless stream delivers its first chunks (nothing waits for the end), and closing the
+    connection closes the tool's generator: its `finally` runs and no stream is left running."""
+    assert read_then_leave(streamer, "endless", {"prefix": "x"}, 3) == ["x 0", "x 1", "x 2"]
+    state = wait_until(lambda: (s := stream_state(streamer))["closed"] == s["started"] and s, timeout=10)
+    assert state["started"] >= 1  # type: ignore[index]
+
+
+async def test_dep_stream_over_http_raises_after_the_chunks_and_bounds_each_wait(
+    streamer: AgentProcess,
+) -> None:
+    async with httpx2.AsyncClient(trust_env=False) as http:
+        transport = McpTransport(http, client_name="test", client_version="1")
+
+        def proxy(tool: str, stream_timeout: float = 300.0) -> McpMeshToolProxy:
+            provider = Provider("streamer", streamer.base_url, tool, stream_timeout=stream_timeout)
+            return McpMeshToolProxy(transport, capability=tool, provider=provider, down=DownEndpoints(5))
+
+        assert [c async for c in proxy("chat").stream(prompt="p")] == ["Hello", " ", "world", "!", " (p)"]
+        got: list[str] = []
+        with pytest.raises(ToolExecutionError, match=r"boom mid-stream \(p\)"):
+            async for chunk in proxy("chat_fail").stream(prompt="p"):
+                got.append(chunk)
+        assert got == ["one", "two", "three"]
+        got.clear()
+        with pytest.raises(ToolExecutionError, match="sent nothing for 0.5s"):
+            async for chunk in proxy("stall", stream_timeout=0.5).stream(seconds=30):
+                got.append(chunk)
+        assert got == ["before"]
+        (state,) = [c async for c in proxy("stream_state").stream()]  # a tool that does not stream: once
+        assert set(json.loads(state)) == {"started", "closed", "yielded"}
+
+
+@pytest.fixture(scope="module")
+def chain() -> Iterator[tuple[AgentProcess, AgentProcess]]:
+    with run_registry(0, "--timeout", "3") as registry:
+        env = mesh_env(registry.base_url)
+        with (
+            run_agent("tests.apps.stream_app", env=env) as producer,
+            run_agent("tests.apps.stream_relay_app", env=env) as relay,
+        ):
+            wait_until(lambda: not call(relay, "relay", {"prompt": "up"})["isError"], timeout=20)
+            yield producer, relay
+
+
+async def test_a_stream_tool_re_yields_a_dependency_stream_chunk_by_chunk(
+    chain: tuple[AgentProcess, AgentProcess],
+) -> None:
+    _producer, relay = chain
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    async with Client(relay.mcp_url, mode="2026-07-28") as client:
+        result = await client.call_tool("relay", {"prompt": "hop"}, progress_callback=on_progress)
+    assert seen == ["Hello", " ", "world", "!", " (hop)"]  # one frame per upstream yield
+    assert [c.text for c in result.content] == ["Hello world! (hop)"]  # type: ignore[union-attr]
+
+
+def test_a_client_leaving_a_two_hop_stream_stops_the_producer(
+    chain: tuple[AgentProcess, AgentProcess],
+) -> None:
+    producer, relay = chain
+    before = stream_state(producer)
+    assert read_then_leave(relay, "relay_endless", {}, 3) == ["far 0", "far 1", "far 2"]
+    state = wait_until(
+        lambda: (
+            (s := stream_state(producer))["started"] > before["started"] and s["closed"] == s["started"] and s
+        ),
+        timeout=10,
+    )
+    assert state["closed"] == before["closed"] + 1  # type: ignore[index]
+
+
+def test_a_consumer_that_stops_reading_cancels_the_upstream_stream(
+    chain: tuple[AgentProcess, AgentProcess],
+) -> None:
+    producer, relay = chain
+    before = stream_state(producer)
+    result = call(relay, "first_tick", {})
+    assert result["content"][0]["text"] == "first 0"
+    state = wait_until(
+        lambda: (s := stream_state(producer))["closed"] == before["closed"] + 1 and s, timeout=10
+    )
+    assert state["started"] == state["closed"]  # type: ignore[index]
