@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import MeshError
@@ -54,6 +54,30 @@ class LlmModel(ABC):
         parallel_tool_calls: bool | None = None,
     ) -> LlmTurn:
         """The model's next turn. Raises LlmProviderError when no answer could be had."""
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> AsyncIterator[str | LlmTurn]:
+        """The model's next turn as it is produced: each text delta (`str`) as the vendor sends it, until
+        the model starts a tool call, then the whole turn (`LlmTurn`) last. Leaving early closes the
+        vendor's stream. This default, for models that cannot stream, gives the text of a turn without
+        tool calls in one piece."""
+        turn = await self.complete(
+            messages,
+            tools=tools,
+            params=params,
+            response_schema=response_schema,
+            parallel_tool_calls=parallel_tool_calls,
+        )
+        if turn.content and not turn.tool_calls:
+            yield turn.content
+        yield turn
 
     async def aclose(self) -> None:  # noqa: B027 - stateless models have nothing to release
         """Release clients."""

@@ -8,7 +8,19 @@ with fake_openai([tool_call("add", {"a": 1, "b": 2}), text("3")]) as server:
 """
 
 from .server import FakeLlmServer, fake_anthropic, fake_openai
-from .turns import Call, Received, Script, Turn, delayed, http_error, json_answer, parallel, text, tool_call
+from .turns import (
+    Call,
+    Received,
+    Script,
+    Turn,
+    delayed,
+    http_error,
+    json_answer,
+    parallel,
+    streamed,
+    text,
+    tool_call,
+)
 from .wire import ANTHROPIC, OPENAI, Wire
 
 __all__ = [
@@ -26,6 +38,7 @@ __all__ = [
     "http_error",
     "json_answer",
     "parallel",
+    "streamed",
     "text",
     "tool_call",
 ]

@@ -7,6 +7,8 @@
 
 uvicorn runs in a background thread with its own loop, so sync and async tests can both use it; turns are
 played in order (`server.add(...)` appends), and a request past the script gets a 400 that names it.
+A request with `stream: true` gets the turn as the vendor's event stream (streaming.py); `left_early`
+is set when a client goes away before a stream ended.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from .streaming import error_event, sse_events
 from .turns import Received, Script, Turn
 from .wire import ANTHROPIC, OPENAI, Wire
 
@@ -40,6 +43,7 @@ class FakeLlmServer:
         self._script: list[Script] = list(script)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self.left_early = threading.Event()
         self._socket = socket.socket()
         self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no delayed-ACK wait per answer
         self._socket.bind(("127.0.0.1", 0))
@@ -89,7 +93,7 @@ class FakeLlmServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    async def _handle(self, request: Request) -> JSONResponse:
+    async def _handle(self, request: Request) -> Response:
         received = Received(request.url.path, dict(request.headers), await request.json())
         with self._lock:
             self.received.append(received)
@@ -103,13 +107,36 @@ class FakeLlmServer:
             await self._sleep(turn.delay)
         if turn.status != 200:
             return JSONResponse(self.wire.error(turn.status, turn.error), turn.status, dict(turn.headers))
+        if received.body.get("stream"):
+            events = self._stream(turn, received.body, number)
+            return StreamingResponse(events, media_type="text/event-stream", headers=dict(turn.headers))
         return JSONResponse(self.wire.answer(turn, received.body, number), headers=dict(turn.headers))
+
+    async def _stream(self, turn: Turn, body: dict[str, Any], number: int) -> AsyncIterator[str]:
+        try:
+            for frame in sse_events(self.wire.name, turn, body, number):
+                if frame is None:
+                    if turn.fail == "drop":
+                        raise _DroppedByScript(f"fake {self.wire.name} server drops stream {number}")
+                    yield error_event(self.wire.name, f"fake error after {turn.fail_after} chunks")
+                    return
+                if frame == "hold":
+                    await self._sleep(3600)
+                    return
+                yield frame
+        except (asyncio.CancelledError, GeneratorExit):
+            self.left_early.set()
+            raise
 
     async def _sleep(self, seconds: float) -> None:
         """Sleeps, but wakes when the server stops, so a delayed turn never holds up the shutdown."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and not self._stopping.is_set():
             await asyncio.sleep(0.01)
+
+
+class _DroppedByScript(Exception):
+    """Raised in a stream to make uvicorn drop the connection mid-body (as a broken upstream does)."""
 
 
 class _QuickServer(uvicorn.Server):

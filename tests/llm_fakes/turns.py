@@ -7,6 +7,9 @@ parallel(tool_call("add", {...}), tool_call("mul", {...}))
 json_answer({"city": "Oslo"})                     a structured answer (JSON text)
 http_error(429)                                   an error status (429 retried at once by the SDKs)
 delayed(5.0, text("late"))                        answered after a delay
+streamed("Hel", "lo")                             a final answer streamed in these deltas (to stream=True)
+streamed("Hel", "lo", fail_after=1, fail="drop")  the stream breaks after one delta (or "error" event)
+streamed("Hel", hold=True)                        the stream stays open after its deltas
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ __all__ = [
     "http_error",
     "json_answer",
     "parallel",
+    "streamed",
     "text",
     "tool_call",
 ]
@@ -57,6 +61,11 @@ class Turn:
     error: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # Streaming (a request with stream=True): the text deltas, and how the stream breaks (streaming.py).
+    chunks: tuple[str, ...] = ()
+    fail_after: int | None = None
+    fail: str = "error"
+    hold: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,3 +120,10 @@ def http_error(status: int, message: str = "", *, retry_after_ms: int = 1) -> Tu
 
 def delayed(seconds: float, turn: Turn | None = None) -> Turn:
     return replace(turn or text("late"), delay=seconds)
+
+
+def streamed(
+    *chunks: str, fail_after: int | None = None, fail: str = "error", hold: bool = False, **options: Any
+) -> Turn:
+    """A final answer whose text is sent (to a streaming request) as these deltas."""
+    return Turn(text="".join(chunks), chunks=chunks, fail_after=fail_after, fail=fail, hold=hold, **options)

@@ -17,6 +17,7 @@ from ..model import LlmModel, LlmProviderError
 __all__ = [
     "VendorModel",
     "api_key_of",
+    "broken_stream",
     "parse_arguments",
     "provider_error",
     "retried",
@@ -120,6 +121,13 @@ def _body_message(body: object) -> str:
         if isinstance(body.get("message"), str):
             return str(body["message"])
     return "" if body is None else str(body)
+
+
+def broken_stream(error: Exception) -> str:
+    """What went wrong in a stream that had begun: the vendor's error event, or the connection's end."""
+    message = _body_message(getattr(error, "body", None))
+    cause = error.__cause__ or error
+    return f"the stream broke: {message or str(cause) or type(cause).__name__}"
 
 
 def provider_error(

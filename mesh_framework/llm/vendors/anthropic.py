@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import anthropic
+import httpx2
 from anthropic.types import Message as AnthropicMessage
 from pydantic import SecretStr
 
 from ..model import LlmError, LlmProviderError
 from ..types import LlmToolCall, LlmTurn, Message
+from ._anthropic_stream import anthropic_deltas
 from ._anthropic_transcript import anthropic_tools, anthropic_transcript
 from ._common import (
     VendorModel,
     api_key_of,
+    broken_stream,
     provider_error,
     retried,
     sdk_http_client,
@@ -89,26 +93,7 @@ class AnthropicModel(VendorModel):
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
     ) -> LlmTurn:
-        extra = without_none(params)
-        max_tokens = extra.pop("max_tokens", None) or extra.pop("max_completion_tokens", DEFAULT_MAX_TOKENS)
-        extra.pop("max_completion_tokens", None)
-        if "stop" in extra:
-            stop = extra.pop("stop")
-            extra["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
-        system, turns = anthropic_transcript(messages)
-        request: dict[str, Any] = {"model": self.model, "max_tokens": int(max_tokens), "messages": turns}
-        if system is not None:
-            request["system"] = system
-        if tools:
-            request["tools"] = anthropic_tools(tools)
-            if parallel_tool_calls is False:
-                request["tool_choice"] = {"type": "auto", "disable_parallel_tool_use": True}
-        if response_schema is not None:
-            output_format = {
-                "type": "json_schema",
-                "schema": anthropic.transform_schema(dict(response_schema)),
-            }
-            request["output_config"] = {**extra.pop("output_config", {}), "format": output_format}
+        request, extra = self._request(messages, tools, params, response_schema, parallel_tool_calls)
         try:
             answer: AnthropicMessage = await self._client.messages.create(**request, extra_body=extra or None)
         except anthropic.AnthropicError as error:
@@ -133,14 +118,71 @@ class AnthropicModel(VendorModel):
             stop_reason=answer.stop_reason,
         )
 
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> AsyncIterator[str | LlmTurn]:
+        """`messages.create(stream=True)`; see `LlmModel.stream`."""
+        request, extra = self._request(messages, tools, params, response_schema, parallel_tool_calls)
+        try:
+            events = await self._client.messages.create(**request, stream=True, extra_body=extra or None)
+        except anthropic.AnthropicError as error:
+            raise self._provider_error(error) from None
+        try:
+            async with contextlib.aclosing(anthropic_deltas(events, self.model)) as deltas:
+                async for delta in deltas:
+                    yield delta
+        except (anthropic.AnthropicError, httpx2.HTTPError) as error:
+            raise self._provider_error(error, streaming=True) from None
+        finally:
+            await events.close()  # a consumer that left early: the vendor sees the connection close
+
+    def _request(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        params: Mapping[str, Any] | None,
+        response_schema: Mapping[str, Any] | None,
+        parallel_tool_calls: bool | None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The Messages API request and the parameters that go into its body as they are."""
+        extra = without_none(params)
+        max_tokens = extra.pop("max_tokens", None) or extra.pop("max_completion_tokens", DEFAULT_MAX_TOKENS)
+        extra.pop("max_completion_tokens", None)
+        if "stop" in extra:
+            stop = extra.pop("stop")
+            extra["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        system, turns = anthropic_transcript(messages)
+        request: dict[str, Any] = {"model": self.model, "max_tokens": int(max_tokens), "messages": turns}
+        if system is not None:
+            request["system"] = system
+        if tools:
+            request["tools"] = anthropic_tools(tools)
+            if parallel_tool_calls is False:
+                request["tool_choice"] = {"type": "auto", "disable_parallel_tool_use": True}
+        if response_schema is not None:
+            output_format = {
+                "type": "json_schema",
+                "schema": anthropic.transform_schema(dict(response_schema)),
+            }
+            request["output_config"] = {**extra.pop("output_config", {}), "format": output_format}
+        return request, extra
+
     async def aclose(self) -> None:
         """Closes the SDK client, unless it was given (then its owner closes it)."""
         if self._owns_client:
             await self._client.close()
 
-    def _provider_error(self, error: anthropic.AnthropicError) -> LlmProviderError:
-        retries = retried(self.max_retries)
-        if isinstance(error, anthropic.APITimeoutError):
+    def _provider_error(self, error: Exception, *, streaming: bool = False) -> LlmProviderError:
+        retries = "" if streaming else retried(self.max_retries)
+        if streaming and not isinstance(error, anthropic.APITimeoutError):
+            what = broken_stream(error)
+        elif isinstance(error, anthropic.APITimeoutError):
             what = f"timed out after {self.timeout:g} s{retries}"
         elif isinstance(error, anthropic.APIConnectionError):
             what = f"cannot connect{retries}: {error.__cause__ or error.message}"

@@ -3,12 +3,14 @@ OpenAI-compatible server (vLLM, Ollama, LM Studio, LiteLLM's proxy) given its `b
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, cast
 
+import httpx2
 import openai
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionStreamOptionsParam
 from pydantic import SecretStr
 
 from ...tested_versions import is_tested
@@ -17,6 +19,7 @@ from ..types import LlmToolCall, LlmTurn, Message
 from ._common import (
     VendorModel,
     api_key_of,
+    broken_stream,
     parse_arguments,
     provider_error,
     retried,
@@ -24,6 +27,7 @@ from ._common import (
     status_text,
     without_none,
 )
+from ._openai_stream import openai_deltas
 
 __all__ = ["OpenAIChatModel", "is_strict_schema", "response_format"]
 
@@ -95,13 +99,7 @@ class OpenAIChatModel(VendorModel):
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
     ) -> LlmTurn:
-        request: dict[str, Any] = {"model": self.model, "messages": list(messages)}
-        if tools:
-            request["tools"] = [dict(tool) for tool in tools]
-            if parallel_tool_calls is not None:
-                request["parallel_tool_calls"] = parallel_tool_calls
-        if response_schema is not None:
-            request["response_format"] = response_format(response_schema)
+        request = self._request(messages, tools, response_schema, parallel_tool_calls)
         extra = without_none(params)
         try:
             completion: ChatCompletion
@@ -143,14 +141,73 @@ class OpenAIChatModel(VendorModel):
             stop_reason=stop_reason,
         )
 
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> AsyncIterator[str | LlmTurn]:
+        """`stream=True` with `stream_options.include_usage`; see `LlmModel.stream`."""
+        request = self._request(messages, tools, response_schema, parallel_tool_calls)
+        extra = without_none(params)
+        options = {**(extra.pop("stream_options", None) or {}), "include_usage": True}
+        try:
+            chunks: openai.AsyncStream[ChatCompletionChunk]
+            if self.direct_post:
+                chunks = await self._client.post(
+                    "/chat/completions",
+                    body={**request, **extra, "stream": True, "stream_options": options},
+                    cast_to=ChatCompletion,
+                    stream=True,
+                    stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                )
+            else:
+                chunks = await self._client.chat.completions.create(
+                    **request,
+                    stream=True,
+                    stream_options=cast(ChatCompletionStreamOptionsParam, options),
+                    extra_body=extra or None,
+                )
+        except openai.OpenAIError as error:
+            raise self._provider_error(error) from None
+        try:
+            async with contextlib.aclosing(openai_deltas(chunks, self.model)) as deltas:
+                async for delta in deltas:
+                    yield delta
+        except (openai.OpenAIError, httpx2.HTTPError) as error:
+            raise self._provider_error(error, streaming=True) from None
+        finally:
+            await chunks.close()  # a consumer that left early: the vendor sees the connection close
+
+    def _request(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        response_schema: Mapping[str, Any] | None,
+        parallel_tool_calls: bool | None,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        if tools:
+            request["tools"] = [dict(tool) for tool in tools]
+            if parallel_tool_calls is not None:
+                request["parallel_tool_calls"] = parallel_tool_calls
+        if response_schema is not None:
+            request["response_format"] = response_format(response_schema)
+        return request
+
     async def aclose(self) -> None:
         """Closes the SDK client, unless it was given (then its owner closes it)."""
         if self._owns_client:
             await self._client.close()
 
-    def _provider_error(self, error: openai.OpenAIError) -> LlmProviderError:
-        retries = retried(self.max_retries)
-        if isinstance(error, openai.APITimeoutError):
+    def _provider_error(self, error: Exception, *, streaming: bool = False) -> LlmProviderError:
+        retries = "" if streaming else retried(self.max_retries)
+        if streaming and not isinstance(error, openai.APITimeoutError):
+            what = broken_stream(error)
+        elif isinstance(error, openai.APITimeoutError):
             what = f"timed out after {self.timeout:g} s{retries}"
         elif isinstance(error, openai.APIConnectionError):
             what = f"cannot connect{retries}: {error.__cause__ or error.message}"
