@@ -174,12 +174,12 @@ class JobService:
             try:
                 answer = await self.client.report([_delta(job) for job in jobs])
             except Exception as exc:
-                if not final and isinstance(exc, JobApiError):
-                    logger.warning("could not report %d job update(s) to the registry: %s", len(jobs), exc)
-                    for job in jobs:  # try again on the next flush
-                        self._dirty.setdefault(job.id, job)
+                if final:
+                    _log_undelivered(jobs, exc)
                     return
-                _log_undelivered(jobs, exc)
+                logger.warning("could not report %d job update(s) to the registry: %s", len(jobs), exc)
+                for job in jobs:  # try again on the next flush
+                    self._dirty.setdefault(job.id, job)
                 return
         for rejected in answer.get("rejected") or []:
             logger.info(
@@ -277,8 +277,8 @@ class JobService:
 def _log_undelivered(jobs: list[Job], exc: BaseException) -> None:
     ends = "; ".join(f"{job.id} {job.status}" + (f" ({job.error})" if job.error else "") for job in jobs)
     logger.warning(
-        "could not deliver the final state of %d job(s) to the registry: %s; the registry still shows "
-        "them running until their lease expires: %s",
+        "could not deliver the final state of %d job(s) to the registry: %s; it keeps their last "
+        "reported state until their lease expires: %s",
         len(jobs),
         str(exc) or type(exc).__name__,
         ends,
