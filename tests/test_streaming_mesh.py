@@ -38,8 +38,11 @@ def stream_state(agent: AgentProcess) -> dict[str, int]:
     return dict(call(agent, "stream_state", {})["structuredContent"])
 
 
-def read_then_leave(agent: AgentProcess, tool: str, arguments: dict[str, Any], chunks: int) -> list[str]:
-    """Stream `tool` over a real connection, read `chunks` progress messages, then close the connection."""
+def read_then_leave(
+    agent: AgentProcess, tool: str, arguments: dict[str, Any], chunks: int, *, timeout: float = 10
+) -> list[str]:
+    """Stream `tool` over a real connection, read `chunks` progress messages, then close the connection
+    (`timeout` bounds each read)."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -48,7 +51,7 @@ def read_then_leave(agent: AgentProcess, tool: str, arguments: dict[str, Any], c
     }
     got: list[str] = []
     with (
-        httpx2.Client(timeout=10, trust_env=False) as http,
+        httpx2.Client(timeout=timeout, trust_env=False) as http,
         http.stream("POST", agent.mcp_url, json=body, headers={"Accept": ACCEPT}) as response,
     ):
         assert response.headers["content-type"] == "text/event-stream"
@@ -120,6 +123,12 @@ async def test_dep_stream_over_http_raises_after_the_chunks_and_bounds_each_wait
         assert set(json.loads(state)) == {"started", "closed", "yielded"}
 
 
+def test_a_chunk_is_written_when_it_is_yielded_not_when_the_stream_ends(streamer: AgentProcess) -> None:
+    """`stall` yields one chunk and then sleeps a minute: the chunk (and the response head before it)
+    must reach the client during that minute, through every layer down to the socket."""
+    assert read_then_leave(streamer, "stall", {"seconds": 60}, 1, timeout=5) == ["before"]
+
+
 @pytest.fixture(scope="module")
 def chain() -> Iterator[tuple[AgentProcess, AgentProcess]]:
     with run_registry(0, "--timeout", "3") as registry:
@@ -128,7 +137,8 @@ def chain() -> Iterator[tuple[AgentProcess, AgentProcess]]:
             run_agent("tests.apps.stream_app", env=env) as producer,
             run_agent("tests.apps.stream_relay_app", env=env) as relay,
         ):
-            wait_until(lambda: not call(relay, "relay", {"prompt": "up"})["isError"], timeout=20)
+            for tool, arguments in [("relay", {"prompt": "up"}), ("relay_stall", {"seconds": 0})]:
+                wait_until(lambda: not call(relay, tool, arguments)["isError"], timeout=20)  # noqa: B023
             yield producer, relay
 
 
@@ -145,6 +155,11 @@ async def test_a_stream_tool_re_yields_a_dependency_stream_chunk_by_chunk(
         result = await client.call_tool("relay", {"prompt": "hop"}, progress_callback=on_progress)
     assert seen == ["Hello", " ", "world", "!", " (hop)"]  # one frame per upstream yield
     assert [c.text for c in result.content] == ["Hello world! (hop)"]  # type: ignore[union-attr]
+
+
+def test_a_two_hop_stream_adds_no_buffering(chain: tuple[AgentProcess, AgentProcess]) -> None:
+    _producer, relay = chain
+    assert read_then_leave(relay, "relay_stall", {"seconds": 60}, 1, timeout=5) == ["before"]
 
 
 def test_a_client_leaving_a_two_hop_stream_stops_the_producer(

@@ -43,3 +43,10 @@ async def relay_mesh(prompt: str, mesh_chat: McpMeshTool) -> Stream[str]:
     """`mesh_chat`'s chunks, re-emitted."""
     async for chunk in mesh_chat.stream(prompt=prompt):
         yield chunk
+
+
+@mesh_tool(dependencies=["stall"])
+async def relay_stall(seconds: float, stall: McpMeshTool) -> Stream[str]:
+    """`stall`'s stream through one more hop."""
+    async for chunk in stall.stream(seconds=seconds):
+        yield chunk
