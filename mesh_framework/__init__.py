@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from .mesh.proxy_factory import McpMeshToolProxyFactory
     from .prompts.messages import PromptMessage
     from .propagation import propagated_headers
+    from .routes import mesh_route
     from .specs import Selector
     from .status import status_section
     from .stream import Stream
@@ -129,6 +130,7 @@ __all__ = [
     "mesh_llm_provider",
     "mesh_prompt",
     "mesh_resource",
+    "mesh_route",
     "mesh_tool",
     "propagated_headers",
     "sample",
@@ -202,6 +204,7 @@ _LOCATIONS: dict[str, str] = {
     "propagated_headers": ".propagation",
     "Selector": ".specs",
     "status_section": ".status",
+    "mesh_route": ".routes",
     "Stream": ".stream",
     "ToolContext": ".tools.context",
     "MeshToolWrapper": ".tools.wrapper",

@@ -28,7 +28,7 @@ PUBLIC = {
     "usage_of", "mesh_llm_provider", "MeshLlmRequest", "propagated_headers",
     "JobCancelled", "JobContext", "MeshJob",
     "PromptMessage", "completer", "mesh_prompt", "mesh_resource",
-    "mcp_command", "status_section", "Stream",
+    "mcp_command", "status_section", "Stream", "mesh_route",
     "Health", "HealthIndicator", "HealthStatus", "health_indicator",
 }  # fmt: skip
 

@@ -15,12 +15,13 @@ from typing import Any, NamedTuple
 from dependency_injector import providers
 
 from ..config.loader import LoadedSettings, load_settings
-from ..di.assembly import assemble_container
+from ..di.assembly import assemble_container, bean_name_for
 from ..di.container import FRAMEWORK_BEANS
 from ..di.features import plan_features
 from ..di.scan import ScanResult, find_agent, scan_packages
-from ..di.wiring import BeanCatalog
+from ..di.wiring import BeanCatalog, describe_location
 from ..errors import ConfigError
+from ..routes.web import plan_web
 from ..specs import AgentSpec
 from .config_dir import config_dir_of
 
@@ -73,6 +74,17 @@ def load_application(
     package_dir = Path(module_file).resolve().parent if module_file else None
     features = plan_features(loaded, scan, owners, config_dir, package_dir)
     container.feature_plan.override(providers.Object(features))
+    web = plan_web(
+        loaded,
+        scan.modules,
+        owners,
+        can_inject=catalog.can_inject,
+        bean_for=lambda annotation: bean_name_for(catalog, annotation),
+        describe=describe_location,
+        config_dir=config_dir,
+        package_dir=package_dir,
+    )
+    container.web_plan.override(providers.Object(web))
     return LoadedApplication(agent, loaded, scan, container, catalog)
 
 

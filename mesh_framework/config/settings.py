@@ -41,6 +41,9 @@ __all__ = [
     "TlsSettings",
     "ToolSettings",
     "TracingSettings",
+    "WebCorsSettings",
+    "WebSettings",
+    "WebStaticMount",
 ]
 
 _Section = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
@@ -594,6 +597,55 @@ class ResourceSettings(BaseModel):
     )
 
 
+class WebStaticMount(BaseModel):
+    """One folder of static files served beside the agent's routes (Starlette's StaticFiles)."""
+
+    model_config = _Section
+
+    path: str = Field("/", description="URL path the folder is served at (mounted after every route)")
+    directory: str = Field(description="Folder to serve, relative to the config folder, else the app package")
+    html: bool = Field(True, description="Answer a folder with its index.html, a missing file with 404.html")
+
+    @field_validator("path")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith("/"):
+            raise ValueError(f"must start with '/', e.g. '/{value}'")
+        return value
+
+
+class WebCorsSettings(BaseModel):
+    """CORS for the agent's web routes and static files (Starlette's CORSMiddleware); off while no origin
+    is allowed. The MCP endpoint never passes through it."""
+
+    model_config = _Section
+
+    allow_origins: list[str] = Field(
+        default_factory=list, description="Origins allowed to call the routes ('*' for any); empty: CORS off"
+    )
+    allow_origin_regex: str | None = Field(None, description="A regular expression of allowed origins")
+    allow_methods: list[str] = Field(default_factory=lambda: ["GET"], description="Methods allowed")
+    allow_headers: list[str] = Field(default_factory=list, description="Request headers allowed cross-origin")
+    allow_credentials: bool = Field(False, description="Allow cookies and credentials cross-origin")
+    expose_headers: list[str] = Field(default_factory=list, description="Response headers a browser may read")
+    max_age: Annotated[int, Field(ge=0)] = Field(600, description="Seconds a browser keeps a preflight")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.allow_origins or self.allow_origin_regex)
+
+
+class WebSettings(BaseModel):
+    """Web routes (`@mesh_route`), static files and CORS, served beside the MCP endpoint."""
+
+    model_config = _Section
+
+    static: list[WebStaticMount] = Field(
+        default_factory=list, description="Static folders to serve, e.g. [{path: /, directory: static}]"
+    )
+    cors: WebCorsSettings = Field(default_factory=WebCorsSettings)
+
+
 class MeshSettings(BaseSettings):
     """Every framework setting. Sections the framework does not know are kept for `@config_properties`."""
 
@@ -621,6 +673,7 @@ class MeshSettings(BaseSettings):
     status: StatusSettings = Field(default_factory=StatusSettings)
     prompts: PromptSettings = Field(default_factory=PromptSettings)
     resources: ResourceSettings = Field(default_factory=ResourceSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
 
     @classmethod
     def settings_customise_sources(

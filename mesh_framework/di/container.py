@@ -31,6 +31,7 @@ from ..protocol.features import FeatureHandlers
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 from ..protocol.request_state import RequestStateSigner
 from ..protocol.server import McpEndpoint
+from ..routes.web import WebApp, build_web
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .features import build_features
@@ -140,6 +141,17 @@ def build_status_routes(board: Any, settings: MeshSettings) -> list[Any]:
     return [status_route(board, settings.status.path)]
 
 
+def build_web_app(
+    plan: Any, container: Any, proxy_factory: McpMeshToolProxyFactory, settings: MeshSettings
+) -> WebApp:
+    """`@mesh_route` routes, static folders and CORS (routes/web.py)."""
+    return build_web(plan, lambda name: getattr(container, name)(), proxy_factory.initial_proxy, settings)
+
+
+def web_routes(status_routes: list[Any], web: WebApp) -> list[Any]:
+    return [*status_routes, *web.routes]  # a static folder mounted at / comes last
+
+
 class MeshContainer(containers.DeclarativeContainer):
     __self__ = providers.Self()
 
@@ -148,6 +160,7 @@ class MeshContainer(containers.DeclarativeContainer):
     tool_plans = providers.Dependency(instance_of=list)
     llm_configs = providers.Dependency(instance_of=dict)
     feature_plan: Any = providers.Object(None)  # prompts and resources (FeaturePlan), set by loading
+    web_plan: Any = providers.Object(None)  # routes and static folders (WebPlan), set by loading
     mcp_catalog = providers.Dependency(instance_of=McpServerCatalog)
     lifespan = providers.Object(no_lifespan)
 
@@ -181,8 +194,16 @@ class MeshContainer(containers.DeclarativeContainer):
     mcp_endpoint = providers.ThreadSafeSingleton(
         build_endpoint, settings=settings, registry=tools, features=features
     )
+    web_app = providers.ThreadSafeSingleton(
+        build_web_app, plan=web_plan, container=__self__, proxy_factory=proxy_factory, settings=settings
+    )
     mesh_runtime = providers.ThreadSafeSingleton(
-        MeshRuntime, settings=settings, tools=tools, factory=proxy_factory, publisher=event_publisher
+        MeshRuntime,
+        settings=settings,
+        tools=tools,
+        factory=proxy_factory,
+        publisher=event_publisher,
+        routes=web_app.provided.registry,
     )
     mcp_tool_callbacks = providers.ThreadSafeSingleton(
         build_tool_callbacks, settings=settings, catalog=mcp_catalog, publisher=event_publisher
@@ -213,7 +234,12 @@ class MeshContainer(containers.DeclarativeContainer):
         lifespan=lifespan,
         health=health_monitor,
         metrics=metrics,
-        extra_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
+        extra_routes=providers.Callable(
+            web_routes,
+            status_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
+            web=web_app,
+        ),
+        middleware=web_app.provided.middleware,
     )
 
 

@@ -9,7 +9,9 @@ from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .proxy_factory import McpMeshToolProxyFactory
 from .topology import Topology, TopologyEvent, diff_topology
 
-__all__ = ["TopologyDispatcher"]
+__all__ = ["ROUTE_KEY_PREFIX", "TopologyDispatcher"]
+
+ROUTE_KEY_PREFIX = "route:"  # the wrapper keys of web routes (routes/planning.py)
 
 logger = logging.getLogger("mesh_framework.mesh")
 
@@ -22,8 +24,11 @@ class TopologyDispatcher:
         tools: MeshToolWrapperRegistry,
         factory: McpMeshToolProxyFactory,
         publisher: ApplicationEventPublisher | None = None,
+        *,
+        routes: MeshToolWrapperRegistry | None = None,
     ) -> None:
         self.tools = tools
+        self.routes = routes  # web routes' wrappers, keyed `route:module.qualname`
         self.factory = factory
         self.publisher = publisher
         self.topology = Topology()
@@ -43,11 +48,16 @@ class TopologyDispatcher:
         self.factory.invalidate(in_use)
         return events
 
+    def _slots_of(self, key: str) -> MeshToolWrapperRegistry:
+        if self.routes is not None and key.startswith(ROUTE_KEY_PREFIX):
+            return self.routes
+        return self.tools
+
     def dispatch(self, event: TopologyEvent) -> None:
         if event.kind in ("dependency_available", "dependency_changed") and event.resolution is not None:
             resolution = event.resolution
             proxy = self.factory.proxy_for(resolution.capability, resolution.provider, resolution.alternates)
-            self.tools.update_dependency(event.key, proxy)
+            self._slots_of(event.key).update_dependency(event.key, proxy)
             logger.info(
                 "%s: %s -> %s at %s",
                 event.key,
@@ -56,7 +66,7 @@ class TopologyDispatcher:
                 resolution.provider.endpoint,
             )
         elif event.kind == "dependency_unavailable":
-            self.tools.update_dependency(event.key, None)
+            self._slots_of(event.key).update_dependency(event.key, None)
             logger.info("%s: no provider any more", event.key)
         else:
             logger.debug("%s for %s", event.kind, event.key)

@@ -16,12 +16,15 @@ from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .proxy_factory import McpMeshToolProxyFactory
 from .registration import heartbeat_payload, tool_slots
+from .route_registration import route_entries, route_slots
 from .subscription import TopologySubscription
 from .topology import parse_answer
 
 __all__ = ["MeshRuntime"]
 
 logger = logging.getLogger("mesh_framework.mesh")
+
+FRAMEWORK_KEY_PREFIX = "mesh_framework."  # keys of the tools the framework adds (the job tools)
 
 
 class MeshRuntime:
@@ -38,16 +41,18 @@ class MeshRuntime:
         tools: MeshToolWrapperRegistry,
         factory: McpMeshToolProxyFactory,
         publisher: ApplicationEventPublisher | None = None,
+        routes: MeshToolWrapperRegistry | None = None,
     ) -> None:
         self.settings = settings
         self.tools = tools
+        self.routes = routes if routes is not None else MeshToolWrapperRegistry()  # web routes' slots
         self.factory = factory
-        self.dispatcher = TopologyDispatcher(tools, factory, publisher)
+        self.dispatcher = TopologyDispatcher(tools, factory, publisher, routes=self.routes)
         self.heartbeat: Heartbeat | None = None
         self.subscription: TopologySubscription | None = None
         self.port: int | None = None
         self._embedded: Any = None
-        self._slots = tool_slots(tools)
+        self._slots = {**tool_slots(tools), **route_slots(self.routes)}
 
     async def start(self, port: int) -> None:
         settings = self.settings
@@ -66,7 +71,7 @@ class MeshRuntime:
         self.factory.local_registry = self.tools
         self.port = port
         client = RegistryClient(self.factory.http, urls, settings.registry.timeout, token=token)
-        payload = heartbeat_payload(settings, self.tools, port)
+        payload = self._payload(port)
         health = self.health
         if health is not None:  # registered with its verdict (bounded by health.timeout)
             payload["status"] = (await health.check()).status.mesh_status
@@ -74,7 +79,7 @@ class MeshRuntime:
             client, payload, interval=settings.registry.heartbeat_interval, on_answer=self._on_answer
         )
         self.factory.on_unreachable = lambda _endpoint: heartbeat.wake()
-        for wrapper in self.tools:
+        for wrapper in [*self.tools, *self.routes]:
             wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
         heartbeat.observer = self.registry_observer
         if embedded:  # the registry on embedded_port is whoever's runs it: take it over when it stops
@@ -106,9 +111,20 @@ class MeshRuntime:
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""
-        self._slots = tool_slots(self.tools)
+        self._slots = {**tool_slots(self.tools), **route_slots(self.routes)}
         if self.heartbeat is not None and self.port is not None:
-            self.heartbeat.update_payload(heartbeat_payload(self.settings, self.tools, self.port))
+            self.heartbeat.update_payload(self._payload(self.port))
+
+    def _payload(self, port: int) -> dict[str, Any]:
+        """The registration: the tools, then the web routes as MCP Mesh's pseudo-tools `"METHOD:/path"`;
+        an agent with routes and no tools of its own (the framework's job tools aside) registers as `api`,
+        as MCP Mesh's route agents do."""
+        payload = heartbeat_payload(self.settings, self.tools, port)
+        if len(self.routes):
+            payload["tools"] += route_entries(self.routes, self.settings.agent.namespace)
+            if all(w.key.startswith(FRAMEWORK_KEY_PREFIX) for w in self.tools):
+                payload["agent_type"] = "api"
+        return payload
 
     def _on_health(self, status: HealthStatus) -> None:
         if self.heartbeat is not None:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -79,6 +80,7 @@ def build_asgi_app(
     health: HealthMonitor | None = None,
     metrics: MeshMetrics | None = None,
     extra_routes: Sequence[BaseRoute] = (),
+    middleware: Sequence[Middleware] = (),
 ) -> AgentApp:
     monitor = health if health is not None else HealthMonitor()
     details = settings.health.show_details == "always"
@@ -117,7 +119,8 @@ def build_asgi_app(
             return metrics_response(registry, request)
 
         routes.append(Route("/metrics", metrics_route, methods=["GET"]))
-    web = Starlette(routes=[*routes, *extra_routes], lifespan=lifespan)  # + feature routes (`/status`)
+    # + feature routes (`/status`, web routes, static folders); middleware (CORS) never sees `/mcp`
+    web = Starlette(routes=[*routes, *extra_routes], middleware=list(middleware), lifespan=lifespan)
     return AgentApp(settings.server.path, endpoint, web, state.drain)
 
 

@@ -30,6 +30,7 @@ AGENT_TYPES = ("mcp_agent", "api", "a2a")
 RUNTIMES = ("python", "typescript", "java")
 FILTER_MODES = ("all", "best_match", "*")
 MAX_DESCRIPTION = 256
+ROUTE_NAME = re.compile(r"^[A-Z]+:/")
 
 
 class PayloadError(ValueError):
@@ -235,7 +236,10 @@ def _tool(value: Any, index: int, agent_id: str, namespace: str, endpoint: str) 
     data = _object(value, path)
     prefix = path + "."
     function_name = _name(data, "function_name", prefix)
-    capability = _name(data, "capability", prefix)
+    # A web route's pseudo-tool ("GET:/path", as MCP Mesh's route agents send) has capability "": it
+    # provides nothing, it only carries the route's dependencies.
+    route = ROUTE_NAME.match(function_name) is not None
+    capability = _string(data, "capability", prefix) if route else _name(data, "capability", prefix)
     tags = _tags(data.get("tags"), prefix + "tags", nested=False)
     kwargs = data.get("kwargs")
     if kwargs is not None and not isinstance(kwargs, dict):

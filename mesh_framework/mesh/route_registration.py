@@ -1,0 +1,47 @@
+"""Web routes as MCP Mesh's registry sees them: one pseudo-tool `"METHOD:/path"` per route and method, with
+`capability: ""` and the route's dependencies (as MCP Mesh's `@mesh.route` agents register)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .topology import ToolSlots
+
+__all__ = ["route_entries", "route_slots"]
+
+
+def _names(wrapper: Any) -> tuple[str, ...]:
+    return tuple(wrapper.spec.kwargs["route_names"])  # set by routes/planning.py
+
+
+def route_entries(routes: MeshToolWrapperRegistry, namespace: str) -> list[dict[str, Any]]:
+    """The pseudo-tools of the routes that have dependencies (MCP Mesh sends no others)."""
+    entries = []
+    for wrapper in routes:
+        dependencies = wrapper.spec.dependencies
+        if not dependencies:
+            continue
+        wire = [{"namespace": namespace, **d.selector.to_wire()} for d in dependencies]
+        for name in _names(wrapper):
+            entries.append(
+                {
+                    "function_name": name,
+                    "capability": "",
+                    "version": wrapper.spec.version,
+                    "tags": [],
+                    "dependencies": wire,
+                }
+            )
+    return entries
+
+
+def route_slots(routes: MeshToolWrapperRegistry) -> dict[str, ToolSlots]:
+    """Each pseudo-tool's name -> the route wrapper's key and dependency capabilities."""
+    slots = {}
+    for wrapper in routes:
+        if wrapper.spec.dependencies:
+            capabilities = tuple(d.selector.capability for d in wrapper.spec.dependencies)
+            for name in _names(wrapper):
+                slots[name] = ToolSlots(wrapper.key, capabilities)
+    return slots

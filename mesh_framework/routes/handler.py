@@ -1,0 +1,175 @@
+"""`RouteHandler`: serves one `@mesh_route`. Its dependency slots live in a `MeshToolWrapper` (updated by
+the mesh runtime like a tool's); the call reads path, query and body, validates them with the model the
+tools' analyzer built, injects, calls, and answers JSON or Server-Sent Events."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import to_json
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+
+from ..failures import log_failure
+from ..tools.wrapper import MeshToolWrapper
+from .planning import RoutePlan
+from .sse import EventStreamResponse
+
+__all__ = ["RouteHandler"]
+
+logger = logging.getLogger("mesh_framework.routes")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class RouteHandler:
+    """One route's endpoint (a Starlette request-response function)."""
+
+    def __init__(
+        self,
+        plan: RoutePlan,
+        wrapper: MeshToolWrapper,
+        target: Callable[..., Any],
+        beans: Mapping[str, Any],
+        *,
+        max_body_bytes: int,
+    ) -> None:
+        self.plan = plan
+        self.wrapper = wrapper
+        self.target = target
+        self.beans = dict(beans)
+        self.max_body_bytes = max_body_bytes
+        signature = plan.signature
+        self._fields = frozenset(signature.arguments_model.model_fields)
+        self._validate = signature.arguments_model.__pydantic_validator__.validate_python
+        self._injected = signature.injected
+        self._streams = signature.streams
+        self._is_async = signature.is_async
+        self._adapter = signature.output_adapter
+        self._query = self._fields - set(plan.body) - plan.path_params
+
+    async def __call__(self, request: Request) -> Response:
+        plan = self.plan
+        arguments: dict[str, Any] = dict(request.path_params)
+        query = request.query_params
+        for key in self._query.intersection(query.keys()):
+            arguments[key] = query.getlist(key) if key in plan.lists else query[key]
+        if plan.body:
+            problem = await self._read_body(request, arguments)
+            if problem is not None:
+                return problem
+        try:
+            kwargs = self._validate(arguments).__dict__.copy()
+        except ValidationError as exc:
+            return JSONResponse({"detail": self._detail(exc)}, status_code=422)
+        slots = self.wrapper.slots
+        for param in self._injected:
+            if param.kind == "tool":
+                proxy = slots[param.slot]
+                if proxy is None and not param.optional:
+                    return self._unavailable(param.slot)
+                kwargs[param.name] = proxy
+            else:
+                kwargs[param.name] = self.beans[param.name]
+        try:
+            if self._streams:
+                chunks = self.target(**kwargs)
+                if inspect.isawaitable(chunks):  # a coroutine that returns the generator
+                    chunks = await chunks
+                return EventStreamResponse(chunks, route=plan.display, error_message=self._stream_error)
+            if self._is_async:
+                value = await self.target(**kwargs)
+            else:
+                value = await asyncio.to_thread(functools.partial(self.target, **kwargs))
+        except HTTPException as exc:
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        except Exception as exc:
+            log_failure(logger, f"route {plan.display}", exc)
+            return JSONResponse({"error": "internal_error", "detail": self.wrapper.error_text(exc)}, 500)
+        if isinstance(value, Response):
+            return value
+        try:
+            content = self._adapter.dump_json(value) if self._adapter is not None else to_json(value)
+        except Exception as exc:
+            logger.exception("route %s returned a value that cannot be sent as JSON", plan.display)
+            return JSONResponse({"error": "internal_error", "detail": f"the answer is not JSON: {exc}"}, 500)
+        return Response(content, media_type="application/json")
+
+    async def _read_body(self, request: Request, arguments: dict[str, Any]) -> Response | None:
+        body = self.plan.body
+        try:
+            raw = await self._bounded_body(request)
+        except _BodyTooLarge:
+            return JSONResponse(
+                {"detail": f"request body over {self.max_body_bytes} bytes (server.max_body_bytes)"}, 413
+            )
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if not raw.strip():
+            return None  # every body parameter missing: validation names them
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            detail = [{"type": "json_invalid", "loc": ["body", exc.pos if hasattr(exc, "pos") else 0],
+                       "msg": "JSON decode error", "input": {}, "ctx": {"error": str(exc)}}]  # fmt: skip
+            return JSONResponse({"detail": detail}, status_code=422)
+        if len(body) == 1:
+            arguments[body[0]] = data
+        elif isinstance(data, dict):
+            arguments.update({name: data[name] for name in body if name in data})
+        else:
+            detail = [{"type": "dict_type", "loc": ["body"], "msg": "Input should be an object with "
+                       + ", ".join(body), "input": data}]  # fmt: skip
+            return JSONResponse({"detail": detail}, status_code=422)
+        return None
+
+    async def _bounded_body(self, request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            raise _BodyTooLarge
+        parts = bytearray()
+        async for part in request.stream():
+            parts += part
+            if len(parts) > self.max_body_bytes:
+                raise _BodyTooLarge
+        return bytes(parts)
+
+    def _detail(self, exc: ValidationError) -> list[dict[str, Any]]:
+        """FastAPI's 422 shape: every problem with its place (`["body", "name"]`, `["query", "n"]`)."""
+        plan = self.plan
+        problems = []
+        for error in exc.errors(include_url=False, include_context=False):
+            loc = list(error["loc"])
+            name = loc[0] if loc else ""
+            if name in plan.body:
+                loc = ["body", *loc[1:]] if len(plan.body) == 1 else ["body", *loc]
+            else:
+                loc = ["path" if name in plan.path_params else "query", *loc]
+            problem = {"type": error["type"], "loc": loc, "msg": error["msg"]}
+            if error["type"] != "missing":
+                problem["input"] = error.get("input")
+            problems.append(problem)
+        jsonable: list[dict[str, Any]] = json.loads(to_json(problems, fallback=str))  # inputs of any type
+        return jsonable
+
+    def _unavailable(self, slot: int) -> Response:
+        dependency = self.plan.spec.dependencies[slot]
+        listener = self.wrapper.unresolved_listener
+        if listener is not None:
+            listener(self.wrapper, dependency)  # asks the registry again at once
+        capability = dependency.selector.capability
+        logger.warning("route %s: dependency '%s' has no provider (503)", self.plan.display, capability)
+        return JSONResponse({"error": "dependency_unavailable", "capability": capability}, status_code=503)
+
+    def _stream_error(self, exc: BaseException) -> str:
+        return str(exc) if not self.wrapper.mask_errors else self.wrapper.error_text(exc)

@@ -1,0 +1,76 @@
+"""`@mesh_route`: a function (or a component's method) served as a web route beside the MCP endpoint."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..specs import DependencySpec, Selector
+
+__all__ = ["HTTP_METHODS", "ROUTE_ATTR", "RouteSpec", "mesh_route"]
+
+ROUTE_ATTR = "__mesh_route__"
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+_PATH = re.compile(r"^/[A-Za-z0-9_.~!$&'()*+,;=:@%/{}\-]*$")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class RouteSpec:
+    """What `@mesh_route` recorded about a function or method."""
+
+    function: Callable[..., Any]
+    path: str
+    methods: tuple[str, ...]
+    dependencies: tuple[DependencySpec, ...] = ()
+    description: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The route as the registry lists it: one `"METHOD:/path"` per method (MCP Mesh's pseudo-tools)."""
+        return tuple(f"{method}:{self.path}" for method in self.methods)
+
+
+def mesh_route(
+    path: str,
+    *,
+    methods: Sequence[str] = ("GET",),
+    dependencies: Sequence[str | Selector | Mapping[str, Any]] = (),
+    description: str | None = None,
+) -> Callable[[F], F]:
+    """Serve the function at `path` on the agent's own HTTP server, beside the MCP endpoint.
+
+    Parameters are injected by type as for tools (components, `McpMeshTool` for each of `dependencies`
+    in order); a pydantic-model parameter is the JSON body, other parameters come from the path
+    (`/items/{item_id}`) and the query string. The return value is sent as JSON, or as Server-Sent
+    Events when the function returns `Stream[str]`. Usage::
+
+        @mesh_route("/api/greet/{name}", dependencies=["greeting"])
+        async def greet(name: str, greeting: McpMeshTool) -> dict:
+            return {"text": await greeting(name=name)}
+    """
+    if not isinstance(path, str) or not _PATH.match(path):
+        raise ValueError(f"Route path {path!r} is invalid: it must start with '/' (e.g. '/api/items/{{id}}')")
+    if isinstance(methods, str) or not methods:
+        raise ValueError(f"methods must be a non-empty list such as ['GET', 'POST'], got {methods!r}")
+    upper = tuple(dict.fromkeys(str(m).upper() for m in methods))
+    unknown = [m for m in upper if m not in HTTP_METHODS]
+    if unknown:
+        raise ValueError(f"Route method(s) {unknown} unknown; use {', '.join(HTTP_METHODS)}")
+    deps = tuple(DependencySpec(index=i, selector=Selector.of(d)) for i, d in enumerate(dependencies))
+
+    def mark(function: F) -> F:
+        if not callable(function):
+            raise TypeError(f"@mesh_route applies to functions and methods, not {function!r}")
+        if getattr(function, ROUTE_ATTR, None) is not None:
+            raise TypeError(
+                f"{getattr(function, '__qualname__', function)} has two @mesh_route; serve one path per "
+                "function (several methods: methods=[...])"
+            )
+        setattr(function, ROUTE_ATTR, RouteSpec(function, path, upper, deps, description))
+        return function
+
+    return mark

@@ -1,0 +1,169 @@
+"""Route planning, once at load: every `@mesh_route` found, its signature analyzed with the tools' analyzer
+and every problem reported together before the port is bound."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+from starlette.routing import compile_path
+
+from ..mesh.dispatcher import ROUTE_KEY_PREFIX
+from ..specs import ToolSpec
+from ..tools.signature import SignatureError, ToolSignature, analyze_signature
+from .marks import ROUTE_ATTR, RouteSpec
+
+__all__ = ["ROUTE_KEY_PREFIX", "RoutePlan", "plan_routes"]
+
+_NOT_ON_ROUTES = {"context": "ToolContext", "job": "JobContext", "llm": "MeshLlmAgent"}
+
+
+@dataclass(frozen=True, slots=True)
+class RoutePlan:
+    key: str
+    spec: RouteSpec
+    tool_spec: ToolSpec  # what the route's wrapper holds: its name and dependency slots
+    signature: ToolSignature
+    where: str
+    body: tuple[str, ...] = ()  # parameters read from the JSON body (pydantic models)
+    lists: frozenset[str] = frozenset()  # query parameters that take every value given
+    path_params: frozenset[str] = frozenset()
+    owner: str | None = None  # provider name of the component owning the method
+    attribute: str = ""
+    beans: dict[str, str] = field(default_factory=dict)  # parameter -> provider name
+
+    @property
+    def display(self) -> str:
+        return f"{'|'.join(self.spec.methods)} {self.spec.path}"
+
+
+def _core(annotation: Any) -> Any:
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(annotation) if a is not type(None)]
+            if len(args) != 1:
+                return annotation
+            annotation = args[0]
+        else:
+            return annotation
+
+
+def _is_model(annotation: Any) -> bool:
+    core = _core(annotation)
+    return isinstance(core, type) and issubclass(core, BaseModel)
+
+
+Found = tuple[RouteSpec, str, str | None, str]  # spec, module.qualname, owner provider, attribute
+
+
+def _found(modules: Sequence[str], components: dict[type, str]) -> list[Found]:
+    found: list[Found] = []
+    for name in modules:
+        module = sys.modules.get(name)
+        for value in list(vars(module).values()) if module else []:
+            spec = getattr(value, ROUTE_ATTR, None)
+            if isinstance(spec, RouteSpec) and inspect.isfunction(value) and value.__module__ == name:
+                found.append((spec, f"{name}.{value.__qualname__}", None, ""))
+    for cls, provider in components.items():
+        for attribute, member in inspect.getmembers(cls):
+            function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+            spec = getattr(function, ROUTE_ATTR, None)
+            if isinstance(spec, RouteSpec):
+                found.append((spec, f"{cls.__module__}.{cls.__qualname__}.{attribute}", provider, attribute))
+    return found
+
+
+def plan_routes(
+    modules: Sequence[str],
+    components: dict[type, str],
+    *,
+    can_inject: Callable[[Any], bool],
+    bean_for: Callable[[Any], str],
+    describe: Callable[[Any], str],
+) -> tuple[list[RoutePlan], list[str]]:
+    """Every route of the scanned modules and components, and every problem found."""
+    plans: list[RoutePlan] = []
+    problems: list[str] = []
+    for spec, qualified, owner, attribute in _found(modules, components):
+        where = f"{describe(spec.function)}: route {'|'.join(spec.methods)} {spec.path}"
+        try:
+            plans.append(_plan((spec, qualified, owner, attribute), where, can_inject, bean_for))
+        except SignatureError as exc:
+            problems.append(f"{where}: {exc}")
+        except Exception as exc:  # a parameter type pydantic cannot validate, a bean that does not exist
+            detail = getattr(exc, "problems", None)
+            problems.extend(f"{where}: {p}" for p in detail) if detail else problems.append(f"{where}: {exc}")
+    seen: dict[str, str] = {}
+    for plan in plans:
+        for name in plan.spec.names:
+            if name in seen:
+                problems.append(f"{plan.where}: {name} is already served by {seen[name]}")
+            seen.setdefault(name, plan.key[len(ROUTE_KEY_PREFIX) :])
+    return plans, problems
+
+
+def _plan(
+    found: Found, where: str, can_inject: Callable[[Any], bool], bean_for: Callable[[Any], str]
+) -> RoutePlan:
+    spec, qualified, owner, attribute = found
+    signature = analyze_signature(
+        spec.function,
+        skip_self=owner is not None,
+        model_name=f"{spec.function.__name__}_route_arguments",
+        dependency_count=len(spec.dependencies),
+        bean_types=can_inject,
+    )
+    for param in signature.injected:
+        if param.kind in _NOT_ON_ROUTES:
+            raise SignatureError(
+                f"parameter '{param.name}': a {_NOT_ON_ROUTES[param.kind]} is not injected into routes; "
+                "call a tool that takes it through a McpMeshTool dependency"
+            )
+    fields = signature.arguments_model.model_fields
+    body = tuple(name for name, info in fields.items() if _is_model(info.annotation))
+    lists = frozenset(
+        name
+        for name, info in fields.items()
+        if name not in body and get_origin(_core(info.annotation)) in (list, tuple, set, frozenset)
+    )
+    _, _, convertors = compile_path(spec.path)
+    missing = [p for p in convertors if p not in fields]
+    if missing:
+        raise SignatureError(
+            f"path parameter(s) {', '.join(repr(p) for p in missing)} have no function parameter of that name"
+        )
+    if body and any(m in ("GET", "HEAD") for m in spec.methods) and len(spec.methods) == 1:
+        raise SignatureError(
+            f"parameter '{body[0]}' is a JSON body, which a {spec.methods[0]} request does not carry; "
+            "use methods=['POST'] (or PUT/PATCH)"
+        )
+    names = spec.names
+    tool_spec = ToolSpec(
+        function=spec.function,
+        name=names[0],
+        capability="",
+        description=spec.description,
+        dependencies=spec.dependencies,
+        kwargs={"route_names": names},  # read by mesh/route_registration.py
+    )
+    return RoutePlan(
+        key=ROUTE_KEY_PREFIX + qualified,
+        spec=spec,
+        tool_spec=tool_spec,
+        signature=signature,
+        where=where,
+        body=body,
+        lists=lists,
+        path_params=frozenset(convertors),
+        owner=owner,
+        attribute=attribute,
+        beans={p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean"},
+    )

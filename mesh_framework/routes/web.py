@@ -1,0 +1,140 @@
+"""The agent's web side beside the MCP endpoint: `@mesh_route` routes, static folders (`web.static`) and
+CORS (`web.cors`). Planned at load (problems reported before the port is bound), built with the app."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..config.loader import LoadedSettings
+from ..config.settings import MeshSettings
+from ..errors import ConfigError, WiringError
+from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .handler import RouteHandler
+from .planning import RoutePlan, plan_routes
+
+__all__ = ["StaticFolder", "WebApp", "WebPlan", "build_web", "plan_web"]
+
+
+@dataclass(frozen=True, slots=True)
+class StaticFolder:
+    path: str
+    directory: Path
+    html: bool
+
+
+@dataclass
+class WebPlan:
+    routes: list[RoutePlan] = field(default_factory=list)
+    static: list[StaticFolder] = field(default_factory=list)
+
+
+@dataclass
+class WebApp:
+    """What the app serves beside `/mcp`: Starlette routes and middleware, and the routes' wrappers
+    (their dependency slots, which the mesh runtime keeps current)."""
+
+    registry: MeshToolWrapperRegistry = field(default_factory=MeshToolWrapperRegistry)
+    routes: list[BaseRoute] = field(default_factory=list)
+    middleware: list[Middleware] = field(default_factory=list)
+
+
+def plan_web(
+    loaded: LoadedSettings,
+    modules: Sequence[str],
+    components: dict[type, str],
+    *,
+    can_inject: Callable[[Any], bool],
+    bean_for: Callable[[Any], str],
+    describe: Callable[[Any], str],
+    config_dir: Path | None,
+    package_dir: Path | None,
+) -> WebPlan:
+    """Every route and static folder checked. Raises WiringError (code) or ConfigError (settings)."""
+    routes, problems = plan_routes(
+        modules, components, can_inject=can_inject, bean_for=bean_for, describe=describe
+    )
+    if problems:
+        raise WiringError(problems)
+    static: list[StaticFolder] = []
+    config_problems: list[str] = []
+    for index, mount in enumerate(loaded.settings.web.static):
+        found = _locate(mount.directory, config_dir, package_dir)
+        if found is None:
+            origin = loaded.origin_of("web.static")
+            config_problems.append(
+                f"web.static[{index}].directory = {mount.directory!r} (from {origin}): no such folder in the "
+                "config folder or the app package; fix the path"
+            )
+            continue
+        static.append(StaticFolder(mount.path, found, mount.html))
+    if config_problems:
+        raise ConfigError(config_problems)
+    return WebPlan(routes, static)
+
+
+def _locate(listed: str, config_dir: Path | None, package_dir: Path | None) -> Path | None:
+    path = Path(listed)
+    if path.is_absolute():
+        return path if path.is_dir() else None
+    for base in (config_dir, package_dir):
+        if base is not None and (base / path).is_dir():
+            return base / path
+    return None
+
+
+def build_web(
+    plan: WebPlan | None,
+    provide: Callable[[str], Any],
+    initial_proxy: Callable[[Any], Any],
+    settings: MeshSettings,
+) -> WebApp:
+    """The routes' handlers and wrappers, the static mounts (after every route) and CORS when enabled."""
+    web = WebApp()
+    if plan is None:
+        return web
+    mask = settings.tools.mask_error_details
+    for route in plan.routes:
+        target = getattr(provide(route.owner), route.attribute) if route.owner else route.spec.function
+        wrapper = MeshToolWrapper(
+            key=route.key,
+            name=route.tool_spec.name or route.key,
+            spec=route.tool_spec,
+            signature=route.signature,
+            target=target,
+            description=route.spec.description or "",
+            timeout=None,
+            mask_errors=mask,
+        )
+        for dependency in route.spec.dependencies:
+            wrapper.update_dependency(dependency.index, initial_proxy(dependency))
+        web.registry.add(wrapper)
+        beans = {name: provide(bean) for name, bean in route.beans.items()}
+        handler = RouteHandler(route, wrapper, target, beans, max_body_bytes=settings.server.max_body_bytes)
+        web.routes.append(Route(route.spec.path, handler.__call__, methods=list(route.spec.methods)))
+    for folder in plan.static:
+        app = StaticFiles(directory=folder.directory, html=folder.html)
+        web.routes.append(Mount(folder.path.rstrip("/") or "", app=app, name=f"static:{folder.path}"))
+    cors = settings.web.cors
+    if cors.enabled:
+        web.middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=cors.allow_origins,
+                allow_origin_regex=cors.allow_origin_regex,
+                allow_methods=cors.allow_methods,
+                allow_headers=cors.allow_headers,
+                allow_credentials=cors.allow_credentials,
+                expose_headers=cors.expose_headers,
+                max_age=cors.max_age,
+            )
+        )
+    return web

@@ -1,0 +1,178 @@
+"""Web routes (`@mesh_route`) on real agent processes over HTTP: JSON, bodies, path and query, components,
+streams as Server-Sent Events, dependencies resolved through a registry, and bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture(scope="module")
+def webby() -> Iterator[AgentProcess]:
+    """The routes app alone: no registry, so its dependencies stay unresolved."""
+    with run_agent("tests.apps.routes_app") as agent:
+        yield agent
+
+
+def get(agent: AgentProcess, path: str, **kwargs: Any) -> httpx2.Response:
+    return httpx2.get(agent.base_url + path, timeout=10, trust_env=False, **kwargs)
+
+
+def post(agent: AgentProcess, path: str, **kwargs: Any) -> httpx2.Response:
+    return httpx2.post(agent.base_url + path, timeout=10, trust_env=False, **kwargs)
+
+
+def registered(registry: AgentProcess, name: str) -> dict[str, Any] | None:
+    """The agent `name` as the registry's `GET /agents` shows it, once registered."""
+    agents = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json()["agents"]
+    return next((a for a in agents if a["name"] == name), None)
+
+
+def test_path_query_and_a_component_are_injected(webby: AgentProcess) -> None:
+    answer = get(webby, "/api/hello/ada?times=2&unknown=1")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json() == {"greeting": "Hello ada! Hello ada!"}
+
+
+def test_a_pydantic_parameter_is_the_json_body(webby: AgentProcess) -> None:
+    answer = post(webby, "/api/items?note=urgent", json={"name": "pen", "quantity": 3})
+    assert answer.status_code == 200
+    assert answer.json() == {"added": "pen", "quantity": 3, "note": "urgent"}
+
+
+def test_a_body_that_fails_validation_is_a_422_naming_the_field(webby: AgentProcess) -> None:
+    answer = post(webby, "/api/items", json={"name": "pen", "quantity": 0})
+    assert answer.status_code == 422
+    [problem] = answer.json()["detail"]
+    assert problem["loc"] == ["body", "quantity"]
+    assert problem["type"] == "greater_than_equal" and problem["input"] == 0
+    missing = post(webby, "/api/items", json={"quantity": 2}).json()["detail"]
+    assert [(p["loc"], p["type"]) for p in missing] == [(["body", "name"], "missing")]
+    assert post(webby, "/api/items").json()["detail"] == [
+        {"type": "missing", "loc": ["body"], "msg": "Field required"}
+    ]
+
+
+def test_a_body_that_is_not_json_and_a_bad_query_value_are_422s(webby: AgentProcess) -> None:
+    bad_json = post(webby, "/api/items", content=b"{not json", headers={"content-type": "application/json"})
+    assert bad_json.status_code == 422 and bad_json.json()["detail"][0]["type"] == "json_invalid"
+    bad_query = get(webby, "/api/hello/ada?times=many")
+    assert bad_query.status_code == 422
+    assert bad_query.json()["detail"][0]["loc"] == ["query", "times"]
+
+
+def test_unknown_path_is_404_and_wrong_method_is_405(webby: AgentProcess) -> None:
+    assert get(webby, "/api/nothing-here").status_code == 404
+    wrong = post(webby, "/api/hello/ada")
+    assert wrong.status_code == 405
+    assert set(wrong.headers["allow"].split(", ")) == {"GET", "HEAD"}
+    assert get(webby, "/api/items").status_code == 405
+
+
+def test_component_methods_are_routes_with_the_component_state(webby: AgentProcess) -> None:
+    first = post(webby, "/api/counter?by=2").json()
+    second = post(webby, "/api/counter").json()
+    assert second["count"] == first["count"] + 1
+    assert get(webby, "/api/counter/greeting").json()["greeting"] == "Hello counter!"
+
+
+def test_a_required_dependency_without_provider_answers_503_naming_it(webby: AgentProcess) -> None:
+    answer = get(webby, "/api/shout?text=hi")
+    assert answer.status_code == 503
+    assert answer.json() == {"error": "dependency_unavailable", "capability": "upper"}
+    assert get(webby, "/api/optional").json() == {"injected": False}
+
+
+def test_a_stream_route_checks_its_dependencies_before_the_stream_starts(webby: AgentProcess) -> None:
+    answer = get(webby, "/api/stream-missing")
+    assert answer.status_code == 503
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json() == {"error": "dependency_unavailable", "capability": "nowhere"}
+
+
+def test_a_stream_route_answers_server_sent_events_as_mcp_mesh_does(webby: AgentProcess) -> None:
+    answer = get(webby, "/api/stream?prompt=bob")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert answer.headers["cache-control"] == "no-cache"
+    assert answer.headers["x-accel-buffering"] == "no"
+    assert answer.content == (
+        b"data: Hello\n\ndata:  \n\ndata: a\ndata: b\n\ndata: \n\ndata: bob!\n\ndata: [DONE]\n\n"
+    )
+
+
+def test_a_stream_that_raises_after_chunks_ends_with_an_error_event(webby: AgentProcess) -> None:
+    answer = get(webby, "/api/stream-fail")
+    assert answer.status_code == 200
+    assert answer.content == (
+        b'data: one\n\ndata: two\n\nevent: error\ndata: {"error": "late failure", "type": "RuntimeError"}\n\n'
+    )
+    wait_until(lambda: "route GET /api/stream-fail (stream) raised" in webby.text(), timeout=5)
+
+
+def test_a_client_that_disconnects_mid_stream_closes_the_generator(webby: AgentProcess) -> None:
+    before = get(webby, "/api/state").json()
+    with (
+        httpx2.Client(timeout=10, trust_env=False) as client,
+        client.stream("GET", webby.base_url + "/api/endless") as response,
+    ):
+        lines = response.iter_lines()
+        assert next(lines) == "data: tick 1"
+        assert next(lines) == ""
+        assert next(lines) == "data: tick 2"
+    # the connection is closed: the generator's finally runs and no task of it is left
+
+    def closed() -> dict[str, int] | None:
+        state: dict[str, int] = get(webby, "/api/state").json()
+        done = state["closed"] == before["closed"] + 1 and state["stream_tasks"] == 0
+        return state if done else None
+
+    state = wait_until(closed, timeout=10)
+    assert state["started"] == before["started"] + 1  # type: ignore[index]
+
+
+def test_dependencies_of_routes_resolve_through_the_registry_and_follow_the_provider() -> None:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        with run_agent("tests.apps.routes_api_app", env=env) as gateway:
+            assert get(gateway, "/api/shout?text=hi").status_code == 503
+            entry: dict[str, Any] = wait_until(lambda: registered(registry, "web-gateway"))  # type: ignore[assignment]
+            assert entry["agent_type"] == "api"
+            with run_agent("tests.apps.routes_app", env=env) as provider:
+
+                def shouted() -> dict[str, str] | None:
+                    answer = get(gateway, "/api/shout?text=hi")
+                    return answer.json() if answer.status_code == 200 else None
+
+                result = wait_until(shouted, timeout=20)
+                assert result["text"] == "HI" and result["by"].startswith("webby-")  # type: ignore[index]
+                stream = get(gateway, "/api/shout-stream?text=a%20b")
+                assert stream.content == b"data: A\n\ndata: B\n\ndata: [DONE]\n\n"
+                # the provider's own route depends on its own tool: called in process
+                assert get(provider, "/api/shout?text=me").json() == {"text": "ME"}
+                assert get(provider, "/api/missing").json()["capability"] == "nowhere"
+            # the provider stopped (it unregistered): the route answers 503 again
+            wait_until(lambda: get(gateway, "/api/shout?text=hi").status_code == 503, timeout=20)
+
+
+def test_an_agent_with_tools_and_routes_registers_both() -> None:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        with run_agent("tests.apps.routes_app", env=env):
+            entry: dict[str, Any] = wait_until(lambda: registered(registry, "webby"))  # type: ignore[assignment]
+            assert entry["agent_type"] == "mcp_agent"
+            tools = {t["function_name"]: t for t in entry["capabilities"]}
+            assert tools["upper"]["name"] == "upper"
+            assert tools["GET:/api/shout"]["name"] == ""
+            assert "GET:/api/hello/{name}" not in tools  # routes without dependencies are not sent
+            resolutions = {r["function_name"]: r for r in entry["dependency_resolutions"]}
+            assert resolutions["GET:/api/shout"]["status"] == "available"  # its own tool
+            assert resolutions["GET:/api/shout"]["provider_agent_id"] == entry["id"]
