@@ -132,7 +132,7 @@ class RegistryServer:
                 logger.exception("registry server failed")
             self._task = None
         if self._owns_store:
-            self.store.close()
+            await asyncio.to_thread(self.store.close)  # its database writes what is queued, off the loop
 
     async def __aenter__(self) -> RegistryServer:
         await self.start()
