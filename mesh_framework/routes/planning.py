@@ -96,8 +96,9 @@ def plan_routes(
         where = f"{describe(spec.function)}: route {'|'.join(spec.methods)} {spec.path}"
         try:
             plans.append(_plan((spec, qualified, owner, attribute), where, can_inject, bean_for))
-        except SignatureError as exc:
-            problems.append(f"{where}: {exc}")
+        except SignatureError as exc:  # the tools' analyzer speaks of tools
+            text = str(exc).replace("the tool declares", "the route declares")
+            problems.append(f"{where}: {text.replace('@mesh_tool(', '@mesh_route(')}")
         except Exception as exc:  # a parameter type pydantic cannot validate, a bean that does not exist
             detail = getattr(exc, "problems", None)
             problems.extend(f"{where}: {p}" for p in detail) if detail else problems.append(f"{where}: {exc}")
