@@ -52,7 +52,11 @@ def build_request(
     }
     headers = {"Accept": "application/json, text/event-stream"}
     if modern:
-        body["params"]["_meta"] = {META_PROTOCOL_VERSION: LATEST_MODERN_VERSION, META_CLIENT_CAPABILITIES: {}}
+        body["params"]["_meta"] = {  # what the caller put there (a progressToken) and the envelope
+            **(body["params"].get("_meta") or {}),
+            META_PROTOCOL_VERSION: LATEST_MODERN_VERSION,
+            META_CLIENT_CAPABILITIES: {},
+        }
         headers |= {"MCP-Protocol-Version": LATEST_MODERN_VERSION, "Mcp-Method": method}
         field = NAME_BEARING_METHODS.get(method)
         if name is None and field is not None and isinstance(body["params"].get(field), str):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from ..app import MeshApplication
@@ -16,13 +16,20 @@ _UNSET: Any = object()
 
 class StubTool(McpMeshTool):
     """Answers calls to `capability` with `returns`, or with `side_effect(**arguments)` (raise from it to
-    fail the call). `calls` records every call's arguments."""
+    fail the call); a stub of a streaming tool gives `chunks` to `stream()` one by one (and their joined
+    text to a plain call). `calls` records every call's arguments."""
 
     def __init__(
-        self, capability: str, *, returns: Any = _UNSET, side_effect: Callable[..., Any] | None = None
+        self,
+        capability: str,
+        *,
+        returns: Any = _UNSET,
+        side_effect: Callable[..., Any] | None = None,
+        chunks: Sequence[str] | None = None,
     ) -> None:
         if returns is _UNSET and side_effect is None:
-            returns = None
+            returns = "".join(chunks) if chunks is not None else None
+        self.chunks = None if chunks is None else list(chunks)
         self.capability = capability
         self.function_name = capability
         self.endpoint = "stub://" + capability
@@ -40,6 +47,15 @@ class StubTool(McpMeshTool):
                 outcome = await outcome
             return outcome
         return self.returns
+
+    async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
+        if self.chunks is None:
+            async for whole in super().stream_tool(name, arguments):
+                yield whole
+            return
+        self.calls.append(dict(arguments or {}))
+        for chunk in self.chunks:
+            yield chunk
 
     async def list_tools(self) -> list[dict[str, Any]]:
         return [{"name": self.capability, "description": "stub", "inputSchema": {"type": "object"}}]
