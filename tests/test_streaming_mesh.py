@@ -11,10 +11,15 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client
+from opentelemetry import trace
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from mesh_framework import ToolExecutionError
+from mesh_framework import MeshApplication, ToolExecutionError
 from mesh_framework.mesh.proxy import DownEndpoints, McpMeshToolProxy, Provider
 from mesh_framework.mesh.transport import McpTransport
+from mesh_framework.testing import mesh_client
+from mesh_framework.tracing import state, tracer_provider
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
 from tests.test_mesh_integration import call, mesh_env
 
@@ -127,6 +132,40 @@ def test_a_chunk_is_written_when_it_is_yielded_not_when_the_stream_ends(streamer
     """`stall` yields one chunk and then sleeps a minute: the chunk (and the response head before it)
     must reach the client during that minute, through every layer down to the socket."""
     assert read_then_leave(streamer, "stall", {"seconds": 60}, 1, timeout=5) == ["before"]
+
+
+async def test_a_traced_stream_holds_its_client_span_off_the_callers_context(streamer: AgentProcess) -> None:
+    """With tracing on, the span of a streamed call is recorded, but between chunks the caller's code does
+    not run inside it (the HTTP stream lives in a task of its own), and leaving early ends it."""
+    traced = {
+        "MESH_TRACING__ENABLED": "true",
+        "MESH_TRACING__EXPORTER": "none",
+        "MESH_REGISTRY__ENABLED": "false",
+    }
+    try:
+        async with (
+            mesh_client(MeshApplication.load("tests.apps.stream_app", environ=traced)),
+            httpx2.AsyncClient(trust_env=False) as http,
+        ):
+            exporter = InMemorySpanExporter()
+            tracer_provider().add_span_processor(SimpleSpanProcessor(exporter))
+            transport = McpTransport(http, client_name="test", client_version="1")
+            for tool, arguments, take in [("chat", {"prompt": "t"}, 5), ("endless", {}, 2)]:
+                provider = Provider("streamer", streamer.base_url, tool)
+                proxy = McpMeshToolProxy(transport, capability=tool, provider=provider, down=DownEndpoints(5))
+                stream = proxy.stream(**arguments)
+                seen = 0
+                async for _chunk in stream:
+                    assert not trace.get_current_span().get_span_context().is_valid
+                    seen += 1
+                    if seen == take:
+                        break
+                await stream.aclose()  # type: ignore[attr-defined]
+            names = [span.name for span in exporter.get_finished_spans()]
+            assert names == ["tools/call chat", "tools/call endless"]
+    finally:
+        state.tracer = state.provider = None
+        state.log_calls = False
 
 
 @pytest.fixture(scope="module")

@@ -206,7 +206,27 @@ class McpMeshToolProxy(McpMeshTool):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
-        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        # The HTTP stream (its connection, its client span) lives in a task of its own, so nothing of it
+        # is held in the caller's context between chunks; leaving early cancels that task.
+        channel = ChunkChannel(STREAM_BUFFER)
+        pump = asyncio.ensure_future(self._pump(name, dict(arguments or {}), channel))
+        pump.add_done_callback(lambda _t: channel.close())
+        chunks = 0
+        try:
+            async for chunk in channel:
+                chunks += 1
+                yield chunk
+            text = pump.result()
+            if chunks == 0:  # the provider does not stream: its whole answer, once
+                yield text
+        finally:
+            if not pump.done():
+                pump.cancel()  # closes the response: the provider's generator stops
+                await asyncio.wait((pump,))
+
+    async def _pump(self, name: str, arguments: dict[str, Any], channel: ChunkChannel) -> str:
+        """Stream one call into `channel`; the final text (ToolExecutionError for an error result)."""
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
         candidates = self._candidates()
         with outbound_call(self.capability, name) as span:
             for attempt, provider in enumerate(candidates[:2]):
@@ -214,24 +234,25 @@ class McpMeshToolProxy(McpMeshTool):
                 params["name"] = tool
                 span.set("mesh.provider.agent_id", provider.agent_id)
                 span.set("url.full", provider.url)
-                chunks = 0
+                observer, started = self.observer, perf_counter()
                 answer = self.transport.stream(
                     provider.url, params, read_timeout=provider.stream_timeout, headers=self.headers
                 )
                 try:
                     async for piece in answer:
                         if isinstance(piece, str):
-                            chunks += 1
-                            yield piece
+                            await channel.send(piece)
                             continue
                         span.result(piece)
-                        text = stream_text(piece, tool=tool, agent=provider.agent_id)
-                        if chunks == 0:  # the provider does not stream: its whole answer, once
-                            yield text
-                        return
+                        if observer is not None:
+                            outcome = "error" if piece.get("isError") else "ok"
+                            self._observed(observer, provider, outcome, started)
+                        return stream_text(piece, tool=tool, agent=provider.agent_id)
                 except ProviderUnreachable as exc:
                     self._down.mark(provider.endpoint)
                     self._on_unreachable(provider.endpoint)
+                    if observer is not None:
+                        self._observed(observer, provider, "unreachable", started)
                     if attempt == 0 and len(candidates) > 1:
                         span.event("failover", {"mesh.unreachable": provider.endpoint})
                         continue
@@ -241,9 +262,12 @@ class McpMeshToolProxy(McpMeshTool):
                         agent=provider.agent_id,
                     ) from None
                 except RemoteError as exc:
+                    if observer is not None:
+                        self._observed(observer, provider, "error", started)
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
                 finally:
-                    await answer.aclose()  # closes the response: a stream left early stops the call
+                    await answer.aclose()
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     async def list_tools(self) -> list[dict[str, Any]]:
         try:
