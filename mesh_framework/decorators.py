@@ -37,6 +37,8 @@ __all__ = [
 AGENT_ATTR = "__mesh_agent__"
 COMPONENT_ATTR = "__mesh_component__"
 TOOL_ATTR = "__mesh_tool__"
+# More tools one function serves (ToolSpecs), beside its own (an LLM provider's stream tool).
+EXTRA_TOOLS_ATTR = "__mesh_extra_tools__"
 CONFIG_ATTR = "__mesh_config_properties__"
 LLM_ATTR = "__mesh_llm__"
 FILTER_MODES = ("all", "best_match", "*")

@@ -127,3 +127,8 @@ class MeshLlmAgent(ABC):
     @abstractmethod
     async def __call__(self, message: str | list[dict[str, Any]], **options: Any) -> Any:
         """Run the tool loop for one user message and return the final answer."""
+
+    async def stream(self, message: str | list[dict[str, Any]], **options: Any) -> AsyncIterator[str]:
+        """Run the tool loop and iterate over the final answer's text as the model produces it. This
+        default (for stand-ins that implement only `__call__`) gives the whole answer once."""
+        yield str(await self(message, **options))

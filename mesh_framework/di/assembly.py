@@ -173,7 +173,13 @@ def _plan_llm_tools(
         if not marked:
             continue
         try:
-            config = resolve_llm_config(plan.name, function, loaded, return_type=plan.signature.return_type)
+            config = resolve_llm_config(
+                plan.name,
+                function,
+                loaded,
+                return_type=plan.signature.return_type,
+                streams=plan.signature.streams,
+            )
         except ConfigError as exc:
             problems.extend(f"{where}: {p}" for p in exc.problems)
             continue

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from ..argument_completion import COMPLETER_ATTR
-from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, TOOL_ATTR, own_metadata
+from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, EXTRA_TOOLS_ATTR, TOOL_ATTR, own_metadata
 from ..errors import WiringError
 from ..specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, ToolSpec
 
@@ -144,6 +144,9 @@ def _collect(module: ModuleType, result: ScanResult) -> None:
             spec = getattr(value, TOOL_ATTR, None)
             if isinstance(spec, ToolSpec):
                 result.tools.append(ScannedTool(key=f"{module.__name__}.{value.__qualname__}", spec=spec))
+            for extra in getattr(value, EXTRA_TOOLS_ATTR, ()):
+                key = f"{module.__name__}.{extra.function.__qualname__}"
+                result.tools.append(ScannedTool(key=key, spec=extra))
             for attr in FEATURE_ATTRS:
                 if (found := getattr(value, attr, None)) is not None:
                     result.features.append(ScannedFeature(f"{module.__name__}.{value.__qualname__}", found))

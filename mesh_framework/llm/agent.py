@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from ..callbacks.connection_info import McpConnectionInfo
@@ -14,7 +14,8 @@ from ..injectables import MeshLlmAgent
 from ..tools.context import ToolContext
 from .config import LlmToolConfig
 from .loop import ToolLoop
-from .model import LlmModel
+from .mesh_provider import MeshProviderModel
+from .model import LlmError, LlmModel
 from .types import LlmUsage, Message
 
 __all__ = ["LlmAgent", "LlmText", "usage_of"]
@@ -97,9 +98,49 @@ class LlmAgent(MeshLlmAgent):
         tool calls), `system_prompt` (replaces the configured one), `response_model` (the type of the
         answer), and model parameters (`temperature`, `max_tokens`, ...).
         """
+        output = options.pop("response_model", None) or self.config.response_model
+        loop, messages = await self._loop(message, options)
+        try:
+            value = await loop.run(messages, output)
+        finally:
+            self._used(loop.usage)
+        return _with_usage(value, loop.usage)
+
+    async def stream(self, message: str | list[dict[str, Any]], **options: Any) -> AsyncGenerator[str]:
+        """Run the tool loop and yield the final answer's text as the model streams it, one chunk per
+        model delta. Iterations that call tools are run whole (text before a tool call passes as it
+        comes). Options as for calling the agent; a structured answer (`response_model`) cannot stream.
+
+        Usage (inside a tool returning `Stream[str]`)::
+
+            async for chunk in llm.stream(prompt):
+                yield chunk
+
+        Leaving the loop early (the tool's caller went away) closes the model's stream. `last_usage`
+        is set when the stream ends."""
+        output = options.pop("response_model", None) or self.config.response_model
+        if output is not None and output is not str:
+            raise LlmError(
+                f"LLM tool '{self.config.tool}': llm.stream() gives text, but the answer is to be "
+                f"{getattr(output, '__name__', output)!r}; call `await llm(...)` for a structured answer"
+            )
+        loop, messages = await self._loop(message, options)
+        try:
+            if isinstance(self.model, MeshProviderModel):
+                chunks = self.model.stream_loop(loop, messages)
+            else:
+                chunks = loop.stream(messages)
+            async with contextlib.aclosing(chunks):
+                async for chunk in chunks:
+                    yield chunk
+        finally:
+            self._used(loop.usage)
+
+    async def _loop(
+        self, message: str | list[dict[str, Any]], options: dict[str, Any]
+    ) -> tuple[ToolLoop, list[Message]]:
         context: Mapping[str, Any] = options.pop("context", None) or {}
         system_prompt: str | None = options.pop("system_prompt", None)
-        output = options.pop("response_model", None) or self.config.response_model
         messages = self._messages(message, context, system_prompt)
         loop = ToolLoop(
             self.model,
@@ -110,13 +151,12 @@ class LlmAgent(MeshLlmAgent):
             context=ToolContext.of(context, tool_name=self.config.tool),
             label=f"LLM tool '{self.config.tool}'",
         )
-        try:
-            value = await loop.run(messages, output)
-        finally:
-            self.last_usage = loop.usage
-            if self.on_usage is not None:
-                self.on_usage(self.config.tool, loop.usage)
-        return _with_usage(value, loop.usage)
+        return loop, messages
+
+    def _used(self, usage: LlmUsage) -> None:
+        self.last_usage = usage
+        if self.on_usage is not None:
+            self.on_usage(self.config.tool, usage)
 
     def _messages(
         self, message: str | list[dict[str, Any]], context: Mapping[str, Any], system_prompt: str | None

@@ -23,9 +23,10 @@ from ..errors import ConfigError
 from ..specs import LlmSpec, Selector
 from .prompts import SystemPrompt, load_system_prompt
 
-__all__ = ["DEFAULT_MAX_ITERATIONS", "LlmToolConfig", "resolve_llm_config"]
+__all__ = ["DEFAULT_MAX_ITERATIONS", "STREAM_TAG", "LlmToolConfig", "resolve_llm_config"]
 
 DEFAULT_MAX_ITERATIONS = 10
+STREAM_TAG = "ai.mcpmesh.stream"  # the tag of an LLM provider's stream tool (MCP Mesh's)
 _MODEL_KEYS = ("temperature", "max_tokens")
 
 
@@ -46,6 +47,7 @@ class LlmToolConfig:
     callbacks: tuple[Any, ...]
     response_model: Any
     origins: Mapping[str, str] = field(default_factory=dict)
+    streams: bool = False  # the tool returns Stream[str]: its provider is a stream tool
 
     @property
     def direct(self) -> bool:
@@ -61,8 +63,10 @@ class LlmToolConfig:
         if isinstance(self.provider, Selector):
             wire = {"namespace": namespace, **self.provider.to_wire()}
             tags = [*wire.get("tags", [])]
-            if "-ai.mcpmesh.stream" not in tags and "+ai.mcpmesh.stream" not in tags:
-                tags.append("-ai.mcpmesh.stream")  # as mcp-mesh consumers do: the non-streaming tool
+            if not {STREAM_TAG, f"+{STREAM_TAG}", f"-{STREAM_TAG}"} & set(tags):
+                # as mcp-mesh consumers do: a streaming tool requires the provider's stream tool, others
+                # exclude it
+                tags.append(STREAM_TAG if self.streams else f"-{STREAM_TAG}")
             wire["tags"] = tags
             wire.setdefault("version", "")
             fields["llm_provider"] = wire
@@ -150,13 +154,20 @@ def _filters(layers: _Layers, spec: LlmSpec, problems: list[str]) -> tuple[Selec
 
 
 def resolve_llm_config(
-    name: str, function: Any, loaded: LoadedSettings, *, return_type: Any = None
+    name: str, function: Any, loaded: LoadedSettings, *, return_type: Any = None, streams: bool = False
 ) -> LlmToolConfig:
-    """The configuration of the LLM tool `name` (whose function carries `@mesh_llm`). ConfigError lists
-    every problem (an unusable provider, a prompt file that is missing or broken)."""
+    """The configuration of the LLM tool `name` (whose function carries `@mesh_llm`; `streams` when it
+    returns Stream[str]). ConfigError lists every problem (an unusable provider, a prompt file that is
+    missing or broken, a structured answer asked of a tool that streams)."""
     spec: LlmSpec = getattr(function, LLM_ATTR)
     layers = _Layers(name, loaded)
     problems: list[str] = []
+    if streams and spec.response_model is not None and spec.response_model is not str:
+        problems.append(
+            f"LLM tool '{name}' returns Stream[str] but asks for a structured answer "
+            f"(response_model={getattr(spec.response_model, '__name__', spec.response_model)}); a structured "
+            "answer cannot stream: drop response_model, or return the model type instead of Stream[str]"
+        )
     provider, model = _provider(layers, spec, problems)
     filters = _filters(layers, spec, problems)
     filter_mode = layers.pick("filter_mode", spec.filter_mode) or ("*" if filters == ("*",) else "all")
@@ -185,6 +196,7 @@ def resolve_llm_config(
         callbacks=tuple(item for item in spec.tools if not isinstance(item, str)),
         response_model=spec.response_model if spec.response_model is not None else _structured(return_type),
         origins=layers.origins,
+        streams=streams,
     )
 
 

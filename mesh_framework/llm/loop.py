@@ -9,10 +9,11 @@ naming the tool and the transcript length.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -21,8 +22,8 @@ from ..callbacks.definition import ToolCallback
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
 from ..tracing.spans import llm_iteration
-from .model import LlmIterationLimit, LlmModel, LlmOutputError
-from .types import LlmToolCall, LlmUsage, Message, tool_spec
+from .model import LlmIterationLimit, LlmModel, LlmOutputError, LlmProviderError
+from .types import LlmToolCall, LlmTurn, LlmUsage, Message, tool_spec
 
 __all__ = ["ToolLoop", "json_body", "result_text"]
 
@@ -88,16 +89,7 @@ class ToolLoop:
                         response_schema=schema,
                         parallel_tool_calls=self.parallel_tool_calls,
                     )
-                    self.usage.add(turn)
-                    messages.append(turn.to_message())
-                    span.set("gen_ai.usage.input_tokens", turn.input_tokens)
-                    span.set("gen_ai.usage.output_tokens", turn.output_tokens)
-                    span.set("mesh.llm.tool_calls", len(turn.tool_calls))
-                    span.set("gen_ai.response.model", turn.model)
-                    if turn.tool_calls:
-                        results = await asyncio.gather(*(self._call(call) for call in turn.tool_calls))
-                        for call, text in zip(turn.tool_calls, results, strict=True):
-                            messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+                    if await self._took(turn, messages, span):
                         continue
                 answer = turn.content or ""
                 if adapter is None:
@@ -113,12 +105,60 @@ class ToolLoop:
                         ) from None
                     repaired = True
                     messages.append({"role": "user", "content": _repair_request(output, exc)})
-            raise LlmIterationLimit(
-                f"{self.label}: no final answer within max_iterations={self.max_iterations} "
-                f"(the transcript has {len(messages)} messages); raise max_iterations or simplify the task"
-            )
+            raise LlmIterationLimit(self._limit_text(messages))
         finally:
             self.usage.latency_ms = (time.perf_counter() - started) * 1000
+
+    async def stream(self, messages: list[Message]) -> AsyncGenerator[str]:
+        """The final answer's text as the model streams it. Iterations that call tools are run whole;
+        text the model sends before it starts a tool call passes as it comes (it cannot be known not to
+        be the answer until the call begins). `messages` grows in place."""
+        started = time.perf_counter()
+        try:
+            for iteration in range(self.max_iterations):
+                with llm_iteration(self.label, iteration) as span:
+                    turn: LlmTurn | None = None
+                    events = self.model.stream(
+                        messages,
+                        tools=self.specs,
+                        params=self.params,
+                        parallel_tool_calls=self.parallel_tool_calls,
+                    )
+                    async with contextlib.aclosing(events):
+                        async for event in events:
+                            if isinstance(event, str):
+                                yield event
+                            else:
+                                turn = event
+                    if turn is None:
+                        raise LlmProviderError(f"{self.label}: the model's stream ended without its turn")
+                    if await self._took(turn, messages, span):
+                        continue
+                return
+            raise LlmIterationLimit(self._limit_text(messages))
+        finally:
+            self.usage.latency_ms = (time.perf_counter() - started) * 1000
+
+    async def _took(self, turn: LlmTurn, messages: list[Message], span: Any) -> bool:
+        """Records `turn`; runs the tools it asks for and answers with their results (True), if any."""
+        self.usage.add(turn)
+        messages.append(turn.to_message())
+        span.set("gen_ai.usage.input_tokens", turn.input_tokens)
+        span.set("gen_ai.usage.output_tokens", turn.output_tokens)
+        span.set("mesh.llm.tool_calls", len(turn.tool_calls))
+        span.set("gen_ai.response.model", turn.model)
+        if not turn.tool_calls:
+            return False
+        results = await asyncio.gather(*(self._call(call) for call in turn.tool_calls))
+        for call, text in zip(turn.tool_calls, results, strict=True):
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+        return True
+
+    def _limit_text(self, messages: list[Message]) -> str:
+        return (
+            f"{self.label}: no final answer within max_iterations={self.max_iterations} "
+            f"(the transcript has {len(messages)} messages); raise max_iterations or simplify the task"
+        )
 
     async def _call(self, call: LlmToolCall) -> str:
         callback = self.tools.get(call.name)

@@ -8,17 +8,22 @@ tools itself, through its own proxies and callbacks. The provider is the one the
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+import time
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any, cast
 
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool
 from ..specs import Selector
-from .model import LlmModel, LlmProviderError
+from .loop import ToolLoop
+from .model import LlmIterationLimit, LlmModel, LlmProviderError
 from .types import LlmToolCall, LlmTurn, Message
 
-__all__ = ["MeshProviderModel", "parse_provider_answer"]
+__all__ = ["STREAM_SUFFIX", "MeshProviderModel", "buffered_name", "parse_frame", "parse_provider_answer"]
+
+STREAM_SUFFIX = "_stream"  # a provider's stream tool is its tool's name with this suffix
 
 
 def _tool_calls(raw: Any) -> tuple[LlmToolCall, ...]:
@@ -92,23 +97,106 @@ class MeshProviderModel(LlmModel):
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
     ) -> LlmTurn:
+        proxy = self._proxy()
+        request = self._request(messages, tools, params, parallel_tool_calls, max_iterations=1)
+        if response_schema is not None:
+            model_params = request["model_params"]
+            model_params["output_schema"] = dict(response_schema)
+            model_params["output_type_name"] = str(response_schema.get("title") or "Output")
+            model_params["output_mode"] = "strict"
+        try:
+            answer = await proxy.call_tool(buffered_name(proxy.function_name), {"request": request})
+        except ToolExecutionError as exc:
+            raise LlmProviderError(
+                f"LLM tool '{self.tool}': provider {proxy.agent_id} failed: {exc.message}"
+            ) from None
+        return parse_provider_answer(answer, model=self.name)
+
+    async def stream_loop(self, loop: ToolLoop, messages: list[Message]) -> AsyncGenerator[str]:
+        """`loop` run by the provider agent (its `<tool>_stream` tool), the answer's text as it streams.
+
+        The provider calls the tools at their endpoints, so this works when every tool offered is a mesh
+        tool; with other tools (local callbacks, catalog servers) the loop runs here, one buffered
+        provider turn per iteration, and the answer comes in one piece."""
+        tools = _mesh_tools(loop)
+        if tools is None:
+            async with contextlib.aclosing(loop.stream(messages)) as chunks:
+                async for chunk in chunks:
+                    yield chunk
+            return
+        proxy = self._proxy()
+        request = self._request(
+            messages, tools, loop.params, loop.parallel_tool_calls, max_iterations=loop.max_iterations
+        )
+        name = (
+            proxy.function_name
+            if proxy.function_name.endswith(STREAM_SUFFIX)
+            else f"{proxy.function_name}{STREAM_SUFFIX}"
+        )
+        loop.usage.model = self.name
+        started = time.perf_counter()
+        sent = 0
+        try:
+            stream = cast(AsyncGenerator[str], proxy.stream_tool(name, {"request": request}))
+            async with contextlib.aclosing(stream) as chunks:
+                async for chunk in chunks:
+                    frame = parse_frame(chunk)
+                    if frame is None:  # a provider that does not frame its chunks
+                        sent += 1
+                        yield chunk
+                    elif frame.get("_mesh_frame") == "end":
+                        if frame.get("stop_reason") == "max_iterations":
+                            raise LlmIterationLimit(self._exhausted(loop))
+                        return
+                    elif isinstance(frame.get("content"), str) and frame["content"]:
+                        sent += 1
+                        yield frame["content"]
+        except ToolExecutionError as exc:
+            if sent or not _unknown_tool(exc.message):
+                raise LlmProviderError(
+                    f"LLM tool '{self.tool}': provider {proxy.agent_id} failed: {exc.message}"
+                ) from None
+        finally:
+            loop.usage.latency_ms = (time.perf_counter() - started) * 1000
+        # The provider has no stream tool: its buffered tool, the answer in one piece.
+        try:
+            answer = await proxy.call_tool(buffered_name(name), {"request": request})
+        except ToolExecutionError as exc:
+            raise LlmProviderError(
+                f"LLM tool '{self.tool}': provider {proxy.agent_id} failed: {exc.message}"
+            ) from None
+        turn = parse_provider_answer(answer, model=self.name)
+        if turn.stop_reason == "max_iterations":
+            raise LlmIterationLimit(self._exhausted(loop))
+        loop.usage.add(turn)
+        if turn.content:
+            yield turn.content
+
+    def _proxy(self) -> McpMeshTool:
         proxy = self.proxy
         if proxy is None:
             raise LlmProviderError(
                 f"LLM tool '{self.tool}': no provider agent matches {self.selector.to_wire()} right now; "
                 "start one (an @mesh_llm_provider agent) or change the selector"
             )
+        return proxy
+
+    def _request(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        params: Mapping[str, Any] | None,
+        parallel_tool_calls: bool | None,
+        *,
+        max_iterations: int,
+    ) -> dict[str, Any]:
         model_params: dict[str, Any] = dict(params or {})
-        model_params["max_iterations"] = 1  # one turn per call: this agent runs the tools itself
+        model_params["max_iterations"] = max_iterations
         if self.model_override:
             model_params["model"] = self.model_override
         if parallel_tool_calls is not None:
             model_params["parallel_tool_calls"] = parallel_tool_calls
-        if response_schema is not None:
-            model_params["output_schema"] = dict(response_schema)
-            model_params["output_type_name"] = str(response_schema.get("title") or "Output")
-            model_params["output_mode"] = "strict"
-        request = {
+        return {
             "messages": list(messages),
             "tools": list(tools),
             "model_params": model_params,
@@ -116,10 +204,52 @@ class MeshProviderModel(LlmModel):
             "request_id": None,
             "caller_agent": self.caller,
         }
-        try:
-            answer = await proxy.call_tool(proxy.function_name, {"request": request})
-        except ToolExecutionError as exc:
-            raise LlmProviderError(
-                f"LLM tool '{self.tool}': provider {proxy.agent_id} failed: {exc.message}"
-            ) from None
-        return parse_provider_answer(answer, model=self.name)
+
+    def _exhausted(self, loop: ToolLoop) -> str:
+        return (
+            f"LLM tool '{self.tool}': the provider reached max_iterations={loop.max_iterations} without a "
+            "final answer; raise max_iterations or simplify the task"
+        )
+
+
+def buffered_name(name: str) -> str:
+    """The provider's buffered tool for a name that may be its stream tool (`chat_stream` -> `chat`)."""
+    return name[: -len(STREAM_SUFFIX)] if name.endswith(STREAM_SUFFIX) else name
+
+
+def parse_frame(chunk: str) -> dict[str, Any] | None:
+    """A stream frame (`{"_mesh_frame": "chunk" | "end", ...}`), or None for plain text."""
+    if not chunk.startswith("{"):
+        return None
+    try:
+        value = json.loads(chunk)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and value.get("_mesh_frame") in ("chunk", "end"):
+        return value
+    return None
+
+
+def _unknown_tool(message: str) -> bool:
+    lowered = message.lower()
+    return "unknown tool" in lowered or "tool not found" in lowered
+
+
+def _mesh_tools(loop: ToolLoop) -> list[dict[str, Any]] | None:
+    """The loop's tools with `_mesh_endpoint`, for the provider to call; None when one is not a mesh tool
+    reachable over HTTP under the name the model is given."""
+    from ..callbacks.mesh import MeshToolCallback
+
+    tools: list[dict[str, Any]] = []
+    for spec, callback in zip(loop.specs, loop.tools.values(), strict=True):
+        endpoint = getattr(getattr(callback, "proxy", None), "endpoint", None)
+        if (
+            not isinstance(callback, MeshToolCallback)
+            or not isinstance(endpoint, str)
+            or not endpoint.startswith(("http://", "https://"))
+            or callback.proxy.function_name != callback.definition.name
+        ):
+            return None
+        function = {**spec["function"], "_mesh_endpoint": endpoint}
+        tools.append({"type": "function", "function": function})
+    return tools

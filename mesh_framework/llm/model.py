@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from ..errors import MeshError
@@ -63,7 +63,7 @@ class LlmModel(ABC):
         params: Mapping[str, Any] | None = None,
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
-    ) -> AsyncIterator[str | LlmTurn]:
+    ) -> AsyncGenerator[str | LlmTurn]:
         """The model's next turn as it is produced: each text delta (`str`) as the vendor sends it, until
         the model starts a tool call, then the whole turn (`LlmTurn`) last. Leaving early closes the
         vendor's stream. This default, for models that cannot stream, gives the text of a turn without

@@ -7,18 +7,21 @@ Usage::
     def claude() -> None:
         "Claude, for the mesh."
 
-The tool is named after the function and advertises `kwargs.vendor`. When the request's tools carry
-`_mesh_endpoint`, the provider runs the tool loop itself, calling each tool at its endpoint; otherwise it
-answers one model turn (text or `tool_calls`) and the consumer runs the tools. The answer is MCP Mesh's
-assistant-message dict with `_mesh_usage` (and `_mesh_stop_reason: "max_iterations"` when the loop ran out).
+The tool is named after the function and advertises `kwargs.vendor`; a second tool, `<name>_stream`
+(tagged `ai.mcpmesh.stream`), streams the answer as MCP Mesh's frames (`chat_stream`). When the
+request's tools carry `_mesh_endpoint`, the provider runs the tool loop itself, calling each tool at its
+endpoint; otherwise it answers one model turn (text or `tool_calls`) and the consumer runs the tools.
+The answer is MCP Mesh's assistant-message dict with `_mesh_usage` (and `_mesh_stop_reason:
+"max_iterations"` when the loop ran out).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -26,12 +29,14 @@ from pydantic import BaseModel, ConfigDict
 from ..callbacks.definition import ToolCallback, ToolDefinition
 from ..callbacks.mesh import MeshToolCallback
 from ..config.settings import MeshSettings
-from ..decorators import TOOL_ATTR
+from ..decorators import EXTRA_TOOLS_ATTR, TOOL_ATTR
 from ..mesh.proxy import Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..specs import ToolSpec
-from .config import DEFAULT_MAX_ITERATIONS
+from ..stream import Stream
+from .config import DEFAULT_MAX_ITERATIONS, STREAM_TAG
 from .loop import ToolLoop, json_body
+from .mesh_provider import STREAM_SUFFIX
 from .model import LlmIterationLimit, LlmModel
 from .types import Message
 
@@ -107,6 +112,74 @@ class LlmProviderService:
         return model
 
     async def chat(self, name: str, spec: ProviderSpec, request: MeshLlmRequest) -> dict[str, Any]:
+        job = self._job(name, spec, request)
+        model, model_spec, messages, schema = job.model, job.model_spec, job.messages, job.schema
+        callbacks, specs, params, parallel = job.callbacks, job.specs, job.params, job.parallel
+        if not callbacks:  # the consumer runs the tools: one turn, tool calls included
+            turn = await model.complete(
+                messages, tools=specs, params=params, response_schema=schema, parallel_tool_calls=parallel
+            )
+            answer = turn.to_message()
+            answer["_mesh_usage"] = _usage(turn.input_tokens, turn.output_tokens, model_spec)
+            return answer
+        loop = job.loop()
+        answer = {"role": "assistant", "content": ""}
+        try:
+            content = await loop.run(messages, schema=schema)
+            answer["content"] = str(content)
+        except LlmIterationLimit:
+            said = [m.get("content") for m in messages if m.get("role") == "assistant" and m.get("content")]
+            answer["content"] = str(said[-1]) if said else ""
+            answer["_mesh_stop_reason"] = "max_iterations"
+        if schema is not None and answer["content"]:
+            answer["content"] = json_body(answer["content"])
+        usage = loop.usage
+        answer["_mesh_usage"] = _usage(usage.input_tokens, usage.output_tokens, model_spec)
+        return answer
+
+    async def chat_stream(
+        self, name: str, spec: ProviderSpec, request: MeshLlmRequest
+    ) -> AsyncGenerator[str]:
+        """`chat` as MCP Mesh's stream frames: `{"_mesh_frame": "chunk", "content": ...}` per text delta of
+        the final answer, then `{"_mesh_frame": "end"}` (with `"stop_reason": "max_iterations"` when the
+        loop ran out). A structured answer is validated whole, so it comes as one chunk."""
+        job = self._job(name, spec, request)
+        if job.schema is not None:
+            answer = await self.chat(name, spec, request)
+            if answer.get("content"):
+                yield _frame("chunk", content=answer["content"])
+            stop = answer.get("_mesh_stop_reason")
+            yield _frame("end", stop_reason=stop) if stop else _frame("end")
+            return
+        if not job.callbacks:  # one turn; tool calls cannot travel in a stream of text
+            events = job.model.stream(
+                job.messages, tools=job.specs, params=job.params, parallel_tool_calls=job.parallel
+            )
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    if isinstance(event, str):
+                        yield _frame("chunk", content=event)
+                    elif event.tool_calls:
+                        logger.warning(
+                            "LLM provider '%s': the model asked for tools %s, but they carry no "
+                            "_mesh_endpoint, and a stream carries only text",
+                            name,
+                            ", ".join(call.name for call in event.tool_calls),
+                        )
+            yield _frame("end")
+            return
+        chunks = job.loop().stream(job.messages)
+        try:
+            async with contextlib.aclosing(chunks):
+                async for chunk in chunks:
+                    yield _frame("chunk", content=chunk)
+        except LlmIterationLimit:
+            yield _frame("end", stop_reason="max_iterations")
+            return
+        yield _frame("end")
+
+    def _job(self, name: str, spec: ProviderSpec, request: MeshLlmRequest) -> _Job:
+        """What one request asks of the provider: the model, its parameters, the transcript and tools."""
         params: dict[str, Any] = {**spec.model_params, **(request.model_params or {})}
         control = {key: params.pop(key) for key in CONTROL_KEYS if key in params}
         if "output_schema" in control:
@@ -121,41 +194,23 @@ class LlmProviderService:
         messages = [dict(m) for m in request.messages]
         schema = _output(control, messages)
         callbacks, specs = self._tools(request.tools or [])
-        model = self.model(model_spec)
         max_iterations = int(
             control.get("max_iterations")
             or self.settings.llm.defaults.max_iterations
             or DEFAULT_MAX_ITERATIONS
         )
-        parallel = control.get("parallel_tool_calls")
-        if not callbacks:  # the consumer runs the tools: one turn, tool calls included
-            turn = await model.complete(
-                messages, tools=specs, params=params, response_schema=schema, parallel_tool_calls=parallel
-            )
-            answer = turn.to_message()
-            answer["_mesh_usage"] = _usage(turn.input_tokens, turn.output_tokens, model_spec)
-            return answer
-        loop = ToolLoop(
-            model,
-            callbacks,
-            max_iterations=max_iterations,
+        return _Job(
+            name=name,
+            model=self.model(model_spec),
+            model_spec=model_spec,
+            messages=messages,
+            schema=schema,
+            callbacks=callbacks,
+            specs=specs,
             params=params,
-            parallel_tool_calls=parallel,
-            label=f"LLM provider '{name}'",
+            parallel=control.get("parallel_tool_calls"),
+            max_iterations=max_iterations,
         )
-        answer = {"role": "assistant", "content": ""}
-        try:
-            content = await loop.run(messages, schema=schema)
-            answer["content"] = str(content)
-        except LlmIterationLimit:
-            said = [m.get("content") for m in messages if m.get("role") == "assistant" and m.get("content")]
-            answer["content"] = str(said[-1]) if said else ""
-            answer["_mesh_stop_reason"] = "max_iterations"
-        if schema is not None and answer["content"]:
-            answer["content"] = json_body(answer["content"])
-        usage = loop.usage
-        answer["_mesh_usage"] = _usage(usage.input_tokens, usage.output_tokens, model_spec)
-        return answer
 
     def _tools(self, tools: Sequence[Mapping[str, Any]]) -> tuple[list[ToolCallback], list[dict[str, Any]]]:
         """Callbacks for tools with an endpoint, and the tool specs without the endpoint field."""
@@ -183,6 +238,35 @@ class LlmProviderService:
     async def aclose(self) -> None:
         for model in self._models.values():
             await model.aclose()
+
+
+@dataclass(slots=True)
+class _Job:
+    name: str
+    model: LlmModel
+    model_spec: str
+    messages: list[Message]
+    schema: Mapping[str, Any] | None
+    callbacks: list[ToolCallback]
+    specs: list[dict[str, Any]]
+    params: dict[str, Any]
+    parallel: Any
+    max_iterations: int
+
+    def loop(self) -> ToolLoop:
+        return ToolLoop(
+            self.model,
+            self.callbacks,
+            max_iterations=self.max_iterations,
+            params=self.params,
+            parallel_tool_calls=self.parallel,
+            label=f"LLM provider '{self.name}'",
+        )
+
+
+def _frame(kind: str, **fields: Any) -> str:
+    """One of MCP Mesh's stream frames, as Python's json.dumps writes it."""
+    return json.dumps({"_mesh_frame": kind, **fields})
 
 
 def _usage(input_tokens: int, output_tokens: int, model: str) -> dict[str, Any]:
@@ -245,7 +329,24 @@ def mesh_llm_provider(
             version=version,
             kwargs={"vendor": vendor_of(model), "model": model},
         )
+
+        async def stream_handler(request: MeshLlmRequest, service: LlmProviderService) -> Stream[str]:
+            async with contextlib.aclosing(service.chat_stream(tool_name, spec, request)) as frames:
+                async for frame in frames:
+                    yield frame
+
+        stream_handler.__name__ = f"{function.__name__}{STREAM_SUFFIX}"
+        stream_handler.__qualname__ = f"{function.__qualname__}{STREAM_SUFFIX}"
+        stream_handler.__module__ = function.__module__
+        stream_handler.__doc__ = f"{handler.__doc__} Streams the answer as MCP Mesh's stream frames."
+        stream_tool = replace(
+            tool,
+            function=stream_handler,
+            name=f"{tool_name}{STREAM_SUFFIX}",
+            tags=(*tool.tags, STREAM_TAG),
+        )
         setattr(handler, TOOL_ATTR, tool)
+        setattr(handler, EXTRA_TOOLS_ATTR, (stream_tool,))
         setattr(handler, PROVIDER_ATTR, spec)
         return handler  # type: ignore[return-value]
 

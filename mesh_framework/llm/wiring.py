@@ -8,9 +8,10 @@ local callbacks.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from typing import Any
 
 from ..callbacks.definition import ToolCallback
@@ -76,6 +77,14 @@ class _LazyModel(LlmModel):
         self._model: LlmModel | None = None
 
     async def complete(self, messages: Any, **options: Any) -> LlmTurn:
+        return await self._created().complete(messages, **options)
+
+    async def stream(self, messages: Any, **options: Any) -> AsyncGenerator[str | LlmTurn]:
+        async with contextlib.aclosing(self._created().stream(messages, **options)) as events:
+            async for event in events:
+                yield event
+
+    def _created(self) -> LlmModel:
         if self._model is None:
             from .vendors import create_model
 
@@ -83,7 +92,7 @@ class _LazyModel(LlmModel):
                 self._model = create_model(self.name, self._settings.llm.vendor(self.name.split("/", 1)[0]))
             except LlmError as exc:
                 raise LlmProviderError(str(exc)) from None
-        return await self._model.complete(messages, **options)
+        return self._model
 
     async def aclose(self) -> None:
         if self._model is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 import anthropic
@@ -126,7 +126,7 @@ class AnthropicModel(VendorModel):
         params: Mapping[str, Any] | None = None,
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
-    ) -> AsyncIterator[str | LlmTurn]:
+    ) -> AsyncGenerator[str | LlmTurn]:
         """`messages.create(stream=True)`; see `LlmModel.stream`."""
         request, extra = self._request(messages, tools, params, response_schema, parallel_tool_calls)
         try:

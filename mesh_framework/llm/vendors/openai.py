@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, cast
 
 import httpx2
@@ -149,7 +149,7 @@ class OpenAIChatModel(VendorModel):
         params: Mapping[str, Any] | None = None,
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
-    ) -> AsyncIterator[str | LlmTurn]:
+    ) -> AsyncGenerator[str | LlmTurn]:
         """`stream=True` with `stream_options.include_usage`; see `LlmModel.stream`."""
         request = self._request(messages, tools, response_schema, parallel_tool_calls)
         extra = without_none(params)

@@ -1,0 +1,44 @@
+"""LLM tools that stream their answers (`llm.stream()` in a `Stream[str]` tool), and a provider agent's
+tools (`@mesh_llm_provider` serves `fake_chat` and `fake_chat_stream`)."""
+
+from __future__ import annotations
+
+from mesh_framework import MeshLlmAgent, Stream, mesh_agent, mesh_llm, mesh_llm_provider, mesh_tool
+
+
+@mesh_agent(name="llm-stream", version="1.0.0")
+class LlmStreamApp:
+    pass
+
+
+def multiply(a: int, b: int) -> int:
+    """Multiply two integers."""
+    return a * b
+
+
+@mesh_tool()
+@mesh_llm(provider="openai/gpt-4o-mini", tools=[multiply], max_iterations=3)
+async def chat(prompt: str, llm: MeshLlmAgent) -> Stream[str]:
+    """Answer as the model writes, with a multiplication tool."""
+    async for chunk in llm.stream(prompt):
+        yield chunk
+
+
+@mesh_tool()
+@mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, filter=[{"capability": "add"}], max_iterations=4)
+async def chat_mesh(prompt: str, llm: MeshLlmAgent) -> Stream[str]:
+    """Answer as the mesh's LLM provider writes, with the mesh's `add`."""
+    async for chunk in llm.stream(prompt):
+        yield chunk
+
+
+@mesh_tool()
+@mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, filter=[{"capability": "add"}])
+async def ask_mesh(prompt: str, llm: MeshLlmAgent) -> str:
+    """The mesh's LLM provider's answer, whole."""
+    return str(await llm(prompt))
+
+
+@mesh_llm_provider("openai/gpt-fake", capability="llm", tags=["fake"], temperature=0.1)
+def fake_chat() -> None:
+    """A fake OpenAI-compatible model."""
