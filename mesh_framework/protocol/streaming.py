@@ -85,7 +85,7 @@ async def serve_stream(
         context = ToolContext(
             wrapper.name,
             request_id=request_id,
-            progress_token=token,
+            progress_token=None,  # the chunks are this call's progress: report_progress sends nothing
             sink=notify,
             log_level=meta.get(META_LOG_LEVEL) if modern else "debug",
             modern=modern,

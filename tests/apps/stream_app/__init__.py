@@ -64,6 +64,7 @@ async def narrated(steps: int, ctx: ToolContext) -> Stream[str]:
     """A stream tool that also logs through its ToolContext."""
     for n in range(steps):
         await ctx.info(f"step {n}")
+        await ctx.report_progress(n, steps)  # not sent: the chunks are the progress of a stream
         yield f"<{n}>"
 
 
