@@ -29,11 +29,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @cache
-def _starts_servers(path: Path) -> bool:
+def starts_servers(path: Path) -> bool:
+    """Whether the test module at `path` names a helper that starts a server process."""
     return bool(STARTS_SERVERS.search(path.read_text()))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if not _starts_servers(item.path):
+        if not starts_servers(item.path):
             item.add_marker(pytest.mark.no_servers)
