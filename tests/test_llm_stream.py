@@ -29,13 +29,24 @@ def vendor() -> Iterator[FakeLlmServer]:
         yield server
 
 
-@pytest.fixture
-def app(vendor: FakeLlmServer) -> MeshApplication:
-    environ = {
+def vendor_env(vendor: FakeLlmServer) -> dict[str, str]:
+    return {
         "MESH_LLM__VENDORS__OPENAI__BASE_URL": vendor.base_url,
         "MESH_LLM__VENDORS__OPENAI__API_KEY": "sk-test-key",
     }
-    app = MeshApplication.load("tests.apps.llm_stream_app", environ=environ)
+
+
+@pytest.fixture
+def app(vendor: FakeLlmServer) -> MeshApplication:
+    app = MeshApplication.load("tests.apps.llm_stream_app", environ=vendor_env(vendor))
+    app.build()
+    return app
+
+
+@pytest.fixture
+def provider(vendor: FakeLlmServer) -> MeshApplication:
+    """tests/apps/llm_provider_app: `@mesh_llm_provider` serving `fake_chat` and `fake_chat_stream`."""
+    app = MeshApplication.load("tests.apps.llm_provider_app", environ=vendor_env(vendor))
     app.build()
     return app
 
@@ -172,11 +183,11 @@ def test_a_streaming_consumer_selects_the_providers_stream_tool(app: MeshApplica
 # --- the provider's stream tool -------------------------------------------------------------------------
 
 
-def test_the_provider_registers_its_stream_tool_as_mcp_mesh_does(app: MeshApplication) -> None:
-    payload = heartbeat_payload(app.settings, app.container.tools(), port=9)
+def test_the_provider_registers_its_stream_tool_as_mcp_mesh_does(provider: MeshApplication) -> None:
+    payload = heartbeat_payload(provider.settings, provider.container.tools(), port=9)
     tools = {t["function_name"]: t for t in payload["tools"]}
     buffered, stream = tools["fake_chat"], tools["fake_chat_stream"]
-    assert buffered["tags"] == ["fake"] and stream["tags"] == ["fake", "ai.mcpmesh.stream"]
+    assert buffered["tags"] == ["fake", "llm"] and stream["tags"] == ["fake", "llm", "ai.mcpmesh.stream"]
     assert buffered["capability"] == stream["capability"] == "llm"
     assert stream["kwargs"]["stream_type"] == "text" and stream["kwargs"]["vendor"] == "openai"
     assert "stream_type" not in buffered["kwargs"]
@@ -196,11 +207,11 @@ def request(messages: list[dict[str, Any]], **model_params: Any) -> dict[str, An
 
 
 async def test_the_stream_tool_sends_frames_and_its_result_is_them_joined(
-    app: MeshApplication, vendor: FakeLlmServer
+    provider: MeshApplication, vendor: FakeLlmServer
 ) -> None:
     vendor.add(streamed("Hel", "lo", "!"))
     *progress, final = await streamed_call(
-        app, "fake_chat_stream", request([{"role": "user", "content": "hi"}])
+        provider, "fake_chat_stream", request([{"role": "user", "content": "hi"}])
     )
     frames = [m["params"]["message"] for m in progress]
     assert frames == [
@@ -213,11 +224,13 @@ async def test_the_stream_tool_sends_frames_and_its_result_is_them_joined(
     assert vendor.requests[0]["stream"] is True and vendor.requests[0]["temperature"] == 0.1
 
 
-async def test_a_structured_request_comes_as_one_chunk(app: MeshApplication, vendor: FakeLlmServer) -> None:
+async def test_a_structured_request_comes_as_one_chunk(
+    provider: MeshApplication, vendor: FakeLlmServer
+) -> None:
     vendor.add(text('{"value": 3}'))
     schema = {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}
     arguments = request([{"role": "user", "content": "3"}], output_schema=schema, output_type_name="Answer")
-    frames = [c async for c in tool(app, "fake_chat_stream").stream(arguments)]
+    frames = [c async for c in tool(provider, "fake_chat_stream").stream(arguments)]
     assert [json.loads(f) for f in frames] == [
         {"_mesh_frame": "chunk", "content": '{"value": 3}'},
         {"_mesh_frame": "end"},

@@ -1,9 +1,9 @@
-"""LLM tools that stream their answers (`llm.stream()` in a `Stream[str]` tool), and a provider agent's
-tools (`@mesh_llm_provider` serves `fake_chat` and `fake_chat_stream`)."""
+"""LLM tools that stream their answers (`llm.stream()` in a `Stream[str]` tool): over a vendor's API, and
+over the mesh's LLM provider (with the mesh's `add`)."""
 
 from __future__ import annotations
 
-from mesh_framework import MeshLlmAgent, Stream, mesh_agent, mesh_llm, mesh_llm_provider, mesh_tool
+from mesh_framework import MeshLlmAgent, Stream, mesh_agent, mesh_llm, mesh_tool
 
 
 @mesh_agent(name="llm-stream", version="1.0.0")
@@ -37,8 +37,3 @@ async def chat_mesh(prompt: str, llm: MeshLlmAgent) -> Stream[str]:
 async def ask_mesh(prompt: str, llm: MeshLlmAgent) -> str:
     """The mesh's LLM provider's answer, whole."""
     return str(await llm(prompt))
-
-
-@mesh_llm_provider("openai/gpt-fake", capability="llm", tags=["fake"], temperature=0.1)
-def fake_chat() -> None:
-    """A fake OpenAI-compatible model."""
