@@ -81,9 +81,10 @@ class StubTool(McpMeshTool):
 
 
 def stub_dependency(app: MeshApplication, stub: StubTool) -> int:
-    """Put `stub` into every dependency slot of the (built) app that asks for its capability; how many."""
+    """Put `stub` into every dependency slot of the (built) app that asks for its capability (tools' and web
+    routes'); how many."""
     filled = 0
-    for wrapper in app.container.tools():
+    for wrapper in [*app.container.tools(), *app.container.web_app().registry]:
         for dependency in wrapper.spec.dependencies:
             selector: Selector = dependency.selector
             if selector.capability == stub.capability:
