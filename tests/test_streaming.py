@@ -168,8 +168,12 @@ def test_stream_tools_that_cannot_be_served_stop_start_up_naming_each_tool() -> 
     with pytest.raises(WiringError) as caught:
         MeshApplication.load("tests.apps.stream_bad", environ={})
     problems = "\n".join(caught.value.problems)
-    assert len(caught.value.problems) == 4, problems
+    assert len(caught.value.problems) == 5, problems
     assert "tool 'tests.apps.stream_bad.numbers': returns a stream of int; only Stream[str]" in problems
+    assert (
+        "tool 'tests.apps.stream_bad.unannotated': is an async generator but does not return Stream[str]"
+        in problems
+    )
     assert "tool 'tests.apps.stream_bad.blocking': returns Stream[str] but is not async" in problems
     assert (
         "tool 'tests.apps.stream_bad.in_background': returns Stream[str] and is background=True" in problems

@@ -20,6 +20,11 @@ def blocking() -> Stream[str]:  # type: ignore[misc]
     yield "x"
 
 
+@mesh_tool()
+async def unannotated(n: int):  # type: ignore[no-untyped-def]
+    yield str(n)
+
+
 @mesh_tool(background=True)
 async def in_background() -> Stream[str]:
     yield "x"
