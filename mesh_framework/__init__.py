@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from .prompts.messages import PromptMessage
     from .propagation import propagated_headers
     from .routes import mesh_route
+    from .services import ServiceUnavailable, mesh_selector, mesh_service, selector
     from .specs import Selector
     from .status import status_section
     from .stream import Stream
@@ -104,6 +105,7 @@ __all__ = [
     "Qualifier",
     "ResourceLink",
     "Selector",
+    "ServiceUnavailable",
     "SseDefinition",
     "StdioDefinition",
     "Stream",
@@ -131,9 +133,12 @@ __all__ = [
     "mesh_prompt",
     "mesh_resource",
     "mesh_route",
+    "mesh_selector",
+    "mesh_service",
     "mesh_tool",
     "propagated_headers",
     "sample",
+    "selector",
     "status_section",
     "usage_of",
 ]
@@ -205,6 +210,10 @@ _LOCATIONS: dict[str, str] = {
     "Selector": ".specs",
     "status_section": ".status",
     "mesh_route": ".routes",
+    "ServiceUnavailable": ".services",
+    "mesh_selector": ".services",
+    "mesh_service": ".services",
+    "selector": ".services",
     "Stream": ".stream",
     "ToolContext": ".tools.context",
     "MeshToolWrapper": ".tools.wrapper",

@@ -81,6 +81,7 @@ class DependencySpec:
 
     index: int
     selector: Selector
+    required: bool = False  # MCP Mesh's `required: true`: a service method's @selector(required=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ PUBLIC = {
     "JobCancelled", "JobContext", "MeshJob",
     "PromptMessage", "completer", "mesh_prompt", "mesh_resource",
     "mcp_command", "status_section", "Stream", "mesh_route",
+    "mesh_service", "mesh_selector", "selector", "ServiceUnavailable",
     "Health", "HealthIndicator", "HealthStatus", "health_indicator",
 }  # fmt: skip
 

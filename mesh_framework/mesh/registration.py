@@ -37,7 +37,8 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
             entry.update(llm_config.heartbeat_fields(namespace))
         if spec.dependencies:
             entry["dependencies"] = [
-                {"namespace": namespace, **d.selector.to_wire()} for d in spec.dependencies
+                {"namespace": namespace, **d.selector.to_wire(), **({"required": True} if d.required else {})}
+                for d in spec.dependencies
             ]
         entries.append(entry)
     return {

@@ -22,7 +22,10 @@ def route_entries(routes: MeshToolWrapperRegistry, namespace: str) -> list[dict[
         dependencies = wrapper.spec.dependencies
         if not dependencies:
             continue
-        wire = [{"namespace": namespace, **d.selector.to_wire()} for d in dependencies]
+        wire = [
+            {"namespace": namespace, **d.selector.to_wire(), **({"required": True} if d.required else {})}
+            for d in dependencies
+        ]
         for name in _names(wrapper):
             entries.append(
                 {

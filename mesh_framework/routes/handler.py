@@ -79,6 +79,11 @@ class RouteHandler:
                 if proxy is None and not param.optional:
                     return self._unavailable(param.slot)
                 kwargs[param.name] = proxy
+            elif param.kind == "service":
+                missing = self.wrapper.service_missing(param)
+                if missing:
+                    return self._unavailable(missing[0])
+                kwargs[param.name] = self.wrapper.services[param.name]
             else:
                 kwargs[param.name] = self.beans[param.name]
         try:
@@ -163,7 +168,7 @@ class RouteHandler:
         return jsonable
 
     def _unavailable(self, slot: int) -> Response:
-        dependency = self.plan.spec.dependencies[slot]
+        dependency = self.wrapper.spec.dependencies[slot]  # the declared ones, then services' methods
         listener = self.wrapper.unresolved_listener
         if listener is not None:
             listener(self.wrapper, dependency)  # asks the registry again at once

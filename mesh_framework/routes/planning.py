@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from starlette.routing import compile_path
 
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
+from ..services import service_dependencies
 from ..specs import ToolSpec
 from ..tools.signature import SignatureError, ToolSignature, analyze_signature
 from .marks import ROUTE_ATTR, RouteSpec
@@ -152,7 +153,8 @@ def _plan(
         name=names[0],
         capability="",
         description=spec.description,
-        dependencies=spec.dependencies,
+        dependencies=spec.dependencies
+        + service_dependencies((p.slot, p.service) for p in signature.injected if p.service is not None),
         kwargs={"route_names": names},  # read by mesh/route_registration.py
     )
     return RoutePlan(

@@ -114,7 +114,7 @@ def build_web(
             timeout=None,
             mask_errors=mask,
         )
-        for dependency in route.spec.dependencies:
+        for dependency in route.tool_spec.dependencies:
             wrapper.update_dependency(dependency.index, initial_proxy(dependency))
         web.registry.add(wrapper)
         beans = {name: provide(bean) for name, bean in route.beans.items()}

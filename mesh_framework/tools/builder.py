@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..services import service_dependencies
 from ..specs import ToolSpec
 from .signature import SignatureError, ToolSignature, analyze_signature
 from .wrapper import MeshToolWrapper
@@ -57,6 +59,9 @@ def plan_tool(
             f"later; drop {flag} or return str"
         )
     beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean"}
+    services = [(p.slot, p.service) for p in signature.injected if p.service is not None]
+    if services:  # on the wire, a service's methods are ordinary dependencies after the declared ones
+        spec = dataclasses.replace(spec, dependencies=spec.dependencies + service_dependencies(services))
     description = spec.description if spec.description is not None else inspect.getdoc(function) or ""
     return ToolPlan(
         key=key,

@@ -1,7 +1,8 @@
 """Signature analysis, done once per tool at start-up: what the client sends, what the mesh injects.
 
 Injected parameters are found by type: `McpMeshTool` (one per declared dependency, in order),
-`MeshLlmAgent`, `ToolContext`, `JobContext` (`MeshJob`), and component types the container knows.
+`MeshLlmAgent`, `ToolContext`, `JobContext` (`MeshJob`), `@mesh_service` classes (one dependency slot per
+method, after the declared dependencies), and component types the container knows.
 Everything else is a client argument, validated by a pydantic model built from the signature and
 described by its JSON schema.
 """
@@ -22,11 +23,12 @@ from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputRequired
 from ..jobs.context import JobContext
+from ..services import ServiceDefinitionError, ServicePlan, analyze_service, is_service
 from .context import ToolContext
 
 __all__ = ["InjectedParam", "ToolSignature", "analyze_signature"]
 
-InjectionKind = Literal["tool", "llm", "context", "job", "bean"]
+InjectionKind = Literal["tool", "llm", "context", "job", "bean", "service"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +36,9 @@ class InjectedParam:
     name: str
     kind: InjectionKind
     optional: bool
-    slot: int = -1  # dependency index for kind == "tool"
+    slot: int = -1  # dependency index for kind == "tool"; the first method's for kind == "service"
     bean_type: Any = None  # for kind == "bean"
+    service: ServicePlan | None = None  # for kind == "service"
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,7 @@ def analyze_signature(
     signature = inspect.signature(function)
     fields: dict[str, Any] = {}
     injected: list[InjectedParam] = []
+    service_slot = dependency_count  # services' slots follow the declared dependencies
     for param in list(signature.parameters.values())[1 if skip_self else 0 :]:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
             raise SignatureError(
@@ -199,6 +203,15 @@ def analyze_signature(
             injected.append(InjectedParam(param.name, "context", optional))
         elif _is_subclass(core, JobContext):
             injected.append(InjectedParam(param.name, "job", optional))
+        elif is_service(core):
+            try:
+                service = analyze_service(core)
+            except ServiceDefinitionError as exc:
+                raise SignatureError(f"parameter '{param.name}': {exc}") from None
+            injected.append(
+                InjectedParam(param.name, "service", optional, slot=service_slot, service=service)
+            )
+            service_slot += len(service.methods)
         elif bean_types(core):
             injected.append(InjectedParam(param.name, "bean", optional, bean_type=core))
         else:

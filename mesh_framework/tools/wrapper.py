@@ -19,9 +19,10 @@ from ..errors import ToolExecutionError
 from ..failures import exception_text, log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputNotPossible, InputRequired, input_required_result
+from ..services import implement, missing_required
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
-from .signature import ToolSignature
+from .signature import InjectedParam, ToolSignature
 from .streaming import joined
 
 __all__ = ["MeshToolWrapper", "error_result"]
@@ -80,6 +81,7 @@ class MeshToolWrapper:
         "llm_agent",
         "mask_errors",
         "name",
+        "services",
         "signature",
         "slots",
         "spec",
@@ -110,6 +112,12 @@ class MeshToolWrapper:
         self.unresolved_listener: UnresolvedListener | None = None
         self.job_hook: JobHook | None = None
         self._beans: dict[str, Any] = {}
+        # One implementation per service parameter, reading this wrapper's slots (swapped in place).
+        self.services: dict[str, Any] = {
+            p.name: implement(p.service, self.slots, p.slot)
+            for p in signature.injected
+            if p.service is not None
+        }
         # A Stream[str] body runs to its end and answers the chunks joined (tools/streaming.py).
         self._call_target = joined(target, name) if signature.streams else target
         self._injected = signature.injected
@@ -170,6 +178,10 @@ class MeshToolWrapper:
                 kwargs[param.name] = self._beans[param.name]
             elif kind == "job":
                 kwargs[param.name] = None  # the job runner puts the JobContext here when it runs a job
+            elif kind == "service":
+                if (refused := self._service_refusal(param)) is not None:
+                    return refused
+                kwargs[param.name] = self.services[param.name]
             else:
                 if self.llm_agent is None and not param.optional:
                     return error_result(
@@ -247,6 +259,30 @@ class MeshToolWrapper:
         return error_result(
             f"Tool '{self.name}' cannot run: its dependency '{dependency.selector.capability}' "
             f"(dependency {slot}) is not resolved; no agent currently provides it"
+        )
+
+    def service_missing(self, param: InjectedParam) -> list[int]:
+        """The slots of a service parameter's required methods that hold no provider."""
+        service = param.service
+        if service is None or not service.required:
+            return []
+        return missing_required(service, self.slots, param.slot)
+
+    def _service_refusal(self, param: InjectedParam) -> dict[str, Any] | None:
+        """The refusal when a required method of a service parameter has no provider, else None."""
+        missing = self.service_missing(param)
+        if not missing:
+            return None
+        parameter = param.name
+        dependencies = [self.spec.dependencies[slot] for slot in missing]
+        if self.unresolved_listener is not None:
+            for dependency in dependencies:
+                self.unresolved_listener(self, dependency)
+        service = type(self.services[parameter]).__mro__[1].__qualname__
+        names = ", ".join(f"'{d.selector.capability}'" for d in dependencies)
+        return error_result(
+            f"Tool '{self.name}' cannot run: its service {service} (parameter '{parameter}') is "
+            f"unavailable: no agent currently provides the required {names}"
         )
 
     def _input_required(self, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:

@@ -1,0 +1,81 @@
+"""A consumer of a service interface: `MediaService` binds three methods to `media.*` capabilities."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from mesh_framework import McpMeshTool, mesh_agent, mesh_route, mesh_service, mesh_tool, selector
+
+
+class Caption(BaseModel):
+    text: str
+    confidence: float
+
+
+@mesh_service
+class MediaService(Protocol):
+    @selector("media.caption", tags=["+fast"], required=True)
+    async def caption(self, text: str) -> Caption: ...
+
+    @selector("media.thumbnail")
+    async def thumbnail(self, text: str, size: int = 64) -> str: ...
+
+    @selector("media.transcribe")
+    async def transcribe(self, text: str) -> str: ...
+
+
+@mesh_service(min_available=2)
+class Thumbnails(Protocol):
+    @selector("media.thumbnail")
+    async def small(self, text: str, size: int = 16) -> str: ...
+
+    @selector("media.transcribe")
+    async def words(self, text: str) -> str: ...
+
+
+@mesh_agent(name="media-consumer", version="1.0.0")
+class MediaConsumer:
+    pass
+
+
+@mesh_tool(dependencies=["media.caption"])
+async def process_media(text: str, cap: McpMeshTool, media: MediaService) -> dict[str, object]:
+    """Captions `text` through the service and through a plain dependency."""
+    caption = await media.caption(text=text)
+    plain = await cap(text=text)
+    return {"caption": caption.text, "confidence": caption.confidence, "plain": plain["text"]}
+
+
+BODY_RUNS: list[str] = []
+
+
+@mesh_tool()
+async def inspect_service(media: MediaService) -> dict[str, object]:
+    """What the injected object is, and what its caption method returns."""
+    BODY_RUNS.append("inspect_service")
+    caption = await media.caption("positional")
+    return {
+        "is_media_service": MediaService in type(media).__mro__,
+        "caption_type": type(caption).__name__,
+        "confidence": caption.confidence,
+    }
+
+
+@mesh_tool()
+async def transcribe(text: str, media: MediaService) -> str:
+    """The optional transcription method; raises while no agent provides it."""
+    return await media.transcribe(text=text)
+
+
+@mesh_tool()
+async def thumbnail(text: str, thumbs: Thumbnails) -> str:
+    """A service with min_available=2."""
+    return await thumbs.small(text)
+
+
+@mesh_route("/caption", methods=["GET"])
+async def caption_route(text: str, media: MediaService) -> Caption:
+    """A web route taking the service."""
+    return await media.caption(text=text)
