@@ -120,6 +120,17 @@ async def test_a_failure_after_three_chunks_keeps_them_and_ends_in_an_error_resu
     assert final["result"]["content"] == [{"type": "text", "text": "RuntimeError: boom mid-stream (x)"}]
 
 
+async def test_a_chunk_that_is_not_a_str_ends_the_stream_with_an_error_naming_it(
+    client: MeshTestClient,
+) -> None:
+    *progress, final = events((await call(client, "wrong_chunk", {}, token="t")).text)
+    assert [m["params"]["message"] for m in progress] == ["fine"]
+    assert final["result"]["isError"] is True
+    assert final["result"]["content"][0]["text"] == (
+        "Tool 'wrong_chunk' yielded int 42; a Stream[str] tool yields str"
+    )
+
+
 async def test_a_failure_without_a_token_is_an_error_result(client: MeshTestClient) -> None:
     result = (await call(client, "chat_fail", {"prompt": "x"})).json()["result"]
     assert result["isError"] is True

@@ -21,6 +21,7 @@ from mesh_framework.mesh.transport import McpTransport
 from mesh_framework.testing import mesh_client
 from mesh_framework.tracing import state, tracer_provider
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.interop.mcp_mesh import free_port
 from tests.test_mesh_integration import call, mesh_env
 
 pytestmark = pytest.mark.timeout(90)
@@ -126,6 +127,22 @@ async def test_dep_stream_over_http_raises_after_the_chunks_and_bounds_each_wait
         assert got == ["before"]
         (state,) = [c async for c in proxy("stream_state").stream()]  # a tool that does not stream: once
         assert set(json.loads(state)) == {"started", "closed", "yielded"}
+        # a provider that refuses the connection: the stream goes to the alternate, and it is marked down
+        down = DownEndpoints(5)
+        dead = Provider("gone", f"http://127.0.0.1:{free_port()}", "chat")
+        alive = Provider("streamer", streamer.base_url, "chat")
+        failing_over = McpMeshToolProxy(
+            transport, capability="chat", provider=dead, alternates=[alive], down=down
+        )
+        assert [c async for c in failing_over.stream(prompt="f")] == ["Hello", " ", "world", "!", " (f)"]
+        assert down.is_down(dead.endpoint)
+        with pytest.raises(ToolExecutionError, match="unreachable.*no other provider of 'chat'"):
+            _ = [
+                c
+                async for c in McpMeshToolProxy(
+                    transport, capability="chat", provider=dead, down=down
+                ).stream()
+            ]
 
 
 def test_a_chunk_is_written_when_it_is_yielded_not_when_the_stream_ends(streamer: AgentProcess) -> None:
@@ -176,7 +193,11 @@ def chain() -> Iterator[tuple[AgentProcess, AgentProcess]]:
             run_agent("tests.apps.stream_app", env=env) as producer,
             run_agent("tests.apps.stream_relay_app", env=env) as relay,
         ):
-            for tool, arguments in [("relay", {"prompt": "up"}), ("relay_stall", {"seconds": 0})]:
+            for tool, arguments in [
+                ("relay", {"prompt": "up"}),
+                ("relay_stall", {"seconds": 0}),
+                ("relay_stall_briefly", {"seconds": 0}),
+            ]:
                 wait_until(lambda: not call(relay, tool, arguments)["isError"], timeout=20)  # noqa: B023
             yield producer, relay
 
@@ -199,6 +220,29 @@ async def test_a_stream_tool_re_yields_a_dependency_stream_chunk_by_chunk(
 def test_a_two_hop_stream_adds_no_buffering(chain: tuple[AgentProcess, AgentProcess]) -> None:
     _producer, relay = chain
     assert read_then_leave(relay, "relay_stall", {"seconds": 60}, 1, timeout=5) == ["before"]
+
+
+def test_a_consumer_waits_for_each_chunk_as_long_as_the_provider_registered(
+    chain: tuple[AgentProcess, AgentProcess],
+) -> None:
+    """`stall_briefly` registers `stream_timeout=0.5`; the registry hands it to the consumer, whose
+    `dep.stream()` gives up 0.5 s after the last chunk: the relay's stream ends with that error."""
+    _producer, relay = chain
+    body = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {
+            "name": "relay_stall_briefly",
+            "arguments": {"seconds": 30},
+            "_meta": {"progressToken": 1},
+        },
+    }
+    response = httpx2.post(relay.mcp_url, json=body, headers={"Accept": ACCEPT}, timeout=10, trust_env=False)
+    assert progress_of(response.text) == ["before"]
+    final = json.loads([line for line in response.text.splitlines() if line.startswith("data: ")][-1][6:])
+    assert final["result"]["isError"] is True
+    assert "sent nothing for 0.5s during a streamed tools/call" in final["result"]["content"][0]["text"]
 
 
 def test_a_client_leaving_a_two_hop_stream_stops_the_producer(

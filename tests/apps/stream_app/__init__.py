@@ -74,3 +74,18 @@ async def stall(seconds: float) -> Stream[str]:
     yield "before"
     await asyncio.sleep(seconds)
     yield "after"
+
+
+@mesh_tool(stream_timeout=0.5)  # registered in kwargs: consumers wait at most 0.5 s for each chunk
+async def stall_briefly(seconds: float) -> Stream[str]:
+    """`stall` for consumers that give up on a chunk after half a second."""
+    yield "before"
+    await asyncio.sleep(seconds)
+    yield "after"
+
+
+@mesh_tool()
+async def wrong_chunk() -> Stream[str]:
+    """Yields a number where a str belongs."""
+    yield "fine"
+    yield 42  # type: ignore[misc]
