@@ -50,3 +50,10 @@ async def relay_stall(seconds: float, stall: McpMeshTool) -> Stream[str]:
     """`stall`'s stream through one more hop."""
     async for chunk in stall.stream(seconds=seconds):
         yield chunk
+
+
+@mesh_tool(dependencies=["stall_briefly"])
+async def relay_stall_briefly(seconds: float, stall_briefly: McpMeshTool) -> Stream[str]:
+    """`stall_briefly`'s stream through one more hop, read with its registered stream_timeout."""
+    async for chunk in stall_briefly.stream(seconds=seconds):
+        yield chunk
