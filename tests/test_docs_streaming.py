@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(60)
 def test_streaming_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = BLOCK.findall(DOC.read_text())
     files = {title: code for _, title, code in blocks if title}
-    assert set(files) == {"docs_stream/__init__.py"}
+    assert set(files) == {"docs_stream/__init__.py", "docs_chat/__init__.py"}
     for name, code in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,10 +32,10 @@ def test_streaming_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "docs_streaming"}
     runs = [code for kind, title, code in blocks if kind == "python" and not title]
-    assert len(runs) == 2
+    assert len(runs) == 3
     try:
         for code in runs:
             exec(compile(code, str(DOC), "exec"), namespace)
     finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == "docs_stream"]:
+        for module in [m for m in sys.modules if m.split(".")[0] in ("docs_stream", "docs_chat")]:
             del sys.modules[module]
