@@ -35,6 +35,12 @@ class Thumbnails(Protocol):
     async def words(self, text: str) -> str: ...
 
 
+@mesh_service
+class Captions(Protocol):
+    @selector("media.broken_caption")
+    async def caption(self, text: str) -> Caption: ...
+
+
 @mesh_agent(name="media-consumer", version="1.0.0")
 class MediaConsumer:
     pass
@@ -73,6 +79,12 @@ async def transcribe(text: str, media: MediaService) -> str:
 async def thumbnail(text: str, thumbs: Thumbnails) -> str:
     """A service with min_available=2."""
     return await thumbs.small(text)
+
+
+@mesh_tool()
+async def broken_caption(text: str, captions: Captions) -> str:
+    """A provider whose answer lacks a field of Caption."""
+    return (await captions.caption(text=text)).text
 
 
 @mesh_route("/caption", methods=["GET"])
