@@ -2,7 +2,8 @@
 
 `no_servers` marks every test of a module that starts no server process: no agent or registry
 (`tests.agents.run_agent`, `run_registry`, `run_mesh`), no MCP server from npm (`tests.mcp_servers`), no
-MCP Mesh, Node, PostgreSQL or browser. Those tests need nothing but the Python environment, so
+MCP Mesh, Node, PostgreSQL or browser; nor runs the project's scripts or installs it (those use `.venv` or
+a fresh venv, not the Python running the tests). Those tests need nothing but the Python environment, so
 scripts/test.sh runs them on each further supported Python (`pytest -m no_servers`). A module is
 classified by the helpers its source names, so a new test module is placed without a list to keep.
 """
@@ -18,7 +19,8 @@ import pytest
 pytest_plugins = ["pytester"]
 
 STARTS_SERVERS = re.compile(
-    r"\b(run_agent|run_registry|run_mesh|mcp_servers|MESH_PYTHON|NODE|playwright|postgres)\b"
+    r"\b(run_agent|run_registry|run_mesh|mcp_servers|MESH_PYTHON|NODE|playwright|postgres|bootstrap)\b"
+    r"|run\.sh"
 )
 
 
@@ -30,7 +32,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @cache
 def starts_servers(path: Path) -> bool:
-    """Whether the test module at `path` names a helper that starts a server process."""
+    """Whether the test module at `path` names a helper that starts a server process (or runs the
+    project's scripts, or installs it)."""
     return bool(STARTS_SERVERS.search(path.read_text()))
 
 

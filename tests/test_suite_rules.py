@@ -20,5 +20,6 @@ def test_every_test_has_a_timeout(request: pytest.FixtureRequest) -> None:
 def test_modules_that_start_servers_are_not_marked_no_servers(request: pytest.FixtureRequest) -> None:
     assert starts_servers(ROOT / "tests" / "test_mesh_page.py")  # a registry, agents and a browser
     assert starts_servers(ROOT / "tests" / "test_conformance.py")  # Node
+    assert starts_servers(ROOT / "tests" / "test_run_script.py")  # runs the start script, which uses .venv
     assert not starts_servers(ROOT / "tests" / "test_wrapper.py")
     assert request.node.get_closest_marker("no_servers") is not None  # this module starts none
