@@ -115,3 +115,28 @@ def test_a_caller_that_leaves_closes_the_vendor_stream_two_hops_away(mesh: Mesh)
             if line.startswith("data: ") and json.loads(line[6:])["params"]["message"] == "first":
                 break
     assert mesh.model.left_early.wait(10)  # consumer -> provider -> vendor, each connection closed
+
+
+def test_a_provider_without_a_stream_tool_answers_through_its_buffered_tool() -> None:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        with (
+            run_agent("tests.apps.llm_legacy_provider_app", env=env),
+            run_agent("tests.apps.llm_stream_app", env=env) as consumer,
+        ):
+            ready = "LLM tool 'chat_any_provider': provider legacyllm-"
+            assert wait_until(lambda: ready in consumer.text(), timeout=20), consumer.text()[-3000:]
+            response = httpx2.post(
+                consumer.mcp_url,
+                json=body("chat_any_provider", {"question": "hi"}),
+                headers={"Accept": ACCEPT},
+                timeout=60,
+                trust_env=False,
+            )
+            messages = [
+                json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
+            ]
+            chunks = [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"]
+            assert chunks == ["A whole answer."]
+            assert messages[-1]["result"]["content"] == [{"type": "text", "text": "A whole answer."}]
+            assert "has no tool 'fake_chat_stream'; asking its buffered tool" in consumer.text()

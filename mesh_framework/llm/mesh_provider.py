@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, cast
@@ -22,6 +23,8 @@ from .model import LlmIterationLimit, LlmModel, LlmProviderError
 from .types import LlmToolCall, LlmTurn, Message
 
 __all__ = ["STREAM_SUFFIX", "MeshProviderModel", "buffered_name", "parse_frame", "parse_provider_answer"]
+
+logger = logging.getLogger("mesh_framework.llm")
 
 STREAM_SUFFIX = "_stream"  # a provider's stream tool is its tool's name with this suffix
 
@@ -158,7 +161,12 @@ class MeshProviderModel(LlmModel):
                 ) from None
         finally:
             loop.usage.latency_ms = (time.perf_counter() - started) * 1000
-        # The provider has no stream tool: its buffered tool, the answer in one piece.
+        logger.info(
+            "LLM tool '%s': provider %s has no tool '%s'; asking its buffered tool, the answer comes whole",
+            self.tool,
+            proxy.agent_id,
+            name,
+        )
         try:
             answer = await proxy.call_tool(buffered_name(name), {"request": request})
         except ToolExecutionError as exc:

@@ -26,14 +26,22 @@ async def chat(prompt: str, llm: MeshLlmAgent) -> Stream[str]:
 
 @mesh_tool()
 @mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, filter=[{"capability": "add"}], max_iterations=4)
-async def chat_mesh(prompt: str, llm: MeshLlmAgent) -> Stream[str]:
+async def chat_mesh(question: str, llm: MeshLlmAgent) -> Stream[str]:
     """Answer as the mesh's LLM provider writes, with the mesh's `add`."""
-    async for chunk in llm.stream(prompt):
+    async for chunk in llm.stream(question):
         yield chunk
 
 
 @mesh_tool()
 @mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, filter=[{"capability": "add"}])
-async def ask_mesh(prompt: str, llm: MeshLlmAgent) -> str:
+async def ask_mesh(question: str, llm: MeshLlmAgent) -> str:
     """The mesh's LLM provider's answer, whole."""
-    return str(await llm(prompt))
+    return str(await llm(question))
+
+
+@mesh_tool()
+@mesh_llm(provider={"capability": "llm", "tags": ["+fake", "-ai.mcpmesh.stream"]})
+async def chat_any_provider(question: str, llm: MeshLlmAgent) -> Stream[str]:
+    """Streams from the provider's buffered tool's registry entry: its stream tool if it has one."""
+    async for chunk in llm.stream(question):
+        yield chunk
