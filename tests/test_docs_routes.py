@@ -1,5 +1,5 @@
-"""docs/routes.md: its titled Python block is written to a project folder, its other Python block runs
-against that project; its YAML block is a valid settings file naming a folder that is then served."""
+"""docs/routes.md: its titled Python blocks are written to a project folder, its other Python blocks run in
+order against those packages; its YAML block is a valid settings file."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.timeout(60)
 def test_routes_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = BLOCK.findall(DOC.read_text())
     files = {title: code for kind, title, code in blocks if title and kind == "python"}
-    assert set(files) == {"docs_web/__init__.py"}
+    assert set(files) == {"docs_web/__init__.py", "docs_api/__init__.py"}
     for name, code in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,12 +35,12 @@ def test_routes_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "docs_routes"}
     runs = [code for kind, title, code in blocks if kind == "python" and not title]
-    assert len(runs) == 1
+    assert len(runs) == 2
     try:
         for code in runs:
             exec(compile(code, str(DOC), "exec"), namespace)
     finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == "docs_web"]:
+        for module in [m for m in sys.modules if m.split(".")[0] in ("docs_web", "docs_api")]:
             del sys.modules[module]
 
 

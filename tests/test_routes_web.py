@@ -84,7 +84,7 @@ def test_routes_the_framework_cannot_serve_stop_start_up_all_at_once() -> None:
     with pytest.raises(WiringError) as raised:
         MeshApplication.load("tests.apps.routes_bad", environ={})
     problems = "\n".join(raised.value.problems)
-    assert len(raised.value.problems) == 6
+    assert len(raised.value.problems) == 7
     assert "route GET /items/{item_id}: path parameter(s) 'item_id' have no function parameter" in problems
     assert "route GET /context: parameter 'ctx': a ToolContext is not injected into routes" in problems
     assert (
@@ -93,6 +93,7 @@ def test_routes_the_framework_cannot_serve_stop_start_up_all_at_once() -> None:
     assert "route GET /numbers: returns a stream of int; only Stream[str] is supported" in problems
     assert "the route declares only 1 dependency; add its capability to @mesh_route(dependencies" in problems
     assert "route POST /same: POST:/same is already served by tests.apps.routes_bad.first" in problems
+    assert "tests.apps.routes_bad.api: route /fa: Bean(NotAComponent): no component of type" in problems
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@ CORS (`web.cors`). Planned at load (problems reported before the port is bound),
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,8 @@ from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
 from .planning import RoutePlan, plan_routes
 
+SERVE_ATTR = "__mesh_serve__"  # set on a FastAPI app by mesh_framework.fastapi.serve
+
 __all__ = ["StaticFolder", "WebApp", "WebPlan", "build_web", "plan_web"]
 
 
@@ -35,6 +38,7 @@ class StaticFolder:
 class WebPlan:
     routes: list[RoutePlan] = field(default_factory=list)
     static: list[StaticFolder] = field(default_factory=list)
+    fastapi: list[Any] = field(default_factory=list)  # FastApiPlan (routes/fastapi_app.py), when served
 
 
 @dataclass
@@ -62,6 +66,16 @@ def plan_web(
     routes, problems = plan_routes(
         modules, components, can_inject=can_inject, bean_for=bean_for, describe=describe
     )
+    fastapi, fastapi_problems = _plan_fastapi(modules, bean_for)
+    problems += fastapi_problems
+    served = {name: plan.display for plan in routes for name in plan.spec.names}
+    for app in fastapi:
+        for route in app.routes:
+            problems.extend(
+                f"{app.where}: FastAPI route {name} is already served by @mesh_route {served[name]}"
+                for name in route.names
+                if name in served
+            )
     if problems:
         raise WiringError(problems)
     static: list[StaticFolder] = []
@@ -78,7 +92,30 @@ def plan_web(
         static.append(StaticFolder(mount.path, found, mount.html))
     if config_problems:
         raise ConfigError(config_problems)
-    return WebPlan(routes, static)
+    return WebPlan(routes, static, fastapi)
+
+
+def _plan_fastapi(modules: Sequence[str], bean_for: Callable[[Any], str]) -> tuple[list[Any], list[str]]:
+    """FastAPI apps marked with `mesh_framework.fastapi.serve` in the scanned modules."""
+    found = [
+        (name, attribute, value)
+        for name in modules
+        for attribute, value in list(vars(sys.modules[name]).items() if name in sys.modules else [])
+        if isinstance(getattr(type(value), "__module__", None), str)
+        and type(value).__module__.startswith("fastapi")
+        and isinstance(getattr(value, SERVE_ATTR, None), str)
+    ]
+    if not found:
+        return [], []
+    from .fastapi_app import plan_fastapi
+
+    plans: list[Any] = []
+    problems: list[str] = []
+    for module, attribute, app in found:
+        plan, found_problems = plan_fastapi(app, getattr(app, SERVE_ATTR), f"{module}.{attribute}", bean_for)
+        plans.append(plan)
+        problems += found_problems
+    return plans, problems
 
 
 def _locate(listed: str, config_dir: Path | None, package_dir: Path | None) -> Path | None:
@@ -120,6 +157,16 @@ def build_web(
         beans = {name: provide(bean) for name, bean in route.beans.items()}
         handler = RouteHandler(route, wrapper, target, beans, max_body_bytes=settings.server.max_body_bytes)
         web.routes.append(Route(route.spec.path, handler.__call__, methods=list(route.spec.methods)))
+    if plan.fastapi:
+        from .fastapi_app import ServedFastApi
+
+        for app_plan in plan.fastapi:
+            served = ServedFastApi(app_plan, provide)
+            for wrapper in served.wrappers:
+                for dependency in wrapper.spec.dependencies:
+                    wrapper.update_dependency(dependency.index, initial_proxy(dependency))
+                web.registry.add(wrapper)
+            web.routes.append(Mount(app_plan.path, app=served, name=f"fastapi:{app_plan.where}"))
     for folder in plan.static:
         app = StaticFiles(directory=folder.directory, html=folder.html)
         web.routes.append(Mount(folder.path.rstrip("/") or "", app=app, name=f"static:{folder.path}"))

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from fastapi import FastAPI
 from pydantic import BaseModel
 
 from mesh_framework import McpMeshTool, Stream, ToolContext, mesh_agent, mesh_route
+from mesh_framework.fastapi import Bean, serve
 
 
 @mesh_agent(name="bad-routes")
@@ -49,3 +53,15 @@ def first() -> str:
 @mesh_route("/same", methods=["POST"])
 def second() -> str:
     return "second"
+
+
+class NotAComponent:
+    pass
+
+
+api = serve(FastAPI())
+
+
+@api.get("/fa")
+def uses_no_component(thing: Annotated[NotAComponent, Bean(NotAComponent)]) -> str:
+    return "no"

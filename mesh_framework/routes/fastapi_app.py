@@ -1,0 +1,215 @@
+"""A user's own FastAPI app served by the agent beside `/mcp`, with the agent's components and mesh
+dependencies given to its handlers through FastAPI's `Depends` (`mesh_framework.fastapi` is the public
+name of this module's API).
+
+The app is found by the scan (`serve(app)` marks it), checked at load (every `Bean` type must be a
+component, every `MeshTool` a valid selector) and mounted at build. Each of its routes that uses
+`MeshTool` gets dependency slots of its own, registered and updated exactly like `@mesh_route` routes'.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+
+from ..injectables import McpMeshTool
+from ..mesh.dispatcher import ROUTE_KEY_PREFIX
+from ..specs import DependencySpec, Selector, ToolSpec
+from ..tools.signature import ToolSignature, analyze_signature
+from ..tools.wrapper import MeshToolWrapper
+
+__all__ = [
+    "SERVE_ATTR",
+    "Bean",
+    "BeanDependency",
+    "DependencyUnavailable",
+    "FastApiPlan",
+    "MeshTool",
+    "MeshToolDependency",
+    "ServedFastApi",
+    "plan_fastapi",
+    "serve",
+]
+
+SERVE_ATTR = "__mesh_serve__"  # read by routes/web.py without importing fastapi
+SCOPE_KEY = "mesh_framework.fastapi"  # the ServedFastApi of the app a request is in
+
+T = TypeVar("T")
+A = TypeVar("A", bound=FastAPI)
+
+
+def serve(app: A, path: str = "/") -> A:
+    """Serve this FastAPI app from the agent, mounted at `path` beside `/mcp` (after `@mesh_route` routes,
+    before `web.static` folders). Records metadata only; the agent finds the app when it scans."""
+    if not isinstance(app, FastAPI):
+        raise TypeError(f"serve() takes a FastAPI app, not {app!r}")
+    if not path.startswith("/"):
+        raise ValueError(f"serve(path={path!r}): the path must start with '/'")
+    setattr(app, SERVE_ATTR, path.rstrip("/"))
+    return app
+
+
+class DependencyUnavailable(Exception):
+    """A required `MeshTool` dependency has no provider (answered 503 `dependency_unavailable`)."""
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(capability)
+        self.capability = capability
+
+
+class MeshToolDependency:
+    """`Depends(...)` target: the live `McpMeshTool` of one dependency, for the route being served."""
+
+    def __init__(self, selector: Selector, required: bool) -> None:
+        self.selector = selector
+        self.required = required
+
+    def __call__(self, request: Request) -> McpMeshTool | None:
+        served: ServedFastApi = request.scope[SCOPE_KEY]
+        return served.proxy(request.scope.get("route"), self)
+
+    def __repr__(self) -> str:
+        return f"MeshTool({self.selector.capability!r})"
+
+
+class BeanDependency:
+    """`Depends(...)` target: the agent's component of one type."""
+
+    def __init__(self, bean_type: type[Any]) -> None:
+        self.bean_type = bean_type
+
+    def __call__(self, request: Request) -> Any:
+        served: ServedFastApi = request.scope[SCOPE_KEY]
+        return served.beans[self]
+
+    def __repr__(self) -> str:
+        return f"Bean({getattr(self.bean_type, '__qualname__', self.bean_type)})"
+
+
+def MeshTool(dependency: str | Selector | Mapping[str, Any], *, required: bool = True) -> Any:
+    """`Depends`-compatible: the `McpMeshTool` for `dependency` (a capability or selector), kept current by
+    the mesh. A required one without a provider answers 503 `dependency_unavailable` before the handler
+    runs; `required=False` gives None instead."""
+    return Depends(MeshToolDependency(Selector.of(dependency), required), use_cache=False)
+
+
+def Bean(bean_type: type[T]) -> Any:
+    """`Depends`-compatible: the agent's component of `bean_type` (the same instance tools receive)."""
+    return Depends(BeanDependency(bean_type))
+
+
+def _nothing() -> None:
+    """The signature every FastAPI route's wrapper carries (the wrapper only holds its slots)."""
+
+
+@functools.cache
+def _empty_signature() -> ToolSignature:
+    return analyze_signature(_nothing, model_name="fastapi_route", dependency_count=0)
+
+
+def _walk(dependant: Dependant) -> Iterator[Any]:
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _walk(sub)
+
+
+@dataclass
+class _RouteSlots:
+    route: APIRoute
+    names: tuple[str, ...]
+    markers: tuple[MeshToolDependency, ...]
+
+
+@dataclass
+class FastApiPlan:
+    app: FastAPI
+    path: str
+    where: str
+    routes: list[_RouteSlots] = field(default_factory=list)
+    beans: dict[BeanDependency, str] = field(default_factory=dict)  # marker -> provider name
+
+
+def plan_fastapi(
+    app: FastAPI, path: str, where: str, bean_for: Callable[[Any], str]
+) -> tuple[FastApiPlan, list[str]]:
+    """The app's routes that use `MeshTool`, and the components its `Bean`s name; every problem found."""
+    plan = FastApiPlan(app, path, where)
+    problems: list[str] = []
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        markers: list[MeshToolDependency] = []
+        for call in _walk(route.dependant):
+            if isinstance(call, MeshToolDependency) and call not in markers:
+                markers.append(call)
+            elif isinstance(call, BeanDependency) and call not in plan.beans:
+                try:
+                    plan.beans[call] = bean_for(call.bean_type)
+                except Exception as exc:
+                    detail = getattr(exc, "problems", None) or [str(exc)]
+                    problems.extend(f"{where}: route {route.path}: {call!r}: {p}" for p in detail)
+        if markers:
+            names = tuple(f"{m}:{path}{route.path}" for m in sorted(route.methods or ()))
+            plan.routes.append(_RouteSlots(route, names, tuple(markers)))
+    return plan, problems
+
+
+class ServedFastApi:
+    """The app as the agent serves it: its routes' dependency slots and the components it asks for."""
+
+    def __init__(self, plan: FastApiPlan, provide: Callable[[str], Any]) -> None:
+        self.plan = plan
+        self.app = plan.app
+        self.beans = {marker: provide(name) for marker, name in plan.beans.items()}
+        self.wrappers: list[MeshToolWrapper] = []
+        self._slots: dict[tuple[int, int], tuple[MeshToolWrapper, int]] = {}
+        for route in plan.routes:
+            deps = tuple(DependencySpec(i, m.selector) for i, m in enumerate(route.markers))
+            spec = ToolSpec(
+                function=route.route.endpoint,
+                name=route.names[0],
+                capability="",
+                dependencies=deps,
+                kwargs={"route_names": route.names},
+            )
+            wrapper = MeshToolWrapper(
+                key=f"{ROUTE_KEY_PREFIX}fastapi:{plan.where}:{route.names[0]}",
+                name=route.names[0],
+                spec=spec,
+                signature=_empty_signature(),
+                target=route.route.endpoint,
+                description="",
+                timeout=None,
+            )
+            self.wrappers.append(wrapper)
+            for index, marker in enumerate(route.markers):
+                self._slots[(id(route.route), id(marker))] = (wrapper, index)
+        self.app.add_exception_handler(DependencyUnavailable, _unavailable)
+
+    def proxy(self, route: Any, marker: MeshToolDependency) -> McpMeshTool | None:
+        found = self._slots.get((id(route), id(marker)))
+        if found is None:
+            raise RuntimeError(f"{marker!r} is used outside the routes the agent planned ({route!r})")
+        wrapper, index = found
+        proxy = wrapper.slots[index]
+        if proxy is None and marker.required:
+            if wrapper.unresolved_listener is not None:
+                wrapper.unresolved_listener(wrapper, wrapper.spec.dependencies[index])
+            raise DependencyUnavailable(marker.selector.capability)
+        return proxy
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        scope[SCOPE_KEY] = self
+        await self.app(scope, receive, send)
+
+
+async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DependencyUnavailable)
+    return JSONResponse({"error": "dependency_unavailable", "capability": exc.capability}, status_code=503)
