@@ -28,12 +28,18 @@ class Selector:
 
     Tags follow MCP Mesh: a plain tag is required, `+tag` is preferred, `-tag` is excluded, and a nested
     list is an OR of alternatives, e.g. `Selector("llm", tags=["+claude", ["gpt", "claude"]])`.
+
+    `expected_type` (a pydantic model, dataclass, TypedDict or JSON Schema dict) is the shape the consumer
+    expects the provider's result to have; the registry then keeps only providers whose output schema
+    matches it by `match_mode` (`"subset"`, the default, or `"strict"`; see docs/services.md).
     """
 
     capability: str
     tags: tuple[TagExpression, ...] = ()
     version: str | None = None
     namespace: str | None = None
+    expected_type: Any = field(default=None, compare=False)
+    match_mode: str | None = None
 
     def __init__(
         self,
@@ -41,16 +47,30 @@ class Selector:
         tags: Sequence[str | Sequence[str]] = (),
         version: str | None = None,
         namespace: str | None = None,
+        *,
+        expected_type: Any = None,
+        match_mode: str | None = None,
     ) -> None:
         if not isinstance(capability, str) or not capability:
             raise ValueError("Selector capability must be a non-empty string")
         normalized: list[TagExpression] = []
         for tag in tags:
             normalized.append(tag if isinstance(tag, str) else tuple(tag))
+        if match_mode not in (None, "subset", "strict"):
+            raise ValueError(
+                f"Selector {capability!r}: match_mode must be 'subset' or 'strict', not {match_mode!r}"
+            )
+        if match_mode is not None and expected_type is None:
+            raise ValueError(
+                f"Selector {capability!r}: match_mode={match_mode!r} needs expected_type (the shape to match)"
+            )
         object.__setattr__(self, "capability", capability)
         object.__setattr__(self, "tags", tuple(normalized))
         object.__setattr__(self, "version", version)
         object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "expected_type", expected_type)
+        mode = match_mode or ("subset" if expected_type is not None else None)  # MCP Mesh's default
+        object.__setattr__(self, "match_mode", mode)
 
     @classmethod
     def of(cls, value: str | Selector | Mapping[str, Any]) -> Selector:

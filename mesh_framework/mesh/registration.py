@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config.settings import MeshSettings
+from ..schemas.wire import dependency_schema_fields, tool_schema_fields
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .topology import ToolSlots
 
@@ -40,6 +41,11 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
                 {"namespace": namespace, **d.selector.to_wire(), **({"required": True} if d.required else {})}
                 for d in spec.dependencies
             ]
+        signature = wrapper.signature  # canonical schemas and hashes, as MCP Mesh's registry reads them
+        output, streams = signature.output_adapter, signature.streams
+        entry.update(tool_schema_fields(entry["inputSchema"], output, streams=streams))
+        for wire, dependency in zip(entry.get("dependencies", ()), spec.dependencies, strict=False):
+            wire.update(dependency_schema_fields(dependency.selector))
         entries.append(entry)
     return {
         "agent_id": agent.id,

@@ -7,6 +7,9 @@
 - DELETE `/agents/{agent_id}`: 204, also for unknown ids.
 - GET `/agents`: `{agents: [...], count, timestamp}` (`agents` is `[]` when empty; MCP Mesh says null).
 - GET/HEAD `/health`: `{service: "mcp-mesh-registry", status, timestamp, uptime_seconds, version}`.
+- GET `/events?agent_id=&type=&function_name=&limit=`: the resolution audit and lifecycle events, newest
+  first, `{count, events}` (registry/audit.py); `limit` 1..500, default 50.
+- GET `/explain?agent_id=&function_name=&dep_index=`: how that dependency slot resolves now, every stage.
 - GET `/topology/stream?agent_id=ID`: the agent's answers pushed as they change (SSE, registry/push.py).
 - GET `/ui`, `/ui/state`, `/ui/stream`: the mesh page, its JSON and its change stream (registry/ui/).
 
@@ -30,6 +33,7 @@ from starlette.routing import Route
 
 from .._version import __version__
 from ..metrics.registry_metrics import registry_metrics_route
+from .audit_routes import audit_routes
 from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
 from .push import TopologyPush
@@ -145,6 +149,7 @@ def build_registry_app(
         Route("/agents/{agent_id}", unregister, methods=["DELETE"]),
         Route("/agents", agents, methods=["GET"]),
         Route("/health", health, methods=["GET", "HEAD"]),
+        *audit_routes(store),  # GET /events, /explain: registry/audit_routes.py
         *push.routes(),
         *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
         *ui_routes(store),  # the mesh page: registry/ui/

@@ -6,6 +6,7 @@ payloads with HTTP 200 and `status: error`, the embedded registry with HTTP 400 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ __all__ = [
     "LlmFilter",
     "PayloadError",
     "Registration",
+    "SchemaExpectation",
+    "SelectorDetails",
     "ToolRecord",
     "endpoint_of",
     "parse_registration",
@@ -43,10 +46,29 @@ class PayloadError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class SchemaExpectation:
+    """A dependency's `expectedSchemaCanonical`, `expectedSchemaHash` and `matchMode` (registry/stages.py)."""
+
+    mode: str
+    canonical: dict[str, Any] | None
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorDetails:
+    """What the audit trace says of a selector beyond its query: its plain tags and expected schema."""
+
+    tags: list[str]
+    schema: SchemaExpectation | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DependencySlot:
-    """One entry of a tool's `dependencies`: one selector, or several alternatives tried in order."""
+    """One entry of a tool's `dependencies`: one selector, or several alternatives tried in order;
+    `details` are parallel to `alternatives`."""
 
     alternatives: tuple[SelectorQuery, ...]
+    details: tuple[SelectorDetails, ...] = ()
 
     @property
     def capability(self) -> str:
@@ -81,6 +103,8 @@ class ToolRecord:
     namespace: str
     endpoint: str
     dependencies: tuple[DependencySlot, ...] = ()
+    output_schema_hash: str = ""  # `outputSchemaHash`: what the schema stage compares
+    output_schema_canonical: dict[str, Any] | None = None
     llm_filter: LlmFilter | None = None
     llm_provider: SelectorQuery | None = None
     healthy: bool = True
@@ -199,12 +223,43 @@ def _selector(value: Any, path: str) -> SelectorQuery:
         raise PayloadError(path + where, str(exc)) from None
 
 
+def _canonical(value: Any, path: str) -> dict[str, Any] | None:
+    """A canonical schema as sent: an object, or the JSON text of one (MCP Mesh's core sends either)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise PayloadError(path, "must be a JSON Schema object (or its JSON text)") from None
+    return _object(value, path)
+
+
+def _details(value: Any, path: str) -> SelectorDetails:
+    data = value if isinstance(value, dict) else {}
+    tags = [t for t in data.get("tags") or () if isinstance(t, str)]
+    mode = data.get("matchMode")
+    if mode is None:
+        return SelectorDetails(tags)
+    if not isinstance(mode, str):
+        raise PayloadError(path + ".matchMode", f"must be a string, not {type(mode).__name__}")
+    digest = data.get("expectedSchemaHash") or ""
+    if not isinstance(digest, str):
+        raise PayloadError(path + ".expectedSchemaHash", f"must be a string, not {type(digest).__name__}")
+    canonical = _canonical(data.get("expectedSchemaCanonical"), path + ".expectedSchemaCanonical")
+    return SelectorDetails(tags, SchemaExpectation(mode or "subset", canonical, digest))
+
+
 def _dependency(value: Any, path: str) -> DependencySlot:
     if isinstance(value, list):
         if not value:
             raise PayloadError(path, "an OR list of selectors must not be empty")
-        return DependencySlot(tuple(_selector(v, f"{path}[{i}]") for i, v in enumerate(value)))
-    return DependencySlot((_selector(value, path),))
+        paths = [f"{path}[{i}]" for i in range(len(value))]
+        return DependencySlot(
+            tuple(_selector(v, p) for v, p in zip(value, paths, strict=True)),
+            tuple(_details(v, p) for v, p in zip(value, paths, strict=True)),
+        )
+    return DependencySlot((_selector(value, path),), (_details(value, path),))
 
 
 def _llm_filter(value: Any, path: str) -> LlmFilter:
@@ -253,6 +308,10 @@ def _tool(value: Any, index: int, agent_id: str, namespace: str, endpoint: str) 
     )
     llm_filter = data.get("llm_filter")
     llm_provider = data.get("llm_provider")
+    output_hash = data.get("outputSchemaHash") or ""
+    output_canonical = _canonical(data.get("outputSchemaCanonical"), prefix + "outputSchemaCanonical")
+    if not isinstance(output_hash, str):
+        raise PayloadError(prefix + "outputSchemaHash", f"must be a string, not {type(output_hash).__name__}")
     return ToolRecord(
         agent_id=agent_id,
         function_name=function_name,
@@ -268,6 +327,8 @@ def _tool(value: Any, index: int, agent_id: str, namespace: str, endpoint: str) 
         dependencies=dependencies,
         llm_filter=_llm_filter(llm_filter, prefix + "llm_filter") if llm_filter is not None else None,
         llm_provider=_selector(llm_provider, prefix + "llm_provider") if llm_provider is not None else None,
+        output_schema_hash=output_hash,
+        output_schema_canonical=output_canonical,
     )
 
 
@@ -311,7 +372,16 @@ def parse_registration(body: Any) -> Registration:
         endpoint,
         namespace,
         tuple(
-            (t.function_name, t.capability, t.version, t.tag_list, t.description, t.input_schema, t.kwargs)
+            (
+                t.function_name,
+                t.capability,
+                t.version,
+                t.tag_list,
+                t.description,
+                t.input_schema,
+                t.kwargs,
+                t.output_schema_hash,
+            )
             for t in tools
         ),
     )

@@ -12,9 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..mesh.selectors import SelectorQuery, rank_providers, score_candidate, version_sort_key
-from .payload import DependencySlot, LlmFilter, Registration, ToolRecord
+from .audit import AuditLog, Trace
+from .payload import DependencySlot, LlmFilter, Registration, SelectorDetails, ToolRecord
+from .stages import run_stages
 
-__all__ = ["MAX_ALTERNATES", "Answer", "ProviderIndex", "resolve", "unresolved_slot"]
+__all__ = ["MAX_ALTERNATES", "Answer", "ProviderIndex", "explain_slot", "resolve", "unresolved_slot"]
 
 # A consumer retries once, on the first alternate it has not seen refuse; a few spare entries cover
 # providers that died together, without every answer listing the whole fleet.
@@ -54,14 +56,24 @@ def _rank_any_capability(
     return [tool for _, tool in matches]
 
 
-def _resolve_slot(slot: DependencySlot, index: ProviderIndex, namespace: str) -> dict[str, Any]:
+def _resolve_slot(
+    slot: DependencySlot, index: ProviderIndex, namespace: str
+) -> tuple[dict[str, Any], Trace | None]:
+    """The slot's answer, and the trace of the alternative that resolved it (else of the last one)."""
     ranked: list[ToolRecord] = []
-    for query in slot.alternatives:
-        for tool in rank_providers(query, index.get(query.capability, ()), namespace=namespace):
+    trace: Trace | None = None
+    for position, query in enumerate(slot.alternatives):
+        details = slot.details[position] if position < len(slot.details) else SelectorDetails([])
+        found, traced = run_stages(
+            query, index.get(query.capability, ()), namespace, tags=details.tags, schema=details.schema
+        )
+        if trace is None or trace.chosen is None:
+            trace = traced
+        for tool in found:
             if tool not in ranked:
                 ranked.append(tool)
     if not ranked:
-        return unresolved_slot(slot.capability)
+        return unresolved_slot(slot.capability), trace
     best = ranked[0]
     return {
         "agent_id": best.agent_id,
@@ -71,7 +83,7 @@ def _resolve_slot(slot: DependencySlot, index: ProviderIndex, namespace: str) ->
         "kwargs": best.kwargs,
         "status": "available",
         "alternates": [_alternate(t) for t in ranked[1 : 1 + MAX_ALTERNATES]],
-    }
+    }, trace
 
 
 def _llm_tool(tool: ToolRecord) -> dict[str, Any]:
@@ -138,15 +150,32 @@ def _llm_provider(query: SelectorQuery, index: ProviderIndex, namespace: str) ->
     }
 
 
-def resolve(registration: Registration, index: ProviderIndex) -> Answer:
-    """The agent's answer against the providers in `index` (capability → tools, unhealthy ones included)."""
+def explain_slot(
+    registration: Registration, index: ProviderIndex, function_name: str, dep_index: int
+) -> Trace | None:
+    """The trace of one dependency slot resolved now (nothing recorded); None for an unknown slot."""
+    for tool in registration.tools:
+        if tool.function_name == function_name and 0 <= dep_index < len(tool.dependencies):
+            return _resolve_slot(tool.dependencies[dep_index], index, registration.namespace)[1]
+    return None
+
+
+def resolve(registration: Registration, index: ProviderIndex, audit: AuditLog | None = None) -> Answer:
+    """The agent's answer against the providers in `index` (capability → tools, unhealthy ones included);
+    each dependency slot's trace goes to `audit` (registry/audit.py), which keeps those worth keeping."""
     dependencies: dict[str, list[dict[str, Any]]] = {}
     llm_tools: dict[str, list[dict[str, Any]]] = {}
     llm_providers: dict[str, dict[str, Any]] = {}
     namespace = registration.namespace
     for tool in registration.tools:
         if tool.dependencies:
-            dependencies[tool.function_name] = [_resolve_slot(s, index, namespace) for s in tool.dependencies]
+            slots = dependencies[tool.function_name] = []
+            for position, slot in enumerate(tool.dependencies):
+                answer, trace = _resolve_slot(slot, index, namespace)
+                slots.append(answer)
+                if audit is not None and trace is not None:
+                    consumer = registration.agent_id, registration.name
+                    audit.record(*consumer, tool.function_name, position, trace)
         if tool.llm_filter is not None:
             llm_tools[tool.function_name] = _llm_tools(tool.llm_filter, index, registration)
         if tool.llm_provider is not None:

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .audit import DEFAULT_HISTORY, AuditLog
 from .events import StoreEvent, StoreEvents
 from .payload import PayloadError, Registration, ToolRecord, parse_registration
 from .persistence import SqliteAgents
-from .resolution import Answer, resolve
+from .resolution import Answer, explain_slot, resolve
 
 __all__ = ["DEFAULT_TIMEOUT", "AgentState", "HeartbeatResult", "RegistryStore"]
 
@@ -115,6 +116,7 @@ class RegistryStore:
         purge_after: float = DEFAULT_PURGE_AFTER,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        audit_history: int = DEFAULT_HISTORY,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"Registry timeout must be positive, not {timeout!r}")
@@ -127,6 +129,7 @@ class RegistryStore:
         self._index: dict[str, list[ToolRecord]] = {}
         self._watchers = _Watchers()
         self.events = StoreEvents()  # registry/events.py: the push stream and the page listen
+        self.audit = AuditLog(audit_history)  # registry/audit.py: why each slot wired, for GET /events
         self._db = SqliteAgents(database) if database is not None else None
         if self._db is not None:
             self._load(self._db)
@@ -171,6 +174,7 @@ class RegistryStore:
             self._add(state)
             self._notify(_provided(registration))
             self.events.emit(StoreEvent("registered", registration.agent_id))
+            self._lifecycle("register", registration)
             logger.info("agent %s registered at %s", registration.agent_id, registration.endpoint)
         else:
             created = not state.healthy and not down
@@ -184,6 +188,7 @@ class RegistryStore:
             if created:
                 persist = True
                 self._set_health(state, True, now)
+                self._lifecycle("register", registration)
                 logger.info("agent %s is back at %s", registration.agent_id, registration.endpoint)
             if created or old.provider_view != registration.provider_view:
                 self._notify(_provided(old) | _provided(registration))
@@ -193,7 +198,7 @@ class RegistryStore:
         if down and state.healthy:
             self._mark_unhealthy(state, "reported unhealthy")
         if state.stale or state.answer is None:
-            state.answer = resolve(registration, self._index)
+            state.answer = resolve(registration, self._index, self.audit)
             state.stale = False
         answer = state.answer
         answer_changed = answer != state.sent
@@ -228,6 +233,15 @@ class RegistryStore:
             self._refresh(state)
         return state.answer
 
+    def explain(self, agent_id: str, function_name: str, dep_index: int) -> dict[str, Any] | None:
+        """How the slot `dep_index` of `agent_id`'s tool `function_name` resolves now, as an audit event's
+        `data` (every stage, whether or not the audit log would record it); None for an unknown slot."""
+        state = self._agents.get(agent_id)
+        if state is None:
+            return None
+        trace = explain_slot(state.registration, self._index, function_name, dep_index)
+        return trace.data(agent_id, dep_index) if trace is not None else None
+
     def mark_sent(self, agent_id: str, answer: Answer) -> None:
         """`answer` reached the agent another way (the push stream): HEAD stops saying 202 for it."""
         state = self._agents.get(agent_id)
@@ -258,6 +272,7 @@ class RegistryStore:
             self._remove(state)
             del self._agents[state.agent_id]
             self.events.emit(StoreEvent("purged", state.agent_id))
+            self.audit.forget((state.agent_id,))
             if self._db is not None:
                 self._db.delete(state.agent_id)
         if self._db is not None:
@@ -278,8 +293,13 @@ class RegistryStore:
 
     # -- internals ----------------------------------------------------------------------------------
 
+    def _lifecycle(self, kind: str, registration: Registration) -> None:
+        name = registration.name
+        data = {"agent_type": registration.agent_type, "name": name, "version": registration.version}
+        self.audit.lifecycle(kind, registration.agent_id, name, data)
+
     def _refresh(self, state: AgentState) -> None:
-        state.answer = resolve(state.registration, self._index)
+        state.answer = resolve(state.registration, self._index, self.audit)
         state.stale = False
         state.changed = state.answer != state.sent
 
@@ -328,6 +348,7 @@ class RegistryStore:
         self._set_health(state, False, self._clock())
         self._notify(_provided(state.registration))
         self.events.emit(StoreEvent("unhealthy", state.agent_id))
+        self._lifecycle("unregister" if reason == "unregistered" else "unhealthy", state.registration)
         logger.info("agent %s is unhealthy (%s)", state.agent_id, reason)
         if self._db is not None:
             self._db.save_health(state.agent_id, False, state.last_seen)

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..schemas.canonical import SchemaTypeError
+from ..schemas.wire import expected_schema
 from ..services import service_dependencies
 from ..specs import ToolSpec
 from .signature import SignatureError, ToolSignature, analyze_signature
@@ -62,6 +64,7 @@ def plan_tool(
     services = [(p.slot, p.service) for p in signature.injected if p.service is not None]
     if services:  # on the wire, a service's methods are ordinary dependencies after the declared ones
         spec = dataclasses.replace(spec, dependencies=spec.dependencies + service_dependencies(services))
+    _check_expected_types(spec)
     description = spec.description if spec.description is not None else inspect.getdoc(function) or ""
     return ToolPlan(
         key=key,
@@ -74,6 +77,17 @@ def plan_tool(
         attribute=attribute,
         beans=beans,
     )
+
+
+def _check_expected_types(spec: ToolSpec) -> None:
+    """Every dependency's `expected_type` has a schema (computed now, once: the heartbeat reuses it)."""
+    for dependency in spec.dependencies:
+        try:
+            expected_schema(dependency.selector)
+        except SchemaTypeError as exc:
+            raise SignatureError(
+                f"dependency {dependency.index} ('{dependency.selector.capability}'): expected_type: {exc}"
+            ) from None
 
 
 def build_wrappers(

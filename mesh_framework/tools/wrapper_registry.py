@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..injectables import McpMeshTool
+from ..schemas.typed import typed_dependency
 from .wrapper import MeshToolWrapper
 
 __all__ = ["MeshToolWrapperRegistry", "dependency_key"]
@@ -51,7 +52,12 @@ class MeshToolWrapperRegistry:
         key, sep, dep = composite_key.rpartition(":")
         if not sep or not dep.startswith("dep_") or not dep[4:].isdigit():
             raise ValueError(f"'{composite_key}' is not a dependency key of the form 'module.qualname:dep_N'")
-        self.by_key(key).update_dependency(int(dep[4:]), proxy)
+        wrapper, index = self.by_key(key), int(dep[4:])
+        if (
+            0 <= index < len(wrapper.spec.dependencies)
+        ):  # an expected_type checks the results (schemas/typed.py)
+            proxy = typed_dependency(proxy, wrapper.spec.dependencies[index].selector)
+        wrapper.update_dependency(index, proxy)
 
     def names(self) -> list[str]:
         return list(self._by_name)
