@@ -8,10 +8,6 @@ import sys
 import time
 from typing import Any, Literal
 
-from opentelemetry import trace
-
-from .tracing.state import current_call
-
 __all__ = ["JsonFormatter", "configure_logging"]
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
@@ -22,8 +18,15 @@ class JsonFormatter(logging.Formatter):
     request id and trace and span ids (when tracing is on); an exception as `exc_info` text."""
 
     def __init__(self, agent: str = "") -> None:
+        # imported here: a process logging text (every `mesh` command) needs neither
+        from opentelemetry import trace
+
+        from .tracing.state import current_call
+
         super().__init__()
         self.agent = agent
+        self._current_span = trace.get_current_span
+        self._current_call = current_call
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
@@ -35,11 +38,11 @@ class JsonFormatter(logging.Formatter):
         }
         if self.agent:
             entry["agent"] = self.agent
-        call = current_call.get()
+        call = self._current_call.get()
         if call is not None:
             entry["tool"] = call.tool
             entry["request_id"] = call.request_id
-        span_context = trace.get_current_span().get_span_context()
+        span_context = self._current_span().get_span_context()
         if span_context.is_valid:
             entry["trace_id"] = f"{span_context.trace_id:032x}"
             entry["span_id"] = f"{span_context.span_id:016x}"

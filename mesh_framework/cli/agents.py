@@ -7,66 +7,66 @@ own clock, the listing's `timestamp`) and its dependency slots as the registry r
 from __future__ import annotations
 
 import argparse
-import asyncio
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .common import EXIT_OK, Unreachable, json_option, registry_option, registry_url
+from .common import EXIT_OK, Unreachable, client_settings, json_option, registry_option, registry_url
 from .output import echo, emit_json, is_terminal, rich_table
 
-__all__ = ["Listing", "fetch_agents", "register", "tool_names"]
+if TYPE_CHECKING:
+    import ssl
+
+__all__ = ["Listing", "fetch_agents", "read_agents", "register", "tool_names"]
 
 TIMEOUT = 5.0
 
 
-@dataclass
 class Listing:
     """One `GET /agents` answer: the agents (dicts in MCP Mesh's field names) and the registry's clock."""
 
-    url: str
-    agents: list[dict[str, Any]]
-    timestamp: str | None
+    __slots__ = ("agents", "timestamp", "url")
+
+    def __init__(self, url: str, agents: list[dict[str, Any]], timestamp: str | None) -> None:
+        self.url = url
+        self.agents = agents
+        self.timestamp = timestamp
 
 
 def register(commands: Any) -> None:
     listing = commands.add_parser("list", help="list the agents the registry knows")
     registry_option(listing)
     json_option(listing)
-    listing.set_defaults(handler=lambda args: asyncio.run(_list(args)))
+    listing.set_defaults(handler=_list)
     status = commands.add_parser(
         "status", help="the registry's health and each agent's health, last heartbeat and dependencies"
     )
     registry_option(status)
     json_option(status)
-    status.set_defaults(handler=lambda args: asyncio.run(_status(args)))
+    status.set_defaults(handler=_status)
 
 
-async def fetch_agents(url: str) -> Listing:
+def read_agents(url: str) -> Listing:
     """`GET {url}/agents`; Unreachable (exit 3) when nothing answers, or not like a registry."""
-    import httpx2
+    from http.client import HTTPException
 
-    from ..config.loader import load_settings
-    from ..security.tls import client_ssl_context
+    from .registry_http import get_json
 
-    settings = load_settings().settings  # registry.token and tls.* (ca_file) apply to the CLI too
-    token = settings.registry.token
+    settings = client_settings()  # registry.token and tls.* (ca_file) apply to the CLI too
+    token = settings.registry.token if settings is not None else None
     headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else {}
     try:
-        async with httpx2.AsyncClient(trust_env=False, verify=client_ssl_context(settings.tls)) as http:
-            response = await http.get(url.rstrip("/") + "/agents", timeout=TIMEOUT, headers=headers)
-        if response.status_code == 401:
-            raise Unreachable(
-                f"the registry at {url} {'refused the token' if token else 'requires a token'} (HTTP 401); "
-                "set registry.token (MESH_REGISTRY__TOKEN)"
-            )
-        body = response.json() if response.status_code == 200 else None
-    except (httpx2.HTTPError, ValueError) as exc:
+        status, body = get_json(url, "/agents", headers=headers, timeout=TIMEOUT, tls=lambda: _tls(settings))
+    except (OSError, HTTPException) as exc:
         raise Unreachable(
             f"the registry at {url} is unreachable ({type(exc).__name__}); start one with `mesh run APP` "
             "or `mesh registry`, or pass --registry-url"
         ) from None
-    agents = body.get("agents", ...) if isinstance(body, dict) else ...
+    if status == 401:
+        raise Unreachable(
+            f"the registry at {url} {'refused the token' if token else 'requires a token'} (HTTP 401); "
+            "set registry.token (MESH_REGISTRY__TOKEN)"
+        )
+    agents = body.get("agents", ...) if status == 200 and isinstance(body, dict) else ...
     if agents is None:  # MCP Mesh says null when empty
         agents = []
     if not isinstance(agents, list):
@@ -77,17 +77,36 @@ async def fetch_agents(url: str) -> Listing:
     return Listing(url, [a for a in agents if isinstance(a, dict)], stamp if isinstance(stamp, str) else None)
 
 
-async def fetch_health(url: str) -> dict[str, Any] | None:
+async def fetch_agents(url: str) -> Listing:
+    """`read_agents` from a coroutine (in a worker thread: the event loop keeps running)."""
+    import asyncio
+
+    return await asyncio.to_thread(read_agents, url)
+
+
+def read_health(url: str) -> dict[str, Any] | None:
     """`GET {url}/health`, or None when it does not answer with a JSON object."""
-    import httpx2
+    from http.client import HTTPException
+
+    from .registry_http import get_json
 
     try:
-        async with httpx2.AsyncClient(trust_env=False) as http:
-            response = await http.get(url.rstrip("/") + "/health", timeout=TIMEOUT)
-        body = response.json()
-    except (httpx2.HTTPError, ValueError):
+        _, body = get_json(url, "/health", headers={}, timeout=TIMEOUT, tls=lambda: _tls(client_settings()))
+    except (OSError, HTTPException):
         return None
     return body if isinstance(body, dict) else None
+
+
+def _tls(settings: Any) -> ssl.SSLContext | bool:
+    """The TLS context for an https registry: the settings' (`tls.ca_file`, mutual TLS), else the system's
+    certificate authorities (`tls` defaults)."""
+    from ..security.tls import client_ssl_context
+
+    if settings is None:
+        from ..config.settings import TlsSettings
+
+        return client_ssl_context(TlsSettings())
+    return client_ssl_context(settings.tls)
 
 
 def tool_names(agent: dict[str, Any]) -> list[str]:
@@ -105,8 +124,8 @@ def agent_id(agent: dict[str, Any]) -> str:
 # -- mesh list -------------------------------------------------------------------------------------------
 
 
-async def _list(args: argparse.Namespace) -> int:
-    listing = await fetch_agents(registry_url(args.registry_url))
+def _list(args: argparse.Namespace) -> int:
+    listing = read_agents(registry_url(args.registry_url))
     if args.json:
         emit_json({"registry": listing.url, "agents": [_summary(a) for a in listing.agents]})
         return EXIT_OK
@@ -159,9 +178,9 @@ def _health(status: str) -> Any:
 # -- mesh status -----------------------------------------------------------------------------------------
 
 
-async def _status(args: argparse.Namespace) -> int:
+def _status(args: argparse.Namespace) -> int:
     url = registry_url(args.registry_url)
-    listing, health = await asyncio.gather(fetch_agents(url), fetch_health(url))
+    listing, health = read_agents(url), read_health(url)
     now = _parse_time(listing.timestamp) or datetime.now(UTC)
     names = {agent_id(a): str(a.get("name", "?")) for a in listing.agents}
     agents = [_agent_status(a, now, names) for a in listing.agents]

@@ -8,7 +8,6 @@ With `--wait`, a background tool's job is followed to its end and its result sho
 from __future__ import annotations
 
 import argparse
-import asyncio
 import difflib
 import json
 from collections.abc import Sequence
@@ -21,11 +20,11 @@ from .common import (
     EXIT_USAGE,
     CliError,
     Unreachable,
+    client_settings,
     json_option,
     registry_option,
     registry_url,
 )
-from .job_wait import job_id_of, job_value, wait_for_job
 from .output import emit_json, show_value
 
 __all__ = ["parse_arguments", "register"]
@@ -56,7 +55,13 @@ def register(commands: Any) -> None:
     )
     registry_option(call)
     json_option(call)
-    call.set_defaults(handler=lambda args: asyncio.run(_call(args)))
+    call.set_defaults(handler=_run_call)
+
+
+def _run_call(args: argparse.Namespace) -> int:
+    import asyncio
+
+    return asyncio.run(_call(args))
 
 
 def _credentials(token: str | None, tool: str) -> dict[str, str]:
@@ -64,10 +69,12 @@ def _credentials(token: str | None, tool: str) -> dict[str, str]:
     agent's own calls send it), else none."""
     if token:
         return {"authorization": f"Bearer {token}"}
-    from ..config.loader import load_settings
+    settings = client_settings()
+    if settings is None:  # the environment sets no token
+        return {}
     from ..security.credentials import credential_headers
 
-    return credential_headers(load_settings().settings.auth, tool)
+    return credential_headers(settings.auth, tool)
 
 
 def parse_arguments(items: Sequence[str]) -> dict[str, Any]:
@@ -103,6 +110,7 @@ async def _call(args: argparse.Namespace) -> int:
     from ..errors import ToolExecutionError
     from ..mesh.proxy import unwrap_result
     from ..mesh.transport import McpTransport, ProviderUnreachable, RemoteError
+    from .job_wait import job_id_of, job_value, wait_for_job
 
     arguments = parse_arguments(args.arguments)
     headers = _credentials(args.token, args.tool)

@@ -19,6 +19,7 @@ __all__ = [
     "Unreachable",
     "app_name",
     "cli_settings",
+    "client_settings",
     "json_option",
     "profiles",
     "registry_option",
@@ -113,10 +114,26 @@ def registry_settings() -> Any:
     return load_settings().settings.registry
 
 
+def client_settings() -> Any | None:
+    """The settings the commands that read the registry use (`registry.*`, `tls.*`, `auth.*`), as the
+    environment sets them; None when it sets none: they are all defaults then, and not loaded (loading
+    the settings takes longer than such a command's whole run)."""
+    from ..config.environment import sets_settings
+
+    if not sets_settings(os.environ):
+        return None
+    from ..config.loader import load_settings
+
+    return load_settings().settings
+
+
 def registry_url(explicit: str | None) -> str:
-    from ..mesh.embedded import embedded_registry_url
+    from ..config.environment import EMBEDDED_PORT, embedded_registry_url
 
     if explicit:
         return explicit
-    registry = registry_settings()
+    settings = client_settings()
+    if settings is None:
+        return embedded_registry_url(EMBEDDED_PORT)
+    registry = settings.registry
     return next(iter(registry.endpoints()), None) or embedded_registry_url(registry.embedded_port)

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..config.masking import MASK, masked
 from .common import EXIT_OK, app_name, cli_settings, json_option, profiles
 from .output import emit_json, is_terminal, plain_table, rich_table
 
-__all__ = ["MASK", "Row", "register", "settings_rows"]
+__all__ = ["Row", "register", "settings_rows"]
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """One resolved setting: dotted key, value as printed (masked), origin, and the value as JSON."""
 
     key: str
@@ -44,6 +41,7 @@ def settings_rows(app: Any) -> list[Row]:
     """The rows `mesh config` prints: framework settings, then each `@config_properties` section (with
     its defaults) in place of its raw data."""
     from ..config.loader import section_rows
+    from ..config.masking import masked
     from ..config.settings import MeshSettings
     from ..config.sources import iter_leaves
 

@@ -19,7 +19,6 @@ live in `mesh_framework.cli`, one module per group; this module assembles them.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -137,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as exc:  # a bug: still one line (the traceback is logged at DEBUG)
+        import logging
+
         logging.getLogger("mesh_framework").debug("mesh %s failed", args.command, exc_info=True)
         print(f"mesh {args.command}: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -18,9 +18,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..config.masking import MASK
 from ..config.sources import CLI_OPTIONS, cli_origin, parse_env_value
 from .common import EXIT_USAGE, CliError
-from .config import MASK, settings_rows
+from .config import settings_rows
 from .output import echo, is_terminal, plain_table, rich_table
 
 __all__ = ["explain", "show_explanation"]

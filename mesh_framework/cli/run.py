@@ -8,14 +8,10 @@ app (its top-level package) or a settings file (its config folders) changes.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 import os
 import sys
 from collections.abc import Sequence
-from importlib.machinery import ModuleSpec, PathFinder
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     EXIT_OK,
@@ -26,9 +22,11 @@ from .common import (
     registry_settings,
 )
 
-__all__ = ["register", "watch_paths"]
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from pathlib import Path
 
-logger = logging.getLogger("mesh_framework")
+__all__ = ["register", "watch_paths"]
 
 
 def register(commands: Any, app_options: Any) -> None:
@@ -115,10 +113,14 @@ def _run_children(apps: list[str], args: argparse.Namespace, *, watch: Sequence[
     for profile in args.profile or []:
         forwarded += ["--profile", profile]
     if watch:
-        logger.info("--reload: watching %s", ", ".join(str(p) for p in watch))
+        import logging
+
+        logging.getLogger("mesh_framework").info("--reload: watching %s", ", ".join(str(p) for p in watch))
     port = args.registry_port if args.registry_port is not None else None
     if port is None and not single:
         port = registry_settings().embedded_port
+    import asyncio
+
     try:
         return asyncio.run(
             run_agents(
@@ -141,6 +143,8 @@ def watch_paths(apps: Sequence[str], config: str | None) -> list[Path]:
 
     Found without importing the app (the agents import it, in their own processes).
     """
+    from pathlib import Path
+
     paths: set[Path] = set()
     for app in apps:
         top, spec = _find(app)
@@ -159,6 +163,8 @@ def watch_paths(apps: Sequence[str], config: str | None) -> list[Path]:
 
 def _find(app: str) -> tuple[ModuleSpec, ModuleSpec]:
     """The specs of the top-level package of `app` and of `app` itself, found on the path (not imported)."""
+    from importlib.machinery import PathFinder
+
     locations: list[str] | None = [os.getcwd(), *sys.path]
     found: list[ModuleSpec] = []
     parts = app.split(".")
@@ -172,6 +178,8 @@ def _find(app: str) -> tuple[ModuleSpec, ModuleSpec]:
 
 
 def _serve_registry(args: argparse.Namespace) -> int:
+    import asyncio
+
     from ..config.loader import load_settings
     from ..registry import DEFAULT_TIMEOUT, serve_registry
     from ..registry.auth import check_bind

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from .common import EXIT_OK
@@ -24,15 +23,17 @@ FILE_METAVARS = {"PATH", "FILE"}
 FILES = "__files__"
 
 
-@dataclass
 class Command:
     """What completes after one command path (`""`, `"run"`, `"catalog export"`)."""
 
-    path: str
-    subcommands: list[str] = field(default_factory=list)
-    options: list[str] = field(default_factory=list)
-    valued: list[str] = field(default_factory=list)
-    values: dict[str, list[str]] = field(default_factory=dict)  # option ("" for positionals) → words
+    __slots__ = ("options", "path", "subcommands", "valued", "values")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.subcommands: list[str] = []
+        self.options: list[str] = []
+        self.valued: list[str] = []
+        self.values: dict[str, list[str]] = {}  # option ("" for positionals) → words
 
 
 def register(commands: Any, root: argparse.ArgumentParser) -> None:

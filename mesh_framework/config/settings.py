@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from .environment import EMBEDDED_PORT
 from .sources import ACTIVE_SOURCES
 
 __all__ = [
@@ -134,7 +135,7 @@ class RegistrySettings(BaseModel):
     )
     enabled: bool = Field(True, description="Join a mesh at all (false: serve tools alone)")
     embedded_port: Annotated[int, Field(ge=0, le=65535)] = Field(
-        8000, description="Port of the embedded registry used (or started) when no url is set"
+        EMBEDDED_PORT, description="Port of the embedded registry used (or started) when no url is set"
     )
     heartbeat_interval: Annotated[float, Field(gt=0)] = Field(5.0, description="Seconds between heartbeats")
     push: bool = Field(

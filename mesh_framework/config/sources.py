@@ -13,11 +13,15 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from ..errors import ConfigError
+from .environment import ENV_CONTROL, ENV_PREFIX, ENV_PROFILES, MCP_MESH_ENV_NAMES
 from .placeholders import SETTINGS, PlaceholderError, Use, resolve
 
 __all__ = [
     "ACTIVE_SOURCES",
     "CLI_OPTIONS",
+    "ENV_CONTROL",
+    "ENV_PREFIX",
+    "ENV_PROFILES",
     "MCP_MESH_ENV_NAMES",
     "cli_origin",
     "EnvironmentSource",
@@ -34,20 +38,6 @@ ACTIVE_SOURCES: contextvars.ContextVar[tuple[PydanticBaseSettingsSource, ...] | 
     contextvars.ContextVar("mesh_settings_sources", default=None)
 )
 
-# The MCP Mesh environment names, which keep working beside the nested MESH_... names.
-MCP_MESH_ENV_NAMES: dict[str, str] = {
-    "MCP_MESH_HTTP_HOST": "agent.host",
-    "MCP_MESH_HTTP_PORT": "server.port",
-    "MCP_MESH_REGISTRY_URL": "registry.url",
-    "MCP_MESH_NAMESPACE": "agent.namespace",
-    "MCP_MESH_AGENT_NAME": "agent.name",
-    "MCP_MESH_AGENT_ID": "agent.id",
-    "MCP_MESH_HEALTH_INTERVAL": "registry.heartbeat_interval",
-    "MCP_MESH_HEALTH_CHECK_TTL": "health.cache_ttl",
-    "MCP_MESH_PROPAGATE_HEADERS": "mesh.propagate_headers",
-    "MESH_LLM_MODEL": "llm.defaults.model",
-    "MESH_LLM_MAX_ITERATIONS": "llm.defaults.max_iterations",
-}
 # The command-line options of `mesh run`/`mesh config` that set a key, for naming origins.
 CLI_OPTIONS: dict[str, str] = {
     "server.port": "--port",
@@ -57,17 +47,11 @@ CLI_OPTIONS: dict[str, str] = {
     "logging.level": "--log-level",
     "profiles": "--profile",
 }
-ENV_PREFIX = "MESH_"
 
 
 def cli_origin(key: str) -> str:
     """How a value given on the command line is named as an origin: `command line (--registry-url)`."""
     return f"command line ({CLI_OPTIONS.get(key, '--' + key.rpartition('.')[2].replace('_', '-'))})"
-
-
-ENV_PROFILES = "MESH_PROFILES_ACTIVE"
-# Variables of the MESH_ prefix that select how to load rather than what to load.
-ENV_CONTROL = {ENV_PROFILES, "MESH_CONFIG", "MESH_LLM_MODEL", "MESH_LLM_MAX_ITERATIONS"}
 
 
 def normalize_key(key: str) -> str:

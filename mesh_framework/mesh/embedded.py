@@ -13,13 +13,11 @@ from typing import Any
 
 import httpx2
 
+from ..config.environment import embedded_registry_url
+
 __all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers", "take_over"]
 
 logger = logging.getLogger("mesh_framework.mesh")
-
-
-def embedded_registry_url(port: int) -> str:
-    return f"http://127.0.0.1:{port}"
 
 
 async def registry_answers(http: httpx2.AsyncClient, url: str) -> bool:

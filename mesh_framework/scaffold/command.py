@@ -10,12 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import ExistingFilesError, InvalidNameError, ScaffoldError
-from .names import agent_names, project_names
-from .project import create_project
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["add_parser", "register", "run"]
 
@@ -53,6 +51,10 @@ register = add_parser  # the name `mesh_framework.cli` modules use
 
 def run(args: argparse.Namespace) -> int:
     """Create the project `args` describe; print where and what next, or one line saying why not."""
+    from .errors import ExistingFilesError, InvalidNameError, ScaffoldError
+    from .names import agent_names, project_names
+    from .project import create_project
+
     agents = [name.strip() for value in args.agent for name in value.split(",") if name.strip()]
     try:
         folder = create_project(
@@ -94,6 +96,8 @@ def _fail(message: str, code: int) -> int:
 
 
 def _shown(folder: Path) -> str:
+    from pathlib import Path
+
     try:
         return os.path.relpath(folder) if folder.is_relative_to(Path.cwd()) else str(folder)
     except ValueError:

@@ -1,0 +1,80 @@
+"""What a process imports is what it uses: the `mesh` command's quick commands load no settings models, HTTP
+client library or agent machinery, and an agent loads a feature's packages only when the app uses it.
+
+Each check runs the real entry point in a fresh interpreter with `-X importtime`, which names every module
+the process imported (timings are not looked at: start-up times are benchmarks, not tests).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Mapping
+
+from .agents import ROOT, run_registry
+
+# Never needed to print help or read the registry's listing.
+AGENT_MACHINERY = {
+    "asyncio",
+    "dependency_injector",
+    "httpx2",
+    "jinja2",
+    "mcp",
+    "mesh_framework.app",
+    "mesh_framework.config.settings",
+    "opentelemetry",
+    "pydantic",
+    "pydantic_settings",
+    "rich",
+    "starlette",
+    "uvicorn",
+    "yaml",
+}
+IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", re.MULTILINE)
+
+
+def mesh_imports(*args: str, env: Mapping[str, str] | None = None) -> tuple[set[str], str]:
+    """Run `mesh ARGS` (`python -m mesh_framework.cli`) without any setting in its environment; the
+    modules it imported and its stdout."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
+    environ.update(env or {})
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mesh_framework.cli", *args],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(IMPORTED.findall(done.stderr)), done.stdout
+
+
+def test_mesh_help_loads_the_parser_only() -> None:
+    modules, out = mesh_imports("--help")
+    assert "mesh run" not in out and "COMMAND" in out
+    assert not modules & AGENT_MACHINERY
+    assert not modules & {"logging", "ssl", "dataclasses", "mesh_framework.scaffold.project"}
+    outside_cli = {
+        m for m in modules if m.startswith("mesh_framework.") and not m.startswith("mesh_framework.cli")
+    }
+    assert outside_cli <= {
+        "mesh_framework.errors",
+        "mesh_framework.scaffold",
+        "mesh_framework.scaffold.command",
+    }
+
+
+def test_mesh_list_reads_the_registry_without_loading_settings() -> None:
+    with run_registry() as registry:
+        modules, out = mesh_imports("list", "--registry-url", registry.base_url)
+        assert f"no agents registered at {registry.base_url}" in out
+        assert not modules & AGENT_MACHINERY
+        # a setting in the environment is honoured: the settings are loaded then
+        port = registry.base_url.rpartition(":")[2]
+        modules, out = mesh_imports("list", env={"MESH_REGISTRY__EMBEDDED_PORT": port})
+        assert f"no agents registered at {registry.base_url}" in out
+        assert "pydantic_settings" in modules
