@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mesh_framework.llm.model import LlmProviderError
+from mesh_framework.llm.model import LlmModel, LlmProviderError
 from mesh_framework.llm.types import LlmToolCall, LlmTurn, tool_spec
 from mesh_framework.llm.vendors.anthropic import AnthropicModel
 from mesh_framework.llm.vendors.openai import OpenAIChatModel
@@ -129,12 +129,34 @@ async def test_an_error_status_before_the_stream_is_a_provider_error(vendor: str
                 await collect(model)
 
 
-async def test_the_default_stream_of_a_model_gives_a_final_text_once() -> None:
-    from mesh_framework.llm.scripted import ScriptedLlm
+class _Whole(LlmModel):
+    """A model with `complete` only: a tool call, then a text answer."""
 
-    model = ScriptedLlm([ScriptedLlm.call("add", a=1), "All done"])
+    def __init__(self) -> None:
+        self.turns = [
+            LlmTurn(content=None, tool_calls=(LlmToolCall("c1", "add", {"a": 1}),)),
+            LlmTurn("Done"),
+        ]
+
+    async def complete(self, messages: Any, **options: Any) -> LlmTurn:
+        return self.turns.pop(0)
+
+
+async def test_the_default_stream_of_a_model_gives_a_final_text_once() -> None:
+    model = _Whole()
     first = [event async for event in model.stream(ASK)]
     second = [event async for event in model.stream(ASK)]
+    assert len(first) == 1 and isinstance(first[0], LlmTurn) and first[0].tool_calls
+    assert second == ["Done", LlmTurn("Done")]
+
+
+async def test_a_scripted_model_streams_scripted_deltas() -> None:
+    from mesh_framework.testing import ScriptedLlm
+
+    model = ScriptedLlm([ScriptedLlm.call("add", a=1), ScriptedLlm.deltas("All ", "done"), "Once"])
+    first = [event async for event in model.stream(ASK, tools=[ADD])]
     assert len(first) == 1 and isinstance(first[0], LlmTurn)
     assert first[0].tool_calls == (LlmToolCall("call_1", "add", {"a": 1}, '{"a": 1}'),)
-    assert second[0] == "All done" and isinstance(second[1], LlmTurn)
+    *pieces, turn = [event async for event in model.stream(ASK)]
+    assert pieces == ["All ", "done"] and isinstance(turn, LlmTurn) and turn.content == "All done"
+    assert (await model.complete(ASK)).content == "Once"

@@ -112,7 +112,9 @@ class LlmProviderService:
         return model
 
     async def chat(self, name: str, spec: ProviderSpec, request: MeshLlmRequest) -> dict[str, Any]:
-        job = self._job(name, spec, request)
+        return await self._answer(self._job(name, spec, request))
+
+    async def _answer(self, job: _Job) -> dict[str, Any]:
         model, model_spec, messages, schema = job.model, job.model_spec, job.messages, job.schema
         callbacks, specs, params, parallel = job.callbacks, job.specs, job.params, job.parallel
         if not callbacks:  # the consumer runs the tools: one turn, tool calls included
@@ -145,7 +147,7 @@ class LlmProviderService:
         loop ran out). A structured answer is validated whole, so it comes as one chunk."""
         job = self._job(name, spec, request)
         if job.schema is not None:
-            answer = await self.chat(name, spec, request)
+            answer = await self._answer(job)
             if answer.get("content"):
                 yield _frame("chunk", content=answer["content"])
             stop = answer.get("_mesh_stop_reason")

@@ -1,23 +1,29 @@
 """`ScriptedLlm`: a model that plays scripted turns, for tests (`app.override(LlmModel, ScriptedLlm([...]))`).
 
-Each turn is final text (`"The answer is 5"`), a tool call (`ScriptedLlm.call("add", a=2, b=3)`), several
-at once (a list of calls), or a function of the request returning one of those. Every request is recorded,
+Each turn is final text (`"The answer is 5"`), text in deltas (`ScriptedLlm.deltas("The ", "answer")`: what
+`stream()` yields one by one), a tool call (`ScriptedLlm.call("add", a=2, b=3)`), several at once (a list
+of calls), or a function of the request returning one of those. Every request is recorded,
 so a test can check which tools were offered and what the tools answered.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .model import LlmError, LlmModel
 from .types import LlmToolCall, LlmTurn, Message
 
-__all__ = ["ScriptedLlm", "ScriptedRequest"]
+__all__ = ["Deltas", "ScriptedLlm", "ScriptedRequest"]
 
-Turn = str | LlmToolCall | Sequence[LlmToolCall] | Callable[["ScriptedRequest"], Any]
+
+class Deltas(tuple[str, ...]):
+    """A final answer that `stream()` gives in these pieces (`complete()` gives them joined)."""
+
+
+Turn = str | Deltas | LlmToolCall | Sequence[LlmToolCall] | Callable[["ScriptedRequest"], Any]
 
 
 @dataclass
@@ -56,6 +62,11 @@ class ScriptedLlm(LlmModel):
         return LlmToolCall(id="", name=tool, arguments=arguments, raw_arguments=json.dumps(arguments))
 
     @staticmethod
+    def deltas(*pieces: str) -> Deltas:
+        """A final answer streamed in these pieces."""
+        return Deltas(pieces)
+
+    @staticmethod
     def raw_call(tool: str, raw_arguments: str) -> LlmToolCall:
         """A tool call whose arguments are the given text (invalid JSON, to test the loop)."""
         return LlmToolCall(id="", name=tool, arguments=None, raw_arguments=raw_arguments)
@@ -74,6 +85,30 @@ class ScriptedLlm(LlmModel):
         response_schema: Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
     ) -> LlmTurn:
+        return self._play(messages, tools, params, response_schema)[0]
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] = (),
+        params: Mapping[str, Any] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> AsyncGenerator[str | LlmTurn]:
+        turn, pieces = self._play(messages, tools, params, response_schema)
+        for piece in pieces:
+            yield piece
+        yield turn
+
+    def _play(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        params: Mapping[str, Any] | None,
+        response_schema: Mapping[str, Any] | None,
+    ) -> tuple[LlmTurn, tuple[str, ...]]:
+        """The next turn, and the pieces `stream()` gives of its text."""
         request = ScriptedRequest(
             messages=[dict(m) for m in messages],
             tools=[dict(t) for t in tools],
@@ -90,10 +125,16 @@ class ScriptedLlm(LlmModel):
         turn = self.turns[index]
         if callable(turn) and not isinstance(turn, LlmToolCall):
             turn = turn(request)
-        if isinstance(turn, str):
-            return LlmTurn(
-                content=turn, model=self.name, input_tokens=_count(messages), output_tokens=len(turn) // 4
+        if isinstance(turn, str | Deltas):
+            pieces = tuple(turn) if isinstance(turn, Deltas) else ((turn,) if turn else ())
+            content = "".join(pieces)
+            answer = LlmTurn(
+                content=content,
+                model=self.name,
+                input_tokens=_count(messages),
+                output_tokens=len(content) // 4,
             )
+            return answer, pieces
         calls = [turn] if isinstance(turn, LlmToolCall) else list(turn)
         numbered = []
         for call in calls:
@@ -102,9 +143,10 @@ class ScriptedLlm(LlmModel):
                 LlmToolCall(call.id or f"call_{self._ids}", call.name, call.arguments, call.raw_arguments)
             )
         self.calls.extend(numbered)
-        return LlmTurn(
+        answer = LlmTurn(
             content=None, tool_calls=tuple(numbered), model=self.name, input_tokens=_count(messages)
         )
+        return answer, ()
 
 
 def _count(messages: Sequence[Message]) -> int:
