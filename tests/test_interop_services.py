@@ -73,6 +73,9 @@ def test_our_service_over_mcp_mesh_providers_resolves_as_an_mcp_mesh_view(regist
         assert inspected["structuredContent"]["caption_type"] == "Caption"
         route = httpx2.get(consumer.base_url + "/caption?text=dog", timeout=10, trust_env=False)
         assert route.json() == {"text": "mesh sees dog", "confidence": 0.75}
+        # match_mode: the registry's schema stage keeps mcp-mesh's caption, whose output fits Caption
+        matched = call(consumer, "matched_caption", {"text": "cat"})
+        assert matched["structuredContent"] == {"result": "mesh sees cat"}, matched
         missing = call(consumer, "transcribe", {"text": "cat"})
         assert missing["isError"] and "no agent currently provides 'media.transcribe'" in text(missing)
 

@@ -54,6 +54,28 @@ def test_on_the_wire_a_service_is_ordinary_dependencies_after_the_declared_ones(
     assert list(schema["properties"]) == ["text"]  # the service parameter is injected, not an argument
 
 
+def test_match_mode_sends_the_return_annotation_as_the_expected_schema(
+    mesh_client: SyncMeshClient, mesh_app: MeshApplication
+) -> None:
+    """As MCP Mesh: with match_mode, a structured return type is the expected schema (the canonical form
+    and hash MCP Mesh sent for the same Caption); a scalar one constrains nothing and is not sent; without
+    match_mode nothing is sent."""
+    mesh_client.list_tools()
+    caption, thumbnail = _dependencies(mesh_app, "matched_caption")
+    assert caption.pop("expectedSchemaHash").startswith("sha256:b477ba42")
+    assert caption == {
+        "capability": "media.caption",
+        "expectedSchemaCanonical": {
+            "properties": {"confidence": {"type": "number"}, "text": {"type": "string"}},
+            "required": ["confidence", "text"],
+            "type": "object",
+        },
+        "matchMode": "subset",
+    }
+    assert thumbnail == {"capability": "media.thumbnail"}
+    assert all("matchMode" not in d for d in _dependencies(mesh_app, "inspect_service"))
+
+
 def test_the_service_parameter_is_an_instance_of_the_declared_type_with_typed_results(
     mesh_client: SyncMeshClient, stub_tool: Any
 ) -> None:

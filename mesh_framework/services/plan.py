@@ -15,8 +15,9 @@ from pydantic import TypeAdapter
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
 from ..errors import display_path
+from ..schemas.canonical import SchemaTypeError, canonical_schema
 from ..specs import DependencySpec, Selector
-from .declare import SELECTOR_ATTR, SERVICE_ATTR, MatchMode, SelectorMark, ServiceMark
+from .declare import SELECTOR_ATTR, SERVICE_ATTR, SelectorMark, ServiceMark
 
 __all__ = [
     "MethodPlan",
@@ -45,8 +46,6 @@ class MethodPlan:
     return_type: Any  # None: no annotation to validate against
     validate: Callable[[Any], Any] | None
     validate_json: Callable[[str | bytes], Any] | None
-    match_mode: MatchMode | None = None
-    expected_type: Any = None  # what the registry's schema stage compares (only with match_mode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +85,20 @@ def _unwrap_optional(annotation: Any) -> Any:
     return annotation
 
 
+def _derived_expected_type(annotation: Any) -> Any:
+    """A return annotation as the expected type of schema matching, as MCP Mesh derives it: only when its
+    schema constrains something (properties, required fields or items at its root, not a bare union), so
+    `-> dict` or `-> str` filters no provider out."""
+    try:
+        schema = canonical_schema(annotation).canonical
+    except SchemaTypeError:
+        return None
+    if "anyOf" in schema:
+        return None
+    constrains = bool(schema.get("properties") or schema.get("required") or schema.get("items"))
+    return annotation if constrains else None
+
+
 def _public_functions(cls: type) -> list[tuple[str, Any]]:
     found: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):
@@ -113,10 +126,6 @@ def _method(service: str, name: str, function: Any) -> MethodPlan:
     problem = capability_problem(mark.capability)
     if problem:
         raise ServiceDefinitionError(f"{label}: {problem}")
-    try:
-        selector = Selector(mark.capability, tags=mark.tags, version=mark.version)
-    except (TypeError, ValueError) as exc:
-        raise ServiceDefinitionError(f"{label}: {exc}") from None
     try:
         hints = typing.get_type_hints(function, include_extras=True)
     except NameError as exc:
@@ -147,8 +156,18 @@ def _method(service: str, name: str, function: Any) -> MethodPlan:
             ) from None
         validate, validate_json = adapter.validate_python, adapter.validate_json
     expected = mark.expected_type
-    if mark.match_mode is not None and expected is None and return_type is not None:
-        expected = _unwrap_optional(return_type)
+    if expected is None and mark.match_mode is not None and return_type is not None:
+        expected = _derived_expected_type(_unwrap_optional(return_type))
+    try:
+        selector = Selector(
+            mark.capability,
+            tags=mark.tags,
+            version=mark.version,
+            expected_type=expected,
+            match_mode=mark.match_mode if expected is not None else None,
+        )
+    except (TypeError, ValueError) as exc:
+        raise ServiceDefinitionError(f"{label}: {exc}") from None
     return MethodPlan(
         name=name,
         selector=selector,
@@ -157,8 +176,6 @@ def _method(service: str, name: str, function: Any) -> MethodPlan:
         return_type=return_type,
         validate=validate,
         validate_json=validate_json,
-        match_mode=mark.match_mode,
-        expected_type=expected if mark.match_mode is not None or mark.expected_type is not None else None,
     )
 
 

@@ -41,6 +41,17 @@ class Captions(Protocol):
     async def caption(self, text: str) -> Caption: ...
 
 
+@mesh_service
+class MatchedMedia(Protocol):
+    """Methods that ask the registry to match the providers' output schemas."""
+
+    @selector("media.caption", match_mode="subset")
+    async def caption(self, text: str) -> Caption: ...
+
+    @selector("media.thumbnail", match_mode="strict")
+    async def thumbnail(self, text: str) -> str: ...
+
+
 @mesh_agent(name="media-consumer", version="1.0.0")
 class MediaConsumer:
     pass
@@ -85,6 +96,12 @@ async def thumbnail(text: str, thumbs: Thumbnails) -> str:
 async def broken_caption(text: str, captions: Captions) -> str:
     """A provider whose answer lacks a field of Caption."""
     return (await captions.caption(text=text)).text
+
+
+@mesh_tool()
+async def matched_caption(text: str, media: MatchedMedia) -> str:
+    """A caption from a provider whose output schema fits Caption."""
+    return (await media.caption(text=text)).text
 
 
 @mesh_route("/caption", methods=["GET"])
