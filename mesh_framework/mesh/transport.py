@@ -124,17 +124,7 @@ class McpTransport:
                     logger.info("%s: switching from protocol %s to %s", url, era, next_era)
                     era = next_era
                     continue
-            text = error.get("message", "error") if isinstance(error, dict) else f"HTTP {status}"
-            if status in (401, 403) and isinstance(message, dict):  # an OAuth refusal (security/)
-                text = (
-                    f"{url} refused the call: HTTP {status} {message.get('error_description', '')}".rstrip()
-                )
-            raise RemoteError(
-                str(text),
-                code=code,
-                data=error.get("data") if isinstance(error, dict) else None,
-                status=status,
-            )
+            raise _remote_error(url, status, error, message)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     async def stream(
