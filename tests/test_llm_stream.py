@@ -14,6 +14,7 @@ import pytest
 
 from mesh_framework import LlmModel, MeshApplication, ToolExecutionError, WiringError
 from mesh_framework.llm.agent import LlmAgent
+from mesh_framework.llm.mesh_provider import MeshProviderModel
 from mesh_framework.llm.model import LlmError
 from mesh_framework.mesh.proxy import InProcessMcpMeshTool
 from mesh_framework.mesh.registration import heartbeat_payload
@@ -237,3 +238,42 @@ async def test_a_structured_request_comes_as_one_chunk(
     ]
     assert "stream" not in vendor.requests[0]
     assert vendor.requests[0]["response_format"]["json_schema"]["name"] == "Answer"
+
+
+# --- through a provider agent, in process ---------------------------------------------------------------
+
+
+def through(consumer: MeshApplication, provider: MeshApplication, tool_name: str, provider_tool: str) -> None:
+    """Points the consumer tool's mesh provider at `provider_tool` of the provider app, in process."""
+    agent = consumer.container.tools().get(tool_name).llm_agent
+    assert isinstance(agent, LlmAgent) and isinstance(agent.model, MeshProviderModel)
+    agent.model.proxy = InProcessMcpMeshTool(
+        capability="llm",
+        function_name=provider_tool,
+        registry=provider.container.tools(),
+        agent_id="p",
+        endpoint="",
+    )
+
+
+async def test_through_a_provider_the_frames_become_the_chunks(app: MeshApplication) -> None:
+    provider = MeshApplication.load("tests.apps.llm_provider_app", environ={})
+    model = ScriptedLlm([ScriptedLlm.deltas("Hel", "lo", "!")])
+    with provider.override(LlmModel, model):
+        provider.build()
+        through(app, provider, "chat_any_provider", "fake_chat_stream")
+        assert [c async for c in tool(app, "chat_any_provider").stream(question="hi")] == ["Hel", "lo", "!"]
+    [asked] = model.requests
+    assert asked.messages == [{"role": "user", "content": "hi"}] and asked.tools == []
+
+
+async def test_with_a_local_tool_the_loop_runs_here_and_the_answer_comes_whole(app: MeshApplication) -> None:
+    provider = MeshApplication.load("tests.apps.llm_provider_app", environ={})
+    model = ScriptedLlm([ScriptedLlm.call("multiply", a=6, b=7), ScriptedLlm.deltas("4", "2")])
+    with provider.override(LlmModel, model):
+        provider.build()
+        through(app, provider, "chat_local_tools", "fake_chat_stream")
+        assert [c async for c in tool(app, "chat_local_tools").stream(question="6x7")] == ["42"]
+    # one buffered provider turn per iteration; the consumer ran `multiply` itself
+    assert [r.tool_names for r in model.requests] == [["multiply"], ["multiply"]]
+    assert model.requests[1].tool_results() == ["42"]

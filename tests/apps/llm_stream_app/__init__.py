@@ -45,3 +45,11 @@ async def chat_any_provider(question: str, llm: MeshLlmAgent) -> Stream[str]:
     """Streams from the provider's buffered tool's registry entry: its stream tool if it has one."""
     async for chunk in llm.stream(question):
         yield chunk
+
+
+@mesh_tool()
+@mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, tools=[multiply])
+async def chat_local_tools(question: str, llm: MeshLlmAgent) -> Stream[str]:
+    """Through the mesh's provider, with a local tool (which a provider agent cannot call)."""
+    async for chunk in llm.stream(question):
+        yield chunk
