@@ -148,6 +148,16 @@ def build_web_app(
     return build_web(plan, lambda name: getattr(container, name)(), proxy_factory.initial_proxy, settings)
 
 
+def build_agent_llms(
+    configs: dict[str, Any], tools: MeshToolWrapperRegistry, web: WebApp, **kwargs: Any
+) -> dict[str, Any]:
+    """The LLM agents of the `@mesh_llm` tools and web routes, by tool name (a route's: `METHOD:/path`)."""
+    agents = build_llm_agents(configs, tools, **kwargs)
+    if web.llm_configs:
+        agents.update(build_llm_agents(web.llm_configs, web.registry, **kwargs))
+    return agents
+
+
 def web_routes(status_routes: list[Any], web: WebApp) -> list[Any]:
     return [*status_routes, *web.routes]  # a static folder mounted at / comes last
 
@@ -209,9 +219,10 @@ class MeshContainer(containers.DeclarativeContainer):
         build_tool_callbacks, settings=settings, catalog=mcp_catalog, publisher=event_publisher
     )
     llm_agents = providers.ThreadSafeSingleton(
-        build_llm_agents,
+        build_agent_llms,
         configs=llm_configs,
         tools=tools,
+        web=web_app,
         settings=settings,
         factory=proxy_factory,
         publisher=event_publisher,

@@ -16,26 +16,29 @@ def _names(wrapper: Any) -> tuple[str, ...]:
 
 
 def route_entries(routes: MeshToolWrapperRegistry, namespace: str) -> list[dict[str, Any]]:
-    """The pseudo-tools of the routes that have dependencies (MCP Mesh sends no others)."""
+    """The pseudo-tools of the routes that have dependencies or an LLM (MCP Mesh sends no others); an LLM
+    route's filter and provider go with its first name, which its LLM agent follows."""
     entries = []
     for wrapper in routes:
         dependencies = wrapper.spec.dependencies
-        if not dependencies:
+        llm_config = getattr(wrapper.llm_agent, "config", None)
+        if not dependencies and llm_config is None:
             continue
         wire = [
             {"namespace": namespace, **d.selector.to_wire(), **({"required": True} if d.required else {})}
             for d in dependencies
         ]
-        for name in _names(wrapper):
-            entries.append(
-                {
-                    "function_name": name,
-                    "capability": "",
-                    "version": wrapper.spec.version,
-                    "tags": [],
-                    "dependencies": wire,
-                }
-            )
+        for index, name in enumerate(_names(wrapper)):
+            entry: dict[str, Any] = {
+                "function_name": name,
+                "capability": "",
+                "version": wrapper.spec.version,
+                "tags": [],
+                "dependencies": wire,
+            }
+            if llm_config is not None and index == 0:
+                entry.update(llm_config.heartbeat_fields(namespace))
+            entries.append(entry)
     return entries
 
 

@@ -84,6 +84,8 @@ class RouteHandler:
                 if missing:
                     return self._unavailable(missing[0])
                 kwargs[param.name] = self.wrapper.services[param.name]
+            elif param.kind == "llm":
+                kwargs[param.name] = self.wrapper.llm_agent  # set at build (`@mesh_llm` routes)
             else:
                 kwargs[param.name] = self.beans[param.name]
         try:

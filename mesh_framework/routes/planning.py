@@ -3,6 +3,7 @@ and every problem reported together before the port is bound."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 import types
@@ -13,6 +14,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 from starlette.routing import compile_path
 
+from ..decorators import LLM_ATTR
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..services import service_dependencies
 from ..specs import ToolSpec
@@ -21,7 +23,9 @@ from .marks import ROUTE_ATTR, RouteSpec
 
 __all__ = ["ROUTE_KEY_PREFIX", "RoutePlan", "plan_routes"]
 
-_NOT_ON_ROUTES = {"context": "ToolContext", "job": "JobContext", "llm": "MeshLlmAgent"}
+_NOT_ON_ROUTES = {"context": "ToolContext", "job": "JobContext"}
+# (route name, function, return type, streams) -> its LlmToolConfig; ConfigError when it cannot be used
+LlmConfigOf = Callable[[str, Callable[..., Any], Any, bool], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +41,7 @@ class RoutePlan:
     owner: str | None = None  # provider name of the component owning the method
     attribute: str = ""
     beans: dict[str, str] = field(default_factory=dict)  # parameter -> provider name
+    llm: Any = None  # LlmToolConfig of a `@mesh_llm` route
 
     @property
     def display(self) -> str:
@@ -89,6 +94,7 @@ def plan_routes(
     can_inject: Callable[[Any], bool],
     bean_for: Callable[[Any], str],
     describe: Callable[[Any], str],
+    llm_config: LlmConfigOf | None = None,
 ) -> tuple[list[RoutePlan], list[str]]:
     """Every route of the scanned modules and components, and every problem found."""
     plans: list[RoutePlan] = []
@@ -96,7 +102,8 @@ def plan_routes(
     for spec, qualified, owner, attribute in _found(modules, components):
         where = f"{describe(spec.function)}: route {'|'.join(spec.methods)} {spec.path}"
         try:
-            plans.append(_plan((spec, qualified, owner, attribute), where, can_inject, bean_for))
+            plan = _plan((spec, qualified, owner, attribute), where, can_inject, bean_for)
+            plans.append(_with_llm(plan, llm_config) if llm_config is not None else plan)
         except SignatureError as exc:  # the tools' analyzer speaks of tools
             text = str(exc).replace("the tool declares", "the route declares")
             problems.append(f"{where}: {text.replace('@mesh_tool(', '@mesh_route(')}")
@@ -110,6 +117,23 @@ def plan_routes(
                 problems.append(f"{plan.where}: {name} is already served by {seen[name]}")
             seen.setdefault(name, plan.key[len(ROUTE_KEY_PREFIX) :])
     return plans, problems
+
+
+def _with_llm(plan: RoutePlan, llm_config: LlmConfigOf) -> RoutePlan:
+    """A route taking a MeshLlmAgent needs `@mesh_llm` (and the other way round); its settings resolved."""
+    wants = any(p.kind == "llm" for p in plan.signature.injected)
+    marked = getattr(plan.spec.function, LLM_ATTR, None) is not None
+    if wants and not marked:
+        raise SignatureError("takes a MeshLlmAgent but has no @mesh_llm(...); add it to choose a provider")
+    if marked and not wants:
+        raise SignatureError("has @mesh_llm but no parameter typed MeshLlmAgent to receive it")
+    if not wants:
+        return plan
+    signature = plan.signature
+    config = llm_config(
+        plan.tool_spec.name or plan.key, plan.spec.function, signature.return_type, signature.streams
+    )
+    return dataclasses.replace(plan, llm=config)
 
 
 def _plan(

@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..errors import ConfigError, WiringError
+from ..llm.config import resolve_llm_config
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
@@ -49,6 +50,7 @@ class WebApp:
     registry: MeshToolWrapperRegistry = field(default_factory=MeshToolWrapperRegistry)
     routes: list[BaseRoute] = field(default_factory=list)
     middleware: list[Middleware] = field(default_factory=list)
+    llm_configs: dict[str, Any] = field(default_factory=dict)  # `@mesh_llm` routes' LlmToolConfig by name
 
 
 def plan_web(
@@ -63,8 +65,17 @@ def plan_web(
     package_dir: Path | None,
 ) -> WebPlan:
     """Every route and static folder checked. Raises WiringError (code) or ConfigError (settings)."""
+
+    def llm_config(name: str, function: Callable[..., Any], return_type: Any, streams: bool) -> Any:
+        return resolve_llm_config(name, function, loaded, return_type=return_type, streams=streams)
+
     routes, problems = plan_routes(
-        modules, components, can_inject=can_inject, bean_for=bean_for, describe=describe
+        modules,
+        components,
+        can_inject=can_inject,
+        bean_for=bean_for,
+        describe=describe,
+        llm_config=llm_config,
     )
     fastapi, fastapi_problems = _plan_fastapi(modules, bean_for)
     problems += fastapi_problems
@@ -154,6 +165,8 @@ def build_web(
         for dependency in route.tool_spec.dependencies:
             wrapper.update_dependency(dependency.index, initial_proxy(dependency))
         web.registry.add(wrapper)
+        if route.llm is not None:
+            web.llm_configs[wrapper.name] = route.llm
         beans = {name: provide(bean) for name, bean in route.beans.items()}
         handler = RouteHandler(route, wrapper, target, beans, max_body_bytes=settings.server.max_body_bytes)
         web.routes.append(Route(route.spec.path, handler.__call__, methods=list(route.spec.methods)))

@@ -1,0 +1,23 @@
+"""Web routes that ask an LLM: one whose model is a provider agent of the mesh and whose tools are mesh
+tools (as `llm_mesh_app`'s tool), one whose model is a vendor's, called directly."""
+
+from __future__ import annotations
+
+from mesh_framework import MeshLlmAgent, mesh_agent, mesh_llm, mesh_route
+
+
+@mesh_agent(name="web-asker", version="1.0.0")
+class WebAsker:
+    pass
+
+
+@mesh_route("/api/ask")
+@mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, filter=[{"capability": "add"}], max_iterations=5)
+async def ask(question: str, llm: MeshLlmAgent) -> dict[str, str]:
+    return {"answer": str(await llm(question))}
+
+
+@mesh_route("/api/ask-direct", methods=["POST"])
+@mesh_llm(provider="openai/gpt-fake")
+async def ask_direct(question: str, llm: MeshLlmAgent) -> dict[str, str]:
+    return {"answer": str(await llm(question))}
