@@ -19,6 +19,7 @@ from .registration import heartbeat_payload, tool_slots
 from .route_registration import route_entries, route_slots
 from .subscription import TopologySubscription
 from .topology import parse_answer
+from .unresolved import UnresolvedReasons
 
 __all__ = ["MeshRuntime"]
 
@@ -50,6 +51,7 @@ class MeshRuntime:
         self.dispatcher = TopologyDispatcher(tools, factory, publisher, routes=self.routes)
         self.heartbeat: Heartbeat | None = None
         self.subscription: TopologySubscription | None = None
+        self.reasons: UnresolvedReasons | None = None
         self.port: int | None = None
         self._embedded: Any = None
         self._slots = {**tool_slots(tools), **route_slots(self.routes)}
@@ -79,8 +81,22 @@ class MeshRuntime:
             client, payload, interval=settings.registry.heartbeat_interval, on_answer=self._on_answer
         )
         self.factory.on_unreachable = lambda _endpoint: heartbeat.wake()
+        self.reasons = reasons = UnresolvedReasons(  # why slots are unresolved: mesh/unresolved.py
+            self.factory.http,
+            lambda: client.url,
+            heartbeat.agent_id,
+            lambda: self._slots,
+            interval=settings.registry.heartbeat_interval,
+            timeout=settings.registry.timeout,
+            token=token,
+        )
+        def refused(_wrapper: Any, _dependency: Any) -> None:
+            heartbeat.wake()
+            reasons.refused()
+
         for wrapper in [*self.tools, *self.routes]:
-            wrapper.unresolved_listener = lambda _wrapper, _dependency: heartbeat.wake()
+            wrapper.unresolved_listener = refused
+            wrapper.unresolved_reasons = reasons.reasons
         heartbeat.observer = self.registry_observer
         if embedded:  # the registry on embedded_port is whoever's runs it: take it over when it stops
             heartbeat.on_failure = lambda: self._take_over(settings.registry.embedded_port, token)
@@ -134,6 +150,8 @@ class MeshRuntime:
         if self.subscription is not None and self.subscription.outdated(answer):
             return  # a heartbeat answer older than the last pushed one
         self.dispatcher.apply(parse_answer(answer, self._slots))
+        if self.reasons is not None:
+            self.reasons.update(self.dispatcher.topology)
 
     async def stop(self) -> None:
         if self.jobs is not None:
@@ -143,6 +161,8 @@ class MeshRuntime:
         if self.subscription is not None:
             await self.subscription.stop()
             self.subscription = None
+        if self.reasons is not None:
+            await self.reasons.stop()
         if self.heartbeat is not None:
             await self.heartbeat.stop(unregister=True)
             self.heartbeat = None

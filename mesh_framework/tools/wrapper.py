@@ -87,6 +87,7 @@ class MeshToolWrapper:
         "spec",
         "timeout",
         "unresolved_listener",
+        "unresolved_reasons",
     )
 
     def __init__(
@@ -110,6 +111,8 @@ class MeshToolWrapper:
         self.slots: list[McpMeshTool | None] = [None] * len(spec.dependencies)
         self.llm_agent: MeshLlmAgent | None = None
         self.unresolved_listener: UnresolvedListener | None = None
+        # Slot key -> why the registry left it unresolved (mesh/unresolved.py), shared by the agent's tools.
+        self.unresolved_reasons: Mapping[str, str] = {}
         self.job_hook: JobHook | None = None
         self._beans: dict[str, Any] = {}
         # One implementation per service parameter, reading this wrapper's slots (swapped in place).
@@ -256,9 +259,11 @@ class MeshToolWrapper:
         dependency = self.spec.dependencies[slot]
         if self.unresolved_listener is not None:
             self.unresolved_listener(self, dependency)
+        reason = self.unresolved_reasons.get(f"{self.key}:dep_{slot}")
         return error_result(
             f"Tool '{self.name}' cannot run: its dependency '{dependency.selector.capability}' "
-            f"(dependency {slot}) is not resolved; no agent currently provides it"
+            f"(dependency {slot}) is not resolved"
+            + (f": {reason}" if reason else "; no agent currently provides it")
         )
 
     def service_missing(self, param: InjectedParam) -> list[int]:
