@@ -5,6 +5,7 @@ official SDK) and the starter agent's `add`, joined by our registry."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +42,14 @@ def mesh() -> Iterator[Mesh]:
             run_agent("tests.apps.llm_provider_app", env=provider_env),
             run_agent("tests.apps.llm_stream_app", env=env) as consumer,
         ):
-            ready = "LLM tool 'chat_mesh': provider fakellm-"
-            assert wait_until(lambda: ready in consumer.text(), timeout=20), consumer.text()[-3000:]
+            # our registry names the provider's stream tool to a streaming consumer, the other to others
+            wanted = {("chat_mesh", "fake_chat_stream"), ("ask_mesh", "fake_chat")}
+            pattern = r"LLM tool '(\w+)': provider fakellm-\w+ at \S+ \(tool (\w+)\)"
+
+            def resolved() -> bool:
+                return wanted <= set(re.findall(pattern, consumer.text()))
+
+            assert wait_until(resolved, timeout=20), consumer.text()[-3000:]
             yield Mesh(model, consumer)
 
 

@@ -124,7 +124,13 @@ class _ProviderFollower:
         if isinstance(proxy, McpMeshToolProxy):  # a model turn may take minutes, not a tool's 30 s
             proxy.timeout = max(proxy.timeout or 0.0, PROVIDER_TIMEOUT)
         self.model.proxy = proxy
-        logger.info("LLM tool '%s': provider %s at %s", self.model.tool, provider.agent_id, provider.endpoint)
+        logger.info(
+            "LLM tool '%s': provider %s at %s (tool %s)",
+            self.model.tool,
+            provider.agent_id,
+            provider.endpoint,
+            provider.function_name,
+        )
 
 
 def _callbacks(items: Iterable[Any]) -> list[ToolCallback]:
