@@ -13,6 +13,7 @@ from .llm import llm_section
 from .mesh import mesh_page, mesh_summary
 from .robustness import robustness_section
 from .server import cli_section, cpu_section, inproc_section, startup_section
+from .service import service_section
 from .targets import targets_section
 from .topology import topology_section
 
@@ -48,6 +49,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *topology_section(r.get("topology")),
         *llm_section(r.get("llm"), r.get("llm_breakdown")),
         *callbacks_section(r.get("callbacks")),
+        *service_section(r.get("service")),
         *fleet_section(r.get("fleet")),
         *jobs_section(r.get("jobs")),
         *tracing_section(r.get("tracing")),

@@ -10,6 +10,7 @@ from . import goals
 from .llm import llm_values
 from .mesh import calc_values
 from .server import cli_values, cpu_ratios, inproc_ratio, starter_values
+from .service import service_value
 from .text import DASH, X, table
 from .topology import topology_values
 
@@ -113,8 +114,19 @@ def _llm(r: Results) -> list[Row]:
     return [_row(goals.LLM, measured, min(values.values()), _source("LLM", data))]
 
 
+def _service(r: Results) -> list[Row]:
+    data = r.get("service")
+    value = service_value(data) if data else None
+    if data is None or value is None:
+        return [_not_run(goals.SERVICE, "no results yet")]
+    ratio, setting = value
+    return [
+        _row(goals.SERVICE, f"{ratio:.3f} {X} CPU per call ({setting})", ratio, _source("services", data))
+    ]
+
+
 def _unbuilt(r: Results) -> list[Row]:
-    return [_not_run(g, "no benchmark yet") for g in (goals.STREAM_FIRST, goals.STREAM_CHUNK, goals.SERVICE)]
+    return [_not_run(g, "no benchmark yet") for g in (goals.STREAM_FIRST, goals.STREAM_CHUNK)]
 
 
 ROWS: tuple[Callable[[Results], list[Row]], ...] = (
@@ -125,6 +137,7 @@ ROWS: tuple[Callable[[Results], list[Row]], ...] = (
     _mesh,
     _topology,
     _llm,
+    _service,
     _unbuilt,
 )
 

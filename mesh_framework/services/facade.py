@@ -98,7 +98,7 @@ def _method(plan: ServicePlan, method: MethodPlan, slots: list[Any], offset: int
             if len(args) > len(names):
                 raise TypeError(f"{service}.{method.name}() takes {len(names)} positional argument(s)")
             kwargs.update(zip(names, args, strict=False))
-        value = await proxy(**kwargs)
+        value = await proxy.call_tool(proxy.function_name, kwargs)  # what `proxy(**kwargs)` does
         if validate is None:
             return value
         try:
