@@ -176,3 +176,30 @@ def test_an_agent_with_tools_and_routes_registers_both() -> None:
             resolutions = {r["function_name"]: r for r in entry["dependency_resolutions"]}
             assert resolutions["GET:/api/shout"]["status"] == "available"  # its own tool
             assert resolutions["GET:/api/shout"]["provider_agent_id"] == entry["id"]
+
+
+def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        with (
+            run_agent("tests.apps.routes_api_app", env=env) as gateway,
+            run_agent("tests.apps.routes_app", env=env) as first,
+            run_agent("tests.apps.routes_app", env=env) as second,
+        ):
+            assert "tool(s) and 12 web route(s)" in first.text()
+
+            def both_known() -> dict[str, str] | None:
+                entry = registered(registry, "web-gateway") or {}
+                rows = [r for r in entry.get("dependency_resolutions") or [] if r["status"] == "available"]
+                providers = {a["id"] for a in httpx2.get(registry.base_url + "/agents").json()["agents"]}
+                webbies = {p for p in providers if p.startswith("webby-")}
+                return get(gateway, "/api/shout?text=hi").json() if rows and len(webbies) == 2 else None
+
+            chosen: dict[str, str] = wait_until(both_known, timeout=20)  # type: ignore[assignment]
+            victim, survivor = (first, second) if chosen["by"] in first.text() else (second, first)
+            victim.process.kill()  # no goodbye to the registry: the next request finds it gone
+            victim.process.wait(timeout=10)
+            answer = get(gateway, "/api/shout?text=again")
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["text"] == "AGAIN"
+            assert answer.json()["by"] in survivor.text()

@@ -9,6 +9,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from starlette.routing import Route
+
 from ..config.loader import LoadedSettings
 from ..errors import ConfigError
 
@@ -69,8 +71,9 @@ class AgentLifecycle:
         joining: asyncio.Task[None] | None = None
         if port is not None:
             settings = self.loaded.settings
+            routes = sum(1 for r in self.container.web_app().routes if isinstance(r, Route))
             logger.info(
-                "agent '%s' (%s) serving %s://%s:%d%s with %d tool(s)",
+                "agent '%s' (%s) serving %s://%s:%d%s with %d tool(s)%s",
                 settings.agent.name,
                 settings.agent.id,
                 "https" if settings.tls.cert_file else "http",
@@ -78,6 +81,7 @@ class AgentLifecycle:
                 port,
                 settings.server.path,
                 len(self.container.tools()),
+                f" and {routes} web route(s)" if routes else "",
             )
             runtime = self.container.mesh_runtime()
             # Joining the mesh must not hold up serving: it runs beside the server, which is already
