@@ -5,14 +5,14 @@ start-up."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
-from tests.test_cli import run_cli
+from tests.agents import AgentProcess, run_agent, run_cli, run_registry, wait_until
 from tests.test_mesh_integration import call, mesh_env, text
 
 pytestmark = pytest.mark.timeout(90)
@@ -101,3 +101,34 @@ def test_an_expected_type_without_a_schema_stops_start_up() -> None:
         in (result.stderr)
     )
     assert "Traceback" not in result.stderr
+
+
+def test_mesh_explain_prints_the_trace_of_each_slot(registry: AgentProcess, mesh: AgentProcess) -> None:
+    answered(mesh, "show")
+    shown = run_cli(["explain", "viewer", "caption", "--registry-url", registry.base_url])
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "tool show, dependency 0" in out and "tool show_rating, dependency 0" in out
+    assert "`caption`, schema subset -> caption-provider-" in out
+    schema_rows = [line for line in out.splitlines() if line.startswith("schema ")]
+    assert any("SchemaIncompatible" in row and "missing text" in row for row in schema_rows)
+    assert any(row.split()[2] == "chosen" for row in out.splitlines() if row.startswith("tiebreaker"))
+    as_json = run_cli(["explain", "viewer", "caption", "--registry-url", registry.base_url, "--json"])
+    reports = json.loads(as_json.stdout)["explanations"]
+    by_tool = {r["function_name"]: r for r in reports}
+    assert by_tool["show"]["status"] == "available" and by_tool["show"]["source"] == "events"
+    assert by_tool["show_rating"]["trace"]["stages"][-1]["stage"] == "schema"
+
+
+def test_mesh_explain_names_an_unknown_agent_or_dependency(
+    registry: AgentProcess, mesh: AgentProcess
+) -> None:
+    answered(mesh, "show")
+    unknown = run_cli(["explain", "nobody", "caption", "--registry-url", registry.base_url])
+    assert unknown.returncode == 1
+    assert unknown.stderr.startswith("mesh explain: no agent named or with id 'nobody' at ")
+    assert "caption-provider" in unknown.stderr  # the agents it knows
+    no_dependency = run_cli(["explain", "viewer", "weather", "--registry-url", registry.base_url])
+    assert no_dependency.returncode == 1
+    assert "agent 'viewer' (viewer-" in no_dependency.stderr
+    assert "has no dependency on 'weather' (its dependencies: caption)" in no_dependency.stderr

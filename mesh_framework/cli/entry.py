@@ -5,6 +5,7 @@ mesh config APP [--explain KEY]     every resolved setting with its origin, or e
 mesh registry                       the embedded registry, standalone
 mesh list                           the agents a registry knows
 mesh status                         their health, last heartbeat and dependencies
+mesh explain AGENT CAPABILITY       why the agent's dependency on CAPABILITY resolved as it did
 mesh call TOOL [key=value ...]      call a tool of the mesh through the registry
 mesh catalog list|show NAME|export --format F [APP | --file PATH]
                                     the MCP servers of an app's catalog (or of catalog files)
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 
 from ..errors import MeshError
 from ..scaffold import command as scaffold_command
-from . import agents, call, catalog, config, run, shell_completion
+from . import agents, call, catalog, config, resolution_explain, run, shell_completion
 from .common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.register(commands, _app_options)
     config.register(commands, _app_options)
     agents.register(commands)
+    resolution_explain.register(commands)
     call.register(commands)
     catalog.register(commands)
     scaffold_command.register(commands)

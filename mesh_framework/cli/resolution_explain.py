@@ -1,0 +1,165 @@
+"""`mesh explain AGENT CAPABILITY`: why the agent's dependency on CAPABILITY wired to its provider, or not.
+
+Reads any MCP Mesh registry (ours or MCP Mesh's): the agent (by name or id) and its dependency slots on
+CAPABILITY from `GET /agents`, then each slot's newest trace from `GET /events` (a dependency_resolved or
+dependency_unresolved event). A registry records a trace only when it decided something (two or more
+candidates, or an eviction); for a slot without one, our registry's `GET /explain` computes it now, and
+MCP Mesh's says only how it resolved. `--json` prints the traces as the registry gave them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from http.client import HTTPException
+from typing import Any
+from urllib.parse import urlencode
+
+from ..resolution_audit import stage_rows, summarize
+from .agents import TIMEOUT, _tls, agent_id, read_agents
+from .common import EXIT_ERROR, EXIT_OK, CliError, Unreachable, client_settings, json_option, registry_option
+from .common import registry_url as resolve_registry_url
+from .output import echo, emit_json, is_terminal, plain_table, rich_table
+
+__all__ = ["register"]
+
+EVENT_LIMIT = 500
+NO_TRACE = (
+    "the registry recorded no decision for it (a registry records one when two or more providers were "
+    "candidates, or one was evicted)"
+)
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "explain",
+        help="why an agent's dependency resolved to its provider (or did not), stage by stage",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("agent", help="the consumer agent's name or id")
+    parser.add_argument("capability", help="the capability it depends on")
+    registry_option(parser)
+    json_option(parser)
+    parser.set_defaults(handler=_explain)
+
+
+def _get(url: str, path: str, query: dict[str, Any]) -> tuple[int, Any]:
+    from .registry_http import get_json
+
+    settings = client_settings()
+    token = settings.registry.token if settings is not None else None
+    headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else {}
+    try:
+        return get_json(
+            url, f"{path}?{urlencode(query)}", headers=headers, timeout=TIMEOUT, tls=lambda: _tls(settings)
+        )
+    except (OSError, HTTPException) as exc:
+        raise Unreachable(f"the registry at {url} stopped answering ({type(exc).__name__})") from None
+
+
+def _find_agent(agents: list[dict[str, Any]], wanted: str, url: str) -> dict[str, Any]:
+    by_id = [a for a in agents if agent_id(a) == wanted]
+    named = by_id or [a for a in agents if a.get("name") == wanted]
+    if not named:
+        known = ", ".join(sorted({str(a.get("name", "?")) for a in agents})) or "none"
+        raise CliError(f"no agent named or with id '{wanted}' at {url} (agents: {known})", EXIT_ERROR)
+    healthy = [a for a in named if a.get("status") == "healthy"]
+    return (healthy or named)[-1]  # the newest registration
+
+
+def _slots(agent: dict[str, Any], capability: str) -> list[tuple[str, int, dict[str, Any]]]:
+    """The agent's dependency slots on `capability`: (tool, index among that tool's dependencies, row)."""
+    counters: dict[str, int] = {}
+    found = []
+    for row in agent.get("dependency_resolutions") or ():
+        if not isinstance(row, dict):
+            continue
+        tool = str(row.get("function_name", ""))
+        index = counters.get(tool, 0)
+        counters[tool] = index + 1
+        if row.get("capability") == capability:
+            found.append((tool, index, row))
+    return found
+
+
+def _newest_trace(url: str, agent: str, tool: str, index: int) -> tuple[str, dict[str, Any] | None]:
+    """(`events` | `explain` | `none`, the trace data)."""
+    status, body = _get(url, "/events", {"agent_id": agent, "function_name": tool, "limit": EVENT_LIMIT})
+    events = body.get("events") if status == 200 and isinstance(body, dict) else None
+    for event in events or ():
+        data = event.get("data") if isinstance(event, dict) else None
+        kind = event.get("event_type") if isinstance(event, dict) else None
+        traced = kind in ("dependency_resolved", "dependency_unresolved") and isinstance(data, dict)
+        if traced and data.get("dep_index") == index:  # type: ignore[union-attr]
+            return "events", data
+    status, body = _get(url, "/explain", {"agent_id": agent, "function_name": tool, "dep_index": index})
+    if status == 200 and isinstance(body, dict) and isinstance(body.get("trace"), dict):
+        return "explain", body["trace"]
+    return "none", None
+
+
+def _explain(args: argparse.Namespace) -> int:
+    url = resolve_registry_url(args.registry_url)
+    listing = read_agents(url)
+    agent = _find_agent(listing.agents, args.agent, url)
+    ident, name = agent_id(agent), str(agent.get("name", "?"))
+    slots = _slots(agent, args.capability)
+    if not slots:
+        declared = sorted({str(r.get("capability")) for r in agent.get("dependency_resolutions") or ()})
+        listed = ", ".join(declared) or "none"
+        raise CliError(
+            f"agent '{name}' ({ident}) has no dependency on '{args.capability}' (its dependencies: {listed})",
+            EXIT_ERROR,
+        )
+    reports = []
+    for tool, index, row in slots:
+        source, data = _newest_trace(url, ident, tool, index)
+        provider = row.get("provider_agent_id") or ""
+        summary = summarize(data) if data is not None else _untraced(args.capability, row)
+        reports.append(
+            {
+                "agent_id": ident,
+                "agent_name": name,
+                "function_name": tool,
+                "dep_index": index,
+                "status": row.get("status"),
+                "provider": provider or None,
+                "source": source,
+                "trace": data,
+                "summary": summary,
+            }
+        )
+    if args.json:
+        emit_json({"registry": url, "explanations": reports})
+        return EXIT_OK
+    for number, report in enumerate(reports):
+        if number:
+            echo()
+        _show(report)
+    return EXIT_OK
+
+
+def _untraced(capability: str, row: dict[str, Any]) -> str:
+    if row.get("status") == "available":
+        target = f"{row.get('provider_agent_id', '?')}:{row.get('mcp_tool', '?')}"
+        return f"`{capability}` -> {target}; {NO_TRACE}"
+    return f"no provider of `{capability}`; {NO_TRACE}"
+
+
+def _show(report: dict[str, Any]) -> None:
+    title = (
+        f"{report['agent_name']} ({report['agent_id']}) tool {report['function_name']}, "
+        f"dependency {report['dep_index']}"
+    )
+    echo(title)
+    echo(f"  {report['summary']}")
+    data = report["trace"]
+    if data is None:
+        return
+    if report["source"] == "explain":
+        echo("  (computed now: the registry recorded no decision for it)")
+    rows = stage_rows(data)
+    if is_terminal():
+        rich_table(["Stage", "Candidate", "Verdict", "Why"], rows, wrap=(False, False, False, True))
+    else:
+        plain_table([("STAGE", "CANDIDATE", "VERDICT", "WHY"), *rows], caps=(16, 48, 24, 0))
