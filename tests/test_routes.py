@@ -42,6 +42,11 @@ def test_path_query_and_a_component_are_injected(webby: AgentProcess) -> None:
     assert answer.json() == {"greeting": "Hello ada! Hello ada!"}
 
 
+def test_the_request_itself_is_injected_by_type(webby: AgentProcess) -> None:
+    answer = get(webby, "/api/whoami", headers={"user-agent": "route-test/1"})
+    assert answer.json() == {"agent": "route-test/1", "greeting": "Hello you!"}
+
+
 def test_a_pydantic_parameter_is_the_json_body(webby: AgentProcess) -> None:
     answer = post(webby, "/api/items?note=urgent", json={"name": "pen", "quantity": 3})
     assert answer.status_code == 200
@@ -186,7 +191,7 @@ def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:
             run_agent("tests.apps.routes_app", env=env) as first,
             run_agent("tests.apps.routes_app", env=env) as second,
         ):
-            assert "tool(s) and 12 web route(s)" in first.text()
+            assert "tool(s) and 13 web route(s)" in first.text()
 
             def both_known() -> dict[str, str] | None:
                 entry = registered(registry, "web-gateway") or {}

@@ -86,6 +86,8 @@ class RouteHandler:
                 kwargs[param.name] = self.wrapper.services[param.name]
             elif param.kind == "llm":
                 kwargs[param.name] = self.wrapper.llm_agent  # set at build (`@mesh_llm` routes)
+            elif param.name in plan.request_params:
+                kwargs[param.name] = request
             else:
                 kwargs[param.name] = self.beans[param.name]
         try:

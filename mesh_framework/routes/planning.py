@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from starlette.requests import Request
 from starlette.routing import compile_path
 
 from ..decorators import LLM_ATTR
@@ -42,6 +43,7 @@ class RoutePlan:
     attribute: str = ""
     beans: dict[str, str] = field(default_factory=dict)  # parameter -> provider name
     llm: Any = None  # LlmToolConfig of a `@mesh_llm` route
+    request_params: frozenset[str] = frozenset()  # parameters typed starlette's Request
 
     @property
     def display(self) -> str:
@@ -145,7 +147,7 @@ def _plan(
         skip_self=owner is not None,
         model_name=f"{spec.function.__name__}_route_arguments",
         dependency_count=len(spec.dependencies),
-        bean_types=can_inject,
+        bean_types=lambda annotation: annotation is Request or can_inject(annotation),
     )
     for param in signature.injected:
         if param.kind in _NOT_ON_ROUTES:
@@ -192,5 +194,12 @@ def _plan(
         path_params=frozenset(convertors),
         owner=owner,
         attribute=attribute,
-        beans={p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean"},
+        beans={
+            p.name: bean_for(p.bean_type)
+            for p in signature.injected
+            if p.kind == "bean" and p.bean_type is not Request
+        },
+        request_params=frozenset(
+            p.name for p in signature.injected if p.kind == "bean" and p.bean_type is Request
+        ),
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from pydantic import BaseModel, Field
+from starlette.requests import Request
 
 from mesh_framework import McpMeshTool, Stream, component, mesh_agent, mesh_route, mesh_tool
 
@@ -39,6 +40,12 @@ def upper(text: str) -> str:
 @mesh_route("/api/hello/{name}")
 def hello(name: str, greeter: Greeter, times: int = 1) -> dict[str, str]:
     return {"greeting": greeter.greet(name, times)}
+
+
+@mesh_route("/api/whoami")
+def whoami(request: Request, greeter: Greeter) -> dict[str, str]:
+    """Starlette's Request, injected by type beside a component."""
+    return {"agent": request.headers.get("user-agent", ""), "greeting": greeter.greet("you", 1)}
 
 
 @mesh_route("/api/items", methods=["POST"])
