@@ -61,14 +61,17 @@ def mesh_state(store: RegistryStore) -> dict[str, Any]:
                 },
             }
         )
+        slots: dict[str, int] = {}  # the dependency index within each tool: what /explain takes
         for row in view["dependency_resolutions"] or []:
             resolved = row["status"] == "available"
+            index = slots[row["function_name"]] = slots.get(row["function_name"], -1) + 1
             edges.append(
                 {
                     "from": agent_id,
                     "to": row["provider_agent_id"] if resolved else None,
                     "capability": row["capability"],
                     "tool": row["function_name"],
+                    "dep_index": index,
                     "kind": "dependency",
                     "resolved": resolved,
                 }
