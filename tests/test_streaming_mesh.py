@@ -5,6 +5,7 @@ through the embedded registry (re-yielded chunks, cancellation across the hop, a
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -183,6 +184,38 @@ async def test_a_traced_stream_holds_its_client_span_off_the_callers_context(str
     finally:
         state.tracer = state.provider = None
         state.log_calls = False
+
+
+def test_a_stopping_agent_ends_its_open_streams_with_an_error_result() -> None:
+    """SIGTERM while a stream waits for its next chunk: once `server.shutdown_grace` has passed, the
+    client gets the chunks so far and an error result saying the agent stopped, and the agent exits
+    without a cancelled request's traceback."""
+    with run_agent("tests.apps.stream_app", env={"MESH_SERVER__SHUTDOWN_GRACE": "1"}) as agent:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "stall", "arguments": {"seconds": 60}, "_meta": {"progressToken": "t"}},
+        }
+        messages: list[dict[str, Any]] = []
+        with (
+            httpx2.Client(timeout=20, trust_env=False) as http,
+            http.stream("POST", agent.mcp_url, json=body, headers={"Accept": ACCEPT}) as response,
+        ):
+            for line in response.iter_lines():
+                if line.startswith("data: "):
+                    messages.append(json.loads(line[6:]))
+                    if len(messages) == 1:
+                        agent.process.send_signal(signal.SIGTERM)
+        assert agent.process.wait(timeout=20) == 0
+    assert [m["params"]["message"] for m in messages[:-1]] == ["before"]
+    assert messages[-1]["result"] == {
+        "content": [
+            {"type": "text", "text": "Tool 'stall' stopped after 1 chunk(s): the agent is shutting down"}
+        ],
+        "isError": True,
+    }
+    assert "Exception in ASGI application" not in agent.text()
 
 
 @pytest.fixture(scope="module")

@@ -66,6 +66,9 @@ class GracefulStop:
                 logger.warning(
                     "%d call(s) still in flight after %ss; stopping anyway", drain.in_flight, grace
                 )
+                # streams may never end: their clients get an error result now, not a cut connection
+                if self.container.mcp_endpoint().open_streams.end_all():
+                    await drain.settle(1.0, 0.0)
             await jobs.stop(max(0.0, deadline - loop.time()))  # the jobs' share of the same grace
         except Exception:
             logger.exception("graceful stop failed; stopping now")

@@ -31,7 +31,7 @@ from .guard import HostGuard
 from .notify import ChangeStreams, StreamLimitError
 from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
 from .request_state import RequestStateSigner, TamperedStateError
-from .streaming import serve_stream, streams_to
+from .streaming import OpenStreams, serve_stream, streams_to
 from .versions import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -187,6 +187,7 @@ class McpEndpoint:
         self.experimental_tasks: Any = None
         # Told of every tool call served: (tool, isError, seconds). Metrics set it when the app is built.
         self.on_tool_call: Callable[[str, bool, float], None] | None = None
+        self.open_streams = OpenStreams()  # Stream[str] calls being served (ended when the agent stops)
         self.streams = ChangeStreams()  # GET streams (handshake era) and subscriptions/listen (2026-07-28)
         self.refresh_tools()
 
@@ -625,6 +626,7 @@ class McpEndpoint:
                         receive=receive,
                         stamp=self._modern if modern else _unstamped,
                         on_tool_call=self.on_tool_call,
+                        open_streams=self.open_streams,
                     )
                     return
             started = perf_counter()

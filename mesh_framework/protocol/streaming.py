@@ -20,11 +20,11 @@ from pydantic_core import to_json
 from ..propagation import call_deadline
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
-from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper import MeshToolWrapper, error_result
 from ..tracing.spans import record_result
 from .versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL
 
-__all__ = ["serve_stream", "streams_to"]
+__all__ = ["OpenStreams", "serve_stream", "streams_to"]
 
 logger = logging.getLogger("mesh_framework.protocol")
 
@@ -36,6 +36,32 @@ _STREAM_HEADERS = [
     (b"cache-control", b"no-cache, no-transform"),
     (b"x-accel-buffering", b"no"),  # no proxy buffering either
 ]
+
+
+class OpenStreams:
+    """The stream calls an endpoint is serving, so a stopping agent can end them (`end_all`) instead of
+    waiting for streams that may never end."""
+
+    __slots__ = ("_tasks", "ended")
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.ended = False
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def add(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def end_all(self) -> int:
+        """Stop every open stream's tool: each answers an error result after the chunks it sent; how many."""
+        self.ended = True
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks:
+            task.cancel()
+        return len(tasks)
 
 
 def streams_to(params: dict[str, Any], accept: bytes) -> Any:
@@ -63,6 +89,7 @@ async def serve_stream(
     receive: Receive,
     stamp: Callable[[dict[str, Any]], dict[str, Any]],
     on_tool_call: Callable[[str, bool, float], None] | None,
+    open_streams: OpenStreams | None = None,
 ) -> None:
     """Run `wrapper` (a stream tool) and write its chunks to `send` as they come; `stamp` finishes the
     result for the request's protocol era."""
@@ -100,6 +127,8 @@ async def serve_stream(
     started = perf_counter()
     task = asyncio.ensure_future(run())
     task.add_done_callback(lambda _t: channel.close())
+    if open_streams is not None:
+        open_streams.add(task)
     watch = asyncio.ensure_future(_disconnected(receive))
     watch.add_done_callback(lambda w: w.cancelled() or task.cancel())
     try:
@@ -107,11 +136,20 @@ async def serve_stream(
         while (frame := await channel.receive()) is not None:
             await send({"type": "http.response.body", "body": frame, "more_body": True})
         if task.cancelled():
+            if open_streams is None or not open_streams.ended or watch.done():
+                logger.info(
+                    "tool '%s': the client left after %d chunk(s); stream stopped", wrapper.name, position
+                )
+                return
+            # the agent is stopping: the client gets what was sent and an error result saying why
             logger.info(
-                "tool '%s': the client left after %d chunk(s); stream stopped", wrapper.name, position
+                "tool '%s': the agent is stopping; stream ended after %d chunk(s)", wrapper.name, position
             )
-            return
-        result = task.result()
+            result = error_result(
+                f"Tool '{wrapper.name}' stopped after {position} chunk(s): the agent is shutting down"
+            )
+        else:
+            result = task.result()
         record_result(result)
         if on_tool_call is not None:
             on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
