@@ -48,7 +48,10 @@ def fetch(url: str) -> httpx2.Response:
 
 
 def ok_json(url: str) -> Any:
-    answer = fetch(url)
+    try:
+        answer = fetch(url)
+    except httpx2.TransportError:  # an mcp-mesh app registers before its uvicorn listens
+        return None
     return answer.json() if answer.status_code == 200 else None
 
 

@@ -4,6 +4,7 @@ venv as MCP Mesh's users run it (no tests in here)."""
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,12 @@ def run_mesh_route_app(
             )
 
         agent = wait_until(registered, timeout, message=f"{module} registered")
+
+        def listening() -> bool:  # it registers from its import, before uvicorn listens
+            with contextlib.closing(socket.create_connection((LOOPBACK, port), timeout=1)):
+                return True
+
+        wait_until(listening, timeout, message=f"{module} listening on {port}")
         yield MeshRouteApp(f"http://{LOOPBACK}:{port}", agent, drain)
     finally:
         _stop(proc, drain, 10.0)
