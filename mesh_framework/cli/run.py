@@ -195,7 +195,11 @@ def _serve_registry(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     try:
-        asyncio.run(serve_registry(args.host, port, database=args.db, timeout=timeout, token=token, ssl=tls))
+        history = settings.registry.audit_history
+        serving = serve_registry(
+            args.host, port, database=args.db, timeout=timeout, token=token, ssl=tls, audit_history=history
+        )
+        asyncio.run(serving)
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
         raise CliError(

@@ -144,6 +144,11 @@ class RegistrySettings(BaseModel):
         "false, or a registry without it (MCP Mesh's): heartbeat only",
     )
     timeout: Annotated[float, Field(gt=0)] = Field(10.0, description="Seconds a registry request may take")
+    audit_history: Annotated[int, Field(ge=1)] = Field(
+        1000,
+        description="Resolution audit events the embedded registry keeps for GET /events and mesh explain "
+        "(the oldest go first)",
+    )
     token: SecretStr | None = Field(
         None, description="Bearer token: sent to the registry; the embedded registry requires it when set"
     )

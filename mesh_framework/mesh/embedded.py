@@ -14,6 +14,7 @@ from typing import Any
 import httpx2
 
 from ..config.environment import embedded_registry_url
+from ..registry.audit import DEFAULT_HISTORY
 
 __all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers", "take_over"]
 
@@ -32,7 +33,7 @@ async def registry_answers(http: httpx2.AsyncClient, url: str) -> bool:
 
 
 async def ensure_embedded_registry(
-    http: httpx2.AsyncClient, port: int, *, token: str | None = None
+    http: httpx2.AsyncClient, port: int, *, token: str | None = None, audit_history: int = DEFAULT_HISTORY
 ) -> tuple[str, Any]:
     """The registry URL to join, and the registry this process started (None if it joined one)."""
     from ..registry import start_registry
@@ -42,7 +43,7 @@ async def ensure_embedded_registry(
         logger.info("joining the registry already running at %s", url)
         return url, None
     try:
-        registry = await start_registry("127.0.0.1", port, token=token)
+        registry = await start_registry("127.0.0.1", port, token=token, audit_history=audit_history)
     except OSError as exc:
         logger.warning(
             "cannot start the embedded registry on port %d (%s); will keep trying %s",
@@ -55,7 +56,9 @@ async def ensure_embedded_registry(
     return registry.url, registry
 
 
-async def take_over(http: httpx2.AsyncClient, port: int, *, token: str | None = None) -> Any:
+async def take_over(
+    http: httpx2.AsyncClient, port: int, *, token: str | None = None, audit_history: int = DEFAULT_HISTORY
+) -> Any:
     """Start the embedded registry on `port` when none answers there any more; the registry this process
     now runs, or None (one answers: another agent was first, or it was only a slow answer; or the port is
     held by something else, and the heartbeat keeps trying)."""
@@ -65,7 +68,7 @@ async def take_over(http: httpx2.AsyncClient, port: int, *, token: str | None = 
     if await registry_answers(http, url):
         return None
     try:
-        registry = await start_registry("127.0.0.1", port, token=token)
+        registry = await start_registry("127.0.0.1", port, token=token, audit_history=audit_history)
     except OSError:
         return None
     logger.info("the embedded registry at %s had stopped; this agent runs it now", registry.url)

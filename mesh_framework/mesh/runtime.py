@@ -67,7 +67,10 @@ class MeshRuntime:
             from .embedded import ensure_embedded_registry
 
             url, self._embedded = await ensure_embedded_registry(
-                self.factory.http, settings.registry.embedded_port, token=token
+                self.factory.http,
+                settings.registry.embedded_port,
+                token=token,
+                audit_history=settings.registry.audit_history,
             )
             urls = [url]
         self.factory.local_registry = self.tools
@@ -123,7 +126,8 @@ class MeshRuntime:
         if self._embedded is None:
             from .embedded import take_over
 
-            self._embedded = await take_over(self.factory.http, port, token=token)
+            history = self.settings.registry.audit_history
+            self._embedded = await take_over(self.factory.http, port, token=token, audit_history=history)
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""

@@ -15,6 +15,7 @@ import sys
 
 from ..logs import configure_logging
 from ..security.tls import ServerTls
+from .audit import DEFAULT_HISTORY
 from .auth import check_bind
 from .server import serve_registry
 from .store import DEFAULT_TIMEOUT
@@ -29,6 +30,9 @@ def main(argv: list[str] | None = None) -> None:
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds of silence to unhealthy"
     )
     parser.add_argument("--check-interval", type=float, default=None, help="seconds between health sweeps")
+    parser.add_argument(
+        "--audit-history", type=int, default=DEFAULT_HISTORY, help="audit events kept for GET /events"
+    )
     parser.add_argument("--log-level", default="INFO")
     parser.add_argument("--tls-cert", default=None, help="PEM certificate: serve HTTPS")
     parser.add_argument("--tls-key", default=None, help="PEM key of --tls-cert")
@@ -43,8 +47,19 @@ def main(argv: list[str] | None = None) -> None:
         check_bind(args.host, token)
     except ValueError as exc:
         sys.exit(f"error: {exc}")
+    if args.audit_history < 1:
+        sys.exit(f"error: --audit-history must be at least 1, not {args.audit_history}")
     asyncio.run(
-        serve_registry(args.host, args.port, args.db, args.timeout, args.check_interval, token=token, ssl=tls)
+        serve_registry(
+            args.host,
+            args.port,
+            args.db,
+            args.timeout,
+            args.check_interval,
+            token=token,
+            ssl=tls,
+            audit_history=args.audit_history,
+        )
     )
 
 

@@ -21,6 +21,7 @@ from ..protocol.http_protocol import agent_http_protocol
 from ..security.tls import ServerTls
 from ..serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
 from .app import build_registry_app
+from .audit import DEFAULT_HISTORY
 from .auth import RegistryTokenAuth, check_bind
 from .store import DEFAULT_TIMEOUT, RegistryStore
 
@@ -61,13 +62,16 @@ class RegistryServer:
         store: RegistryStore | None = None,
         token: str | None = None,
         ssl: ServerTls | None = None,
+        audit_history: int = DEFAULT_HISTORY,
     ) -> None:
         check_bind(host, token)
         self.host = host
         self.tls = ssl
         self.requested_port = port
         self._owns_store = store is None
-        self.store = store if store is not None else RegistryStore(database, timeout=timeout)
+        if store is None:
+            store = RegistryStore(database, timeout=timeout, audit_history=audit_history)
+        self.store = store
         self.app = build_registry_app(self.store, check_interval=check_interval)
         if token:  # every route but /health wants the token (registry/auth.py)
             self.app.add_middleware(RegistryTokenAuth, token=token)
@@ -153,13 +157,21 @@ async def start_registry(
     check_interval: float | None = None,
     token: str | None = None,
     ssl: ServerTls | None = None,
+    audit_history: int = DEFAULT_HISTORY,
 ) -> RegistryServer:
     """Start a registry in the running event loop; `await registry.stop()` ends it.
 
     Raises OSError when the port is taken, ValueError when a non-loopback host has no `token`.
     """
     server = RegistryServer(
-        host, port, database=database, timeout=timeout, check_interval=check_interval, token=token, ssl=ssl
+        host,
+        port,
+        database=database,
+        timeout=timeout,
+        check_interval=check_interval,
+        token=token,
+        ssl=ssl,
+        audit_history=audit_history,
     )
     try:
         await server.start()
@@ -178,6 +190,7 @@ async def serve_registry(
     *,
     token: str | None = None,
     ssl: ServerTls | None = None,
+    audit_history: int = DEFAULT_HISTORY,
 ) -> None:
     """Serve the embedded registry until SIGINT/SIGTERM (logs `registry serving http://HOST:PORT`)."""
     loop = asyncio.get_running_loop()
@@ -199,6 +212,7 @@ async def serve_registry(
             check_interval=check_interval,
             token=token,
             ssl=ssl,
+            audit_history=audit_history,
         )
         waiter = asyncio.create_task(server.wait())
         stopper = asyncio.create_task(stopping.wait())
