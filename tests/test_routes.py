@@ -74,6 +74,18 @@ def test_a_body_that_is_not_json_and_a_bad_query_value_are_422s(webby: AgentProc
     assert bad_query.json()["detail"][0]["loc"] == ["query", "times"]
 
 
+def test_http_exceptions_keep_their_status_and_failures_answer_500_without_traceback(
+    webby: AgentProcess,
+) -> None:
+    assert get(webby, "/api/items/1").json() == {"id": 1}
+    missing = get(webby, "/api/items/7")
+    assert missing.status_code == 404 and missing.json() == {"detail": "no item 7"}
+    failed = get(webby, "/api/boom")
+    assert failed.status_code == 500
+    assert failed.json() == {"error": "internal_error", "detail": "ValueError: the database is on fire"}
+    wait_until(lambda: "route GET /api/boom raised" in webby.text(), timeout=5)
+
+
 def test_unknown_path_is_404_and_wrong_method_is_405(webby: AgentProcess) -> None:
     assert get(webby, "/api/nothing-here").status_code == 404
     wrong = post(webby, "/api/hello/ada")
@@ -191,7 +203,7 @@ def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:
             run_agent("tests.apps.routes_app", env=env) as first,
             run_agent("tests.apps.routes_app", env=env) as second,
         ):
-            assert "tool(s) and 13 web route(s)" in first.text()
+            assert "tool(s) and 15 web route(s)" in first.text()
 
             def both_known() -> dict[str, str] | None:
                 entry = registered(registry, "web-gateway") or {}

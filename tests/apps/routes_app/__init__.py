@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from mesh_framework import McpMeshTool, Stream, component, mesh_agent, mesh_route, mesh_tool
@@ -46,6 +47,18 @@ def hello(name: str, greeter: Greeter, times: int = 1) -> dict[str, str]:
 def whoami(request: Request, greeter: Greeter) -> dict[str, str]:
     """Starlette's Request, injected by type beside a component."""
     return {"agent": request.headers.get("user-agent", ""), "greeting": greeter.greet("you", 1)}
+
+
+@mesh_route("/api/items/{item_id:int}")
+def find_item(item_id: int) -> dict[str, int]:
+    if item_id != 1:
+        raise HTTPException(404, f"no item {item_id}")
+    return {"id": item_id}
+
+
+@mesh_route("/api/boom")
+def boom() -> str:
+    raise ValueError("the database is on fire")
 
 
 @mesh_route("/api/items", methods=["POST"])
