@@ -23,6 +23,7 @@ from mesh_framework.testing import mesh_client
 from mesh_framework.tracing import state, tracer_provider
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
 from tests.interop.mcp_mesh import free_port
+from tests.tcp_proxy import TcpProxy
 from tests.test_mesh_integration import call, mesh_env
 
 pytestmark = pytest.mark.timeout(90)
@@ -150,6 +151,21 @@ def test_a_chunk_is_written_when_it_is_yielded_not_when_the_stream_ends(streamer
     """`stall` yields one chunk and then sleeps a minute: the chunk (and the response head before it)
     must reach the client during that minute, through every layer down to the socket."""
     assert read_then_leave(streamer, "stall", {"seconds": 60}, 1, timeout=5) == ["before"]
+
+
+async def test_streams_one_after_another_reuse_one_connection(streamer: AgentProcess) -> None:
+    """A stream is read to its end once the result is in, so its connection goes back to the pool."""
+    tcp = TcpProxy(streamer.port)
+    try:
+        async with httpx2.AsyncClient(trust_env=False) as http:
+            transport = McpTransport(http, client_name="test", client_version="1")
+            provider = Provider("streamer", f"http://127.0.0.1:{tcp.port}", "chat")
+            chat = McpMeshToolProxy(transport, capability="chat", provider=provider, down=DownEndpoints(5))
+            for n in range(3):
+                assert [c async for c in chat.stream(prompt=str(n))][-1] == f" ({n})"
+        assert len(tcp._sockets) == 2  # one connection: its client side and its upstream side
+    finally:
+        tcp.close()
 
 
 async def test_a_traced_stream_holds_its_client_span_off_the_callers_context(streamer: AgentProcess) -> None:

@@ -152,20 +152,25 @@ class McpTransport:
                     if response.status_code == 503 and "retry-after" in response.headers:
                         raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
                     if response.headers.get("content-type", "").startswith("text/event-stream"):
+                        final: dict[str, Any] | None = None
                         async for message in _events(response):
+                            if final is not None:
+                                continue  # the answer is in: read to the end, so the connection is reused
                             if message.get("method") == "notifications/progress":
                                 update = message.get("params") or {}
                                 if update.get("progressToken") == request_id and "message" in update:
                                     yield str(update["message"])
                             elif message.get("id") == request_id and "method" not in message:
                                 result = message.get("result")
-                                if isinstance(result, dict):
-                                    self._eras[url] = era
-                                    yield result
-                                    return
-                                error = message.get("error")
-                                raise _remote_error(url, response.status_code, error, message)
-                        raise RemoteError(f"{url}: the stream ended before the tools/call result")
+                                if not isinstance(result, dict):
+                                    error = message.get("error")
+                                    raise _remote_error(url, response.status_code, error, message)
+                                final = result
+                        if final is None:
+                            raise RemoteError(f"{url}: the stream ended before the tools/call result")
+                        self._eras[url] = era
+                        yield final
+                        return
                     await response.aread()
                     message = _decode(response, request_id)
             except httpx2.ConnectError as exc:
