@@ -188,11 +188,11 @@ def test_an_agent_with_tools_and_routes_registers_both() -> None:
             assert entry["agent_type"] == "mcp_agent"
             tools = {t["function_name"]: t for t in entry["capabilities"]}
             assert tools["upper"]["name"] == "upper"
-            assert tools["GET:/api/shout"]["name"] == ""
-            assert "GET:/api/hello/{name}" not in tools  # routes without dependencies are not sent
+            assert "GET:/api/shout" not in tools  # a pseudo-tool is no capability, as MCP Mesh lists it
             resolutions = {r["function_name"]: r for r in entry["dependency_resolutions"]}
             assert resolutions["GET:/api/shout"]["status"] == "available"  # its own tool
             assert resolutions["GET:/api/shout"]["provider_agent_id"] == entry["id"]
+            assert "GET:/api/hello/{name}" not in resolutions  # routes without dependencies are not sent
 
 
 def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:

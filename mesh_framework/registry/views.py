@@ -84,6 +84,7 @@ def agent_view(state: AgentState) -> dict[str, Any]:
                 "version": tool.version,
             }
             for tool in registration.tools
+            if tool.capability  # a web route's pseudo-tool provides nothing (MCP Mesh lists it nowhere)
         ],
         "created_at": timestamp(state.created_at),
         "dependencies_resolved": sum(1 for d in dependencies if d["status"] == "available"),
