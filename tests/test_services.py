@@ -97,8 +97,8 @@ def test_a_required_method_without_provider_refuses_the_tool_before_its_body_run
     result = mesh_client.call_tool("inspect_service")
     assert result["isError"]
     assert _text(result) == (
-        "Tool 'inspect_service' cannot run: its service MediaService (parameter 'media') is unavailable: "
-        "no agent currently provides the required 'media.caption'"
+        "Tool 'inspect_service' cannot run: its dependency 'media.caption' (dependency 0) is not resolved; "
+        "no agent currently provides it (required by MediaService.caption, parameter 'media')"
     )
     assert services_app.BODY_RUNS == []
 

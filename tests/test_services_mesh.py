@@ -33,7 +33,7 @@ def test_before_a_provider_the_tool_and_the_route_refuse_naming_the_capability(
 ) -> None:
     _env, consumer = mesh
     refused = call(consumer, "inspect_service", {})
-    assert refused["isError"] and "no agent currently provides the required 'media.caption'" in text(refused)
+    assert refused["isError"] and "(required by MediaService.caption, parameter 'media')" in text(refused)
     answer = _route(consumer, "/caption?text=cat")
     assert answer.status_code == 503
     assert answer.json() == {"error": "dependency_unavailable", "capability": "media.caption"}
@@ -81,4 +81,4 @@ def test_methods_reach_the_provider_agent_and_follow_it(mesh: tuple[dict[str, st
     refused: dict[str, Any] = wait_until(  # type: ignore[assignment]
         lambda: (r := call(consumer, "inspect_service", {}))["isError"] and r, timeout=20
     )
-    assert "no agent currently provides the required 'media.caption'" in text(refused)
+    assert "(required by MediaService.caption, parameter 'media')" in text(refused)

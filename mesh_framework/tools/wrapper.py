@@ -275,19 +275,20 @@ class MeshToolWrapper:
 
     def _service_refusal(self, param: InjectedParam) -> dict[str, Any] | None:
         """The refusal when a required method of a service parameter has no provider, else None."""
-        missing = self.service_missing(param)
-        if not missing:
+        service, missing = param.service, self.service_missing(param)
+        if service is None or not missing:
             return None
-        parameter = param.name
         dependencies = [self.spec.dependencies[slot] for slot in missing]
         if self.unresolved_listener is not None:
             for dependency in dependencies:
                 self.unresolved_listener(self, dependency)
-        service = type(self.services[parameter]).__mro__[1].__qualname__
-        names = ", ".join(f"'{d.selector.capability}'" for d in dependencies)
+        names = ", ".join(f"'{d.selector.capability}' (dependency {d.index})" for d in dependencies)
+        methods = ", ".join(f"{service.name}.{service.methods[slot - param.slot].name}" for slot in missing)
+        one = len(missing) == 1
         return error_result(
-            f"Tool '{self.name}' cannot run: its service {service} (parameter '{parameter}') is "
-            f"unavailable: no agent currently provides the required {names}"
+            f"Tool '{self.name}' cannot run: its dependenc{'y' if one else 'ies'} {names} "
+            f"{'is' if one else 'are'} not resolved; no agent currently provides {'it' if one else 'them'} "
+            f"(required by {methods}, parameter '{param.name}')"
         )
 
     def _input_required(self, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:
