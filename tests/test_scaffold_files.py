@@ -58,8 +58,14 @@ def test_the_default_project(tmp_path: Path) -> None:
     assert '@mesh_agent(\n    name="shop",' in agent and "exclude" not in agent
     assert '@config_properties("greeting")' in (folder / "shop/greeting.py").read_text()
     # two tools and one calling this agent's own `add` through the mesh
-    assert functions_of(folder / "shop/tools.py") == ["Greeting", "GreetingTools", "add", "sum_of_squares"]
-    assert 'dependencies=["add"]' in (folder / "shop/tools.py").read_text()
+    assert functions_of(folder / "shop/tools.py") == [
+        "Greeting",
+        "GreetingTools",
+        "add",
+        "Arithmetic",
+        "sum_of_squares",
+    ]
+    assert '@selector("add", required=True)' in (folder / "shop/tools.py").read_text()
     readme = (folder / "README.md").read_text()
     assert "    mesh run shop\n" in readme and "    python -m pytest\n" in readme
 
@@ -86,7 +92,7 @@ def test_more_agents(tmp_path: Path) -> None:
     assert 'exclude=["shop.billing", "shop.order_book"]' in (folder / "shop/__init__.py").read_text()
     # the dependent tool lives in the other agents, on the first one's `add`
     assert functions_of(folder / "shop/tools.py") == ["Greeting", "GreetingTools", "add"]
-    assert functions_of(folder / "shop/billing.py") == ["BillingAgent", "sum_of_squares"]
+    assert functions_of(folder / "shop/billing.py") == ["BillingAgent", "Arithmetic", "sum_of_squares"]
     assert 'return "shop.order_book"' in (folder / "tests/test_order_book_agent.py").read_text()
     assert "    mesh run shop shop.billing shop.order_book\n" in (folder / "README.md").read_text()
 

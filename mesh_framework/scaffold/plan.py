@@ -99,7 +99,7 @@ def framework_checkout() -> Path | None:
 def _tools_imports(*, dependent: bool, llm: bool, catalog: bool) -> list[str]:
     names = {"component", "mesh_tool"}
     if dependent:
-        names.add("McpMeshTool")
+        names |= {"mesh_service", "selector"}  # sum_of_squares's service interface
     if catalog:
         names.add("ToolCallbackProvider")
     if llm:
