@@ -109,3 +109,14 @@ def test_mesh_route_refuses_bad_arguments(kwargs: dict[str, object], message: st
 
     with pytest.raises(ValueError, match=message):
         mesh_route(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_body_over_the_limit_is_refused_with_413() -> None:
+    env = {"MESH_SERVER__MAX_BODY_BYTES": "1024"}
+    with run_agent("tests.apps.routes_app", env=env) as agent, httpx2.Client(trust_env=False) as http:
+        big = {"name": "x" * 5000, "quantity": 1}
+        refused = http.post(agent.base_url + "/api/items", json=big)
+        assert refused.status_code == 413
+        assert "server.max_body_bytes" in refused.json()["detail"]
+        small = http.post(agent.base_url + "/api/items", json={"name": "pen", "quantity": 1})
+        assert small.status_code == 200

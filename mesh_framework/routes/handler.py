@@ -32,6 +32,11 @@ class _BodyTooLarge(Exception):
     pass
 
 
+def _unprocessable(kind: str, loc: list[Any], message: str, value: Any, **extra: Any) -> JSONResponse:
+    problem = {"type": kind, "loc": loc, "msg": message, "input": value, **extra}
+    return JSONResponse({"detail": [problem]}, status_code=422)
+
+
 class RouteHandler:
     """One route's endpoint (a Starlette request-response function)."""
 
@@ -128,18 +133,17 @@ class RouteHandler:
             return None  # every body parameter missing: validation names them
         try:
             data = json.loads(raw)
-        except ValueError as exc:
-            detail = [{"type": "json_invalid", "loc": ["body", exc.pos if hasattr(exc, "pos") else 0],
-                       "msg": "JSON decode error", "input": {}, "ctx": {"error": str(exc)}}]  # fmt: skip
-            return JSONResponse({"detail": detail}, status_code=422)
+        except ValueError as exc:  # FastAPI's answer to a body that is not JSON
+            where = ["body", getattr(exc, "pos", 0)]
+            return _unprocessable("json_invalid", where, "JSON decode error", {}, ctx={"error": str(exc)})
         if len(body) == 1:
             arguments[body[0]] = data
         elif isinstance(data, dict):
             arguments.update({name: data[name] for name in body if name in data})
         else:
-            detail = [{"type": "dict_type", "loc": ["body"], "msg": "Input should be an object with "
-                       + ", ".join(body), "input": data}]  # fmt: skip
-            return JSONResponse({"detail": detail}, status_code=422)
+            return _unprocessable(
+                "dict_type", ["body"], f"Input should be an object with {', '.join(body)}", data
+            )
         return None
 
     async def _bounded_body(self, request: Request) -> bytes:
