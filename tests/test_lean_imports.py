@@ -78,3 +78,32 @@ def test_mesh_list_reads_the_registry_without_loading_settings() -> None:
         modules, out = mesh_imports("list", env={"MESH_REGISTRY__EMBEDDED_PORT": port})
         assert f"no agents registered at {registry.base_url}" in out
         assert "pydantic_settings" in modules
+
+
+def test_an_agent_imports_no_vendor_sdk_before_its_first_call() -> None:
+    """The starter app (an LLM tool on OpenAI, catalog servers, jobs) built and ready to serve: the LLM
+    vendors' SDKs, the mcp SDK (catalog servers connect on first use), OpenTelemetry (tracing is off, logs
+    are text: the framework does not ask for it) and rich (a terminal's output) are not loaded."""
+    code = (
+        "from mesh_framework.app import MeshApplication\n"
+        "MeshApplication.load('starter_app', cli={'registry.enabled': False}).build()\n"
+        "from mesh_framework.tracing.otel import api\n"
+        "print(api.cache_info().currsize)\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set(IMPORTED.findall(done.stderr))
+    assert "mesh_framework.llm.provider" in modules and "mesh_framework.jobs.service" in modules
+    tops = {m.split(".")[0] for m in modules}
+    assert not tops & {"openai", "anthropic", "mcp", "rich"}
+    # OpenTelemetry's API is loaded by the first span; a library of the dev venv may load it by itself
+    assert done.stdout.split() == ["0"]

@@ -10,11 +10,8 @@ MCP Mesh's says only how it resolved. `--json` prints the traces as the registry
 from __future__ import annotations
 
 import argparse
-from http.client import HTTPException
 from typing import Any
-from urllib.parse import urlencode
 
-from ..resolution_audit import stage_rows, summarize
 from .agents import TIMEOUT, _tls, agent_id, read_agents
 from .common import EXIT_ERROR, EXIT_OK, CliError, Unreachable, client_settings, json_option, registry_option
 from .common import registry_url as resolve_registry_url
@@ -44,6 +41,9 @@ def register(commands: Any) -> None:
 
 
 def _get(url: str, path: str, query: dict[str, Any]) -> tuple[int, Any]:
+    from http.client import HTTPException
+    from urllib.parse import urlencode
+
     from .registry_http import get_json
 
     settings = client_settings()
@@ -99,6 +99,8 @@ def _newest_trace(url: str, agent: str, tool: str, index: int) -> tuple[str, dic
 
 
 def _explain(args: argparse.Namespace) -> int:
+    from ..resolution_audit import summarize
+
     url = resolve_registry_url(args.registry_url)
     listing = read_agents(url)
     agent = _find_agent(listing.agents, args.agent, url)
@@ -147,6 +149,8 @@ def _untraced(capability: str, row: dict[str, Any]) -> str:
 
 
 def _show(report: dict[str, Any]) -> None:
+    from ..resolution_audit import stage_rows
+
     title = (
         f"{report['agent_name']} ({report['agent_id']}) tool {report['function_name']}, "
         f"dependency {report['dep_index']}"

@@ -5,17 +5,21 @@ header, then MCP Mesh's `X-Trace-ID`/`X-Parent-Span` headers, then its `_trace_i
 arguments. The first well-formed one wins; a malformed value is ignored (the call starts a new trace).
 
 Out: all of them, so our agents and MCP Mesh's (which read the last two) continue the same trace.
+
+Only a process that traces calls these (OpenTelemetry is loaded on first use, `otel.py`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opentelemetry import trace
-from opentelemetry.context import Context
-from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
+from .otel import api
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+    from opentelemetry.trace import SpanContext, TraceState
 
 __all__ = ["format_traceparent", "inject_trace", "parent_context", "parse_traceparent"]
 
@@ -36,7 +40,7 @@ def parse_traceparent(value: Any, tracestate: Any = None) -> SpanContext | None:
         return None
     state = None
     if isinstance(tracestate, str) and tracestate:
-        state = TraceState.from_header([tracestate])
+        state = api().TraceState.from_header([tracestate])
     return _remote(int(trace_id, 16), int(span_id, 16), int(flags, 16), state)
 
 
@@ -47,11 +51,14 @@ def _mesh_ids(trace_id: Any, parent_span: Any) -> SpanContext | None:
     trace_id, parent_span = trace_id.strip().lower(), parent_span.strip().lower()
     if not (_HEX32.match(trace_id) and _HEX16.match(parent_span)):
         return None
-    return _remote(int(trace_id, 16), int(parent_span, 16), TraceFlags.SAMPLED, None)
+    return _remote(int(trace_id, 16), int(parent_span, 16), api().TraceFlags.SAMPLED, None)
 
 
 def _remote(trace_id: int, span_id: int, flags: int, state: TraceState | None) -> SpanContext | None:
-    context = SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(flags), trace_state=state)
+    otel = api()
+    context = otel.SpanContext(
+        trace_id, span_id, is_remote=True, trace_flags=otel.TraceFlags(flags), trace_state=state
+    )
     return context if context.is_valid else None
 
 
@@ -88,7 +95,9 @@ def parent_context(
 
 
 def _as_parent(span_context: SpanContext) -> Context:
-    return trace.set_span_in_context(NonRecordingSpan(span_context))
+    otel = api()
+    parent: Context = otel.trace.set_span_in_context(otel.NonRecordingSpan(span_context))
+    return parent
 
 
 def format_traceparent(span_context: SpanContext) -> str:
@@ -98,7 +107,7 @@ def format_traceparent(span_context: SpanContext) -> str:
 def inject_trace(method: str, params: dict[str, Any], headers: dict[str, str]) -> None:
     """Put the current span's context on an outgoing request (`params` and `headers` are the request's
     own copies). Nothing happens outside a span."""
-    span_context = trace.get_current_span().get_span_context()
+    span_context = api().trace.get_current_span().get_span_context()
     if not span_context.is_valid:
         return
     traceparent = format_traceparent(span_context)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-from opentelemetry import context as otel_context
-from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from typing import TYPE_CHECKING, Any
 
 from .carriers import parent_context
+from .otel import api as _api
 from .state import CallInfo, current_call, state
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
 
 __all__ = ["SpanScope", "incoming_call", "llm_iteration", "outbound_call", "record_result", "registry_call"]
 
@@ -43,14 +43,16 @@ NOOP = SpanScope()
 
 
 class _Span(SpanScope):
+    """A span when tracing is on (`kind`: a `SpanKind` name), else only the call's log context."""
+
     __slots__ = ("_attributes", "_call", "_call_token", "_kind", "_name", "_parent", "_span", "_token")
 
     def __init__(
         self,
         name: str,
-        kind: SpanKind,
+        kind: str,
         attributes: dict[str, Any],
-        parent: otel_context.Context | None = None,
+        parent: Context | None = None,
         call: CallInfo | None = None,
     ) -> None:
         self._name = name
@@ -67,20 +69,22 @@ class _Span(SpanScope):
             self._call_token = current_call.set(self._call)
         tracer = state.tracer
         if tracer is not None:
+            otel = _api()
             self._span = span = tracer.start_span(
-                self._name, context=self._parent, kind=self._kind, attributes=self._attributes
+                self._name, context=self._parent, kind=otel.SpanKind[self._kind], attributes=self._attributes
             )
-            self._token = otel_context.attach(trace.set_span_in_context(span))
+            self._token = otel.context.attach(otel.trace.set_span_in_context(span))
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         span = self._span
         if span is not None:
+            otel = _api()
             if exc is not None and not isinstance(exc, GeneratorExit):
                 span.record_exception(exc)
-                span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+                span.set_status(otel.Status(otel.StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
             span.end()
-            otel_context.detach(self._token)
+            otel.context.detach(self._token)
         if self._call_token is not None:
             current_call.reset(self._call_token)
 
@@ -98,16 +102,17 @@ class _Span(SpanScope):
 
 
 def _failed(span: Any, result: Mapping[str, Any]) -> None:
+    otel = _api()
     texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
     span.set_attribute("error.type", "tool_error")
-    span.set_status(Status(StatusCode.ERROR, "; ".join(t for t in texts if t)[:500]))
+    span.set_status(otel.Status(otel.StatusCode.ERROR, "; ".join(t for t in texts if t)[:500]))
 
 
 def record_result(result: Mapping[str, Any]) -> None:
     """Mark the current span as failed when `result` (a `CallToolResult`) is an error: for code that
     holds no scope, such as a streamed answer."""
     if state.tracer is not None and result.get("isError"):
-        span = trace.get_current_span()
+        span = _api().trace.get_current_span()
         if span.is_recording():
             _failed(span, result)
 
@@ -123,13 +128,13 @@ def incoming_call(
     if state.log_calls:
         call = CallInfo(tool, _request_id(raw_headers))
     if state.tracer is None:
-        return _Span("", SpanKind.SERVER, {}, call=call)
+        return _Span("", "SERVER", {}, call=call)
     parent, source = parent_context(params, raw_headers)
     # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
     if source:
         attributes["mesh.trace.source"] = source
-    return _Span(f"tools/call {tool}", SpanKind.SERVER, attributes, parent, call)
+    return _Span(f"tools/call {tool}", "SERVER", attributes, parent, call)
 
 
 def _request_id(raw_headers: Iterable[tuple[bytes, bytes]]) -> str:
@@ -144,7 +149,7 @@ def outbound_call(capability: str, tool: str) -> SpanScope:
     if state.tracer is None:
         return NOOP
     attributes = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "mesh.capability": capability}
-    return _Span(f"tools/call {tool}", SpanKind.CLIENT, attributes)
+    return _Span(f"tools/call {tool}", "CLIENT", attributes)
 
 
 def registry_call(method: str, url: str, name: str) -> SpanScope:
@@ -152,7 +157,7 @@ def registry_call(method: str, url: str, name: str) -> SpanScope:
     if state.tracer is None:
         return NOOP
     attributes = {"http.request.method": method, "url.full": url}
-    return _Span(f"registry {method} {name}", SpanKind.CLIENT, attributes)
+    return _Span(f"registry {method} {name}", "CLIENT", attributes)
 
 
 def llm_iteration(label: str, iteration: int) -> SpanScope:
@@ -164,4 +169,4 @@ def llm_iteration(label: str, iteration: int) -> SpanScope:
         "mesh.llm.label": label,
         "mesh.llm.iteration": iteration,
     }
-    return _Span(f"llm iteration {iteration + 1}", SpanKind.INTERNAL, attributes)
+    return _Span(f"llm iteration {iteration + 1}", "INTERNAL", attributes)
