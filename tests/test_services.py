@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,6 +89,11 @@ def test_the_service_parameter_is_an_instance_of_the_declared_type_with_typed_re
     caption.assert_called_with(text="positional")  # a positional argument is sent by its name
     answer = mesh_client.call_ok("process_media", {"text": "cat"})
     assert answer == {"caption": "a cat", "confidence": 0.5, "plain": "a cat"}
+
+
+def test_a_component_method_tool_takes_a_service_too(mesh_client: SyncMeshClient, stub_tool: Any) -> None:
+    stub_tool("media.caption", returns={"text": "a cat", "confidence": 0.5})
+    assert mesh_client.call_ok("describe_with", {"text": "cat"}) == "Described: a cat"
 
 
 def test_a_required_method_without_provider_refuses_the_tool_before_its_body_runs(
@@ -183,6 +189,46 @@ def test_a_service_that_cannot_be_implemented_stops_start_up_naming_class_and_me
         in (problems)
     )
     assert "TooFew: min_available=3 is more than its 1 method(s)" in problems
+
+
+COMPONENT_APP = """
+from typing import Protocol
+from mesh_framework import component, mesh_agent, mesh_service, mesh_tool, selector
+
+@mesh_service
+class Media(Protocol):
+    @selector("media.caption")
+    async def caption(self, text: str) -> str: ...
+
+@mesh_agent(name="component-services")
+class App:
+    pass
+
+@component
+class Captions:
+    def __init__(self, media: Media) -> None:
+        self.media = media
+
+    @mesh_tool()
+    async def cap(self, text: str, media: Media) -> str:
+        return await media.caption(text=text)
+"""
+
+
+def test_a_component_constructor_taking_a_service_is_told_where_services_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A component's tool method takes the service; its constructor cannot (no tool's slots to read)."""
+    (tmp_path / "component_services.py").write_text(COMPONENT_APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(WiringError) as caught:
+        MeshApplication.load("component_services", environ={})
+    (problem,) = caught.value.problems
+    assert problem.endswith(
+        "parameter 'media' of Captions: Media is a service interface (@mesh_service): it is injected into "
+        "tools and routes, not into constructors; take it as a parameter of the @mesh_tool or @mesh_route "
+        "method that calls it"
+    )
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from mesh_framework import McpMeshTool, mesh_agent, mesh_route, mesh_service, mesh_tool, selector
+from mesh_framework import McpMeshTool, component, mesh_agent, mesh_route, mesh_service, mesh_tool, selector
 
 
 class Caption(BaseModel):
@@ -102,6 +102,16 @@ async def broken_caption(text: str, captions: Captions) -> str:
 async def matched_caption(text: str, media: MatchedMedia) -> str:
     """A caption from a provider whose output schema fits Caption."""
     return (await media.caption(text=text)).text
+
+
+@component
+class Describer:
+    prefix = "Described: "
+
+    @mesh_tool()
+    async def describe_with(self, text: str, media: MediaService) -> str:
+        """A component's method taking the service."""
+        return self.prefix + (await media.caption(text=text)).text
 
 
 @mesh_route("/caption", methods=["GET"])
