@@ -21,10 +21,8 @@ answers `GET /events`.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
@@ -70,6 +68,16 @@ class Candidate(Protocol):
     def agent_id(self) -> str: ...
     @property
     def function_name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def output_schema_hash(self) -> str: ...
+    @property
+    def tags(self) -> frozenset[str]: ...
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def healthy(self) -> bool: ...
 
 
 def _id(candidate: Candidate) -> str:
@@ -78,9 +86,15 @@ def _id(candidate: Candidate) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Eviction:
+    """A candidate a stage dropped; `details` may be a function that builds them when the trace is written."""
+
     candidate: Candidate
     reason: str
-    details: Mapping[str, Any] | None = None
+    given: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None
+
+    @property
+    def details(self) -> Mapping[str, Any] | None:
+        return self.given() if callable(self.given) else self.given
 
     @property
     def id(self) -> str:
@@ -125,6 +139,7 @@ class Trace:
     schema_mode: str
     stages: list[Stage] = field(default_factory=list)
     chosen: tuple[str, str, str] | None = None
+    expected_hash: str = ""  # the consumer's expected schema hash: not written, but part of what was decided
 
     @property
     def interesting(self) -> bool:
@@ -156,29 +171,30 @@ class Trace:
             out["prior_chosen"] = prior_chosen
         return out
 
-    def fingerprint(self) -> str:
-        """What the trace decided, order-insensitive within stages (prior_chosen left out)."""
-        stages = [
+    def fingerprint(self) -> int:
+        """What the trace decided, order-insensitive within stages (prior_chosen left out); compared only
+        within this process, so a plain hash of tuples: it runs on every re-resolution worth recording."""
+        stages = tuple(
             (
                 s.stage,
-                sorted(s.kept_ids),
-                sorted((e.id, e.reason, _stable(e.details)) for e in s.evicted),
-                _id(s.chosen) if s.chosen is not None else "",
+                tuple(sorted((c.agent_id, c.function_name) for c in s.kept)),
+                tuple(sorted((_state(e.candidate), e.reason) for e in s.evicted)),
+                _state(s.chosen) if s.chosen is not None else None,
             )
             for s in self.stages
-        ]
-        decided: list[Any] = [self.capability, sorted(self.tags), self.version_constraint, self.schema_mode]
-        decided += [stages, list(self.chosen) if self.chosen else None]
-        return hashlib.sha256(json.dumps(decided, sort_keys=True, default=str).encode()).hexdigest()
+        )
+        spec = (self.capability, tuple(sorted(self.tags)), self.version_constraint, self.schema_mode)
+        return hash((spec, self.expected_hash, stages, self.chosen))
 
 
-def _stable(details: Mapping[str, Any] | None) -> str:
-    return json.dumps(details, sort_keys=True, default=str) if details else ""
+def _state(c: Candidate) -> tuple[Any, ...]:
+    """What an eviction's details are made of: the candidate's identity and the fields stages read."""
+    return (c.agent_id, c.function_name, c.version, c.output_schema_hash, c.tags, c.namespace, c.healthy)
 
 
 @dataclass(slots=True)
 class _SlotState:
-    fingerprint: str
+    fingerprint: int
     resolved: bool
     chosen: str  # agent id of the last resolved event's choice
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..mesh.selectors import SelectorQuery, parse_selector
+from ..schemas.canonical import schema_hash
 
 __all__ = [
     "AGENT_TYPES",
@@ -52,6 +53,7 @@ class SchemaExpectation:
     mode: str
     canonical: dict[str, Any] | None
     hash: str
+    digest: str = ""  # the canonical form's own hash, computed here (`hash` is what the agent claims)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,7 @@ class ToolRecord:
     dependencies: tuple[DependencySlot, ...] = ()
     output_schema_hash: str = ""  # `outputSchemaHash`: what the schema stage compares
     output_schema_canonical: dict[str, Any] | None = None
+    output_schema_digest: str = ""  # the canonical form's own hash, computed here
     llm_filter: LlmFilter | None = None
     llm_provider: SelectorQuery | None = None
     healthy: bool = True
@@ -247,7 +250,8 @@ def _details(value: Any, path: str) -> SelectorDetails:
     if not isinstance(digest, str):
         raise PayloadError(path + ".expectedSchemaHash", f"must be a string, not {type(digest).__name__}")
     canonical = _canonical(data.get("expectedSchemaCanonical"), path + ".expectedSchemaCanonical")
-    return SelectorDetails(tags, SchemaExpectation(mode or "subset", canonical, digest))
+    own = schema_hash(canonical) if canonical is not None else ""
+    return SelectorDetails(tags, SchemaExpectation(mode or "subset", canonical, digest, own))
 
 
 def _dependency(value: Any, path: str) -> DependencySlot:
@@ -329,6 +333,7 @@ def _tool(value: Any, index: int, agent_id: str, namespace: str, endpoint: str) 
         llm_provider=_selector(llm_provider, prefix + "llm_provider") if llm_provider is not None else None,
         output_schema_hash=output_hash,
         output_schema_canonical=output_canonical,
+        output_schema_digest=schema_hash(output_canonical) if output_canonical is not None else "",
     )
 
 

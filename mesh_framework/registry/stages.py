@@ -48,6 +48,37 @@ def _tag_failure(tags: TagQuery, have: frozenset[str]) -> tuple[str, dict[str, A
     return "MissingTag", None
 
 
+# Subset diffs by the content digests of both canonical forms (computed by this registry, not the hashes
+# agents claim): the same pair gives the same reasons, so a fleet re-resolving runs each diff once.
+_DIFFS: dict[tuple[str, str], list[dict[str, Any]]] = {}
+MAX_DIFFS = 4096
+
+
+def _diff(schema: SchemaExpectation, tool: ToolRecord) -> list[dict[str, Any]]:
+    assert schema.canonical is not None and tool.output_schema_canonical is not None
+    key = (schema.digest, tool.output_schema_digest)
+    found = _DIFFS.get(key)
+    if found is None:
+        if len(_DIFFS) >= MAX_DIFFS:
+            _DIFFS.clear()
+        found = _DIFFS[key] = subset_diff(schema.canonical, tool.output_schema_canonical)
+    return found
+
+
+def _schema_evicts(schema: SchemaExpectation, tool: ToolRecord) -> bool:
+    """`_schema_eviction(...) is not None`, without building the details."""
+    produced = tool.output_schema_hash
+    if not produced:
+        return schema.mode == "strict"
+    if schema.hash and schema.hash == produced:
+        return False
+    if schema.mode == "strict":
+        return True
+    if schema.canonical is None or tool.output_schema_canonical is None:
+        return False
+    return bool(_diff(schema, tool))
+
+
 def _schema_eviction(schema: SchemaExpectation, tool: ToolRecord) -> dict[str, Any] | None:
     """The eviction details of a candidate the schema stage drops, or None when it is kept."""
     produced = tool.output_schema_hash
@@ -62,7 +93,7 @@ def _schema_eviction(schema: SchemaExpectation, tool: ToolRecord) -> dict[str, A
         return {"mode": "strict", "consumer_hash": schema.hash, "producer_hash": produced}
     if schema.canonical is None or tool.output_schema_canonical is None:
         return None  # nothing to compare with: kept, as MCP Mesh keeps it
-    reasons = subset_diff(schema.canonical, tool.output_schema_canonical)
+    reasons = _diff(schema, tool)
     if not reasons:
         return None
     return {"mode": "subset", "consumer_hash": schema.hash, "producer_hash": produced, "reasons": reasons}
@@ -97,6 +128,7 @@ def run_stages(
     constraint = query.version
     mode = schema.mode if schema is not None else "none"
     trace = Trace(query.capability, tags, constraint.text if constraint else "", mode)
+    trace.expected_hash = schema.digest if schema is not None else ""
     wanted = query.namespace or namespace
     scores: dict[int, int] = {}
 
@@ -119,8 +151,9 @@ def run_stages(
         return Eviction(tool, "VersionConstraintFailed", details)
 
     def shape(tool: ToolRecord) -> Eviction | None:
-        evicted = _schema_eviction(schema, tool) if schema is not None else None
-        return None if evicted is None else Eviction(tool, "SchemaIncompatible", evicted)
+        if schema is None or not _schema_evicts(schema, tool):
+            return None
+        return Eviction(tool, "SchemaIncompatible", lambda: _schema_eviction(schema, tool) or {})
 
     kept: Sequence[ToolRecord] = candidates
     stages: tuple[tuple[StageName, Callable[[ToolRecord], Eviction | None]], ...] = (
