@@ -73,3 +73,4 @@ LLM = Goal(
 STREAM_FIRST = Goal("streaming: first chunk through two hops after the model's first token", 5, "ms")
 STREAM_CHUNK = Goal("streaming: time per chunk through two hops", 0.2, "ms")
 SERVICE = Goal("service-method call vs a plain `McpMeshTool` call", 1.05, X)
+SCHEMA = Goal("resolution with schema matching vs without, 1,000-agent fleet", 1.2, X)

@@ -12,6 +12,7 @@ from .fleet import fleet_section
 from .llm import llm_section
 from .mesh import mesh_page, mesh_summary
 from .robustness import robustness_section
+from .schema import schema_section
 from .server import cli_section, cpu_section, inproc_section, startup_section
 from .service import service_section
 from .targets import targets_section
@@ -50,6 +51,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *llm_section(r.get("llm"), r.get("llm_breakdown")),
         *callbacks_section(r.get("callbacks")),
         *service_section(r.get("service")),
+        *schema_section(r.get("schema")),
         *fleet_section(r.get("fleet")),
         *jobs_section(r.get("jobs")),
         *tracing_section(r.get("tracing")),

@@ -9,6 +9,7 @@ from typing import Any
 from . import goals
 from .llm import llm_values
 from .mesh import calc_values
+from .schema import schema_value
 from .server import cli_values, cpu_ratios, inproc_ratio, starter_values
 from .service import service_value
 from .text import DASH, X, table
@@ -125,6 +126,14 @@ def _service(r: Results) -> list[Row]:
     ]
 
 
+def _schema(r: Results) -> list[Row]:
+    data = r.get("schema")
+    value = schema_value(data) if data else None
+    if data is None or value is None:
+        return [_not_run(goals.SCHEMA, "no results yet")]
+    return [_row(goals.SCHEMA, f"{value:.3f} {X}", value, _source("schema matching", data))]
+
+
 def _unbuilt(r: Results) -> list[Row]:
     return [_not_run(g, "no benchmark yet") for g in (goals.STREAM_FIRST, goals.STREAM_CHUNK)]
 
@@ -138,6 +147,7 @@ ROWS: tuple[Callable[[Results], list[Row]], ...] = (
     _topology,
     _llm,
     _service,
+    _schema,
     _unbuilt,
 )
 
