@@ -11,7 +11,7 @@ import pytest
 from mesh_framework import MeshApplication, WiringError
 
 from .agents import run_agent, run_registry, wait_until
-from .llm_fakes import fake_openai, text, tool_call
+from .llm_fakes import fake_openai, streamed, text, tool_call
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -60,6 +60,27 @@ def test_a_route_asks_a_vendor_model_directly() -> None:
     [request] = model.requests
     assert request["model"] == "gpt-fake"
     assert request["messages"][-1]["content"] == "Capital of France?"
+
+
+def test_a_chat_route_streams_the_vendor_stream_and_a_browser_leaving_closes_it() -> None:
+    script = [streamed("Hel", "lo", " world"), streamed("first", " second", hold=True)]
+    with fake_openai(script) as model:
+        env = {
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "sk",
+        }
+        with run_agent("tests.apps.routes_llm_app", env=env) as asker, httpx2.Client(trust_env=False) as http:
+            answer = http.get(asker.base_url + "/api/chat", params={"question": "hi"}, timeout=30)
+            assert answer.headers["content-type"] == "text/event-stream; charset=utf-8"
+            assert answer.content == b"data: Hel\n\ndata: lo\n\ndata:  world\n\ndata: [DONE]\n\n"
+            with http.stream(
+                "GET", asker.base_url + "/api/chat", params={"question": "hold"}, timeout=30
+            ) as held:
+                lines = held.iter_lines()
+                assert next(lines) == "data: first"
+            # the browser left: the route's generator closed, and with it the vendor's stream
+            assert model.left_early.wait(timeout=10)
+    assert model.requests[0]["stream"] is True
 
 
 def test_a_route_taking_an_llm_needs_mesh_llm(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
