@@ -109,6 +109,20 @@ def test_a_required_method_without_provider_refuses_the_tool_before_its_body_run
     assert services_app.BODY_RUNS == []
 
 
+def test_several_required_methods_without_provider_are_all_named(
+    mesh_client: SyncMeshClient, stub_tool: Any
+) -> None:
+    assert _text(mesh_client.call_tool("both_required", {"text": "x"})) == (
+        "Tool 'both_required' cannot run: its dependencies 'media.caption' (dependency 0), "
+        "'media.transcribe' (dependency 1) are not resolved; no agent currently provides them (required by "
+        "Required.caption, Required.transcribe, parameter 'needs')"
+    )
+    stub_tool("media.transcribe", returns="words")
+    assert "its dependency 'media.caption' (dependency 0) is not resolved" in _text(
+        mesh_client.call_tool("both_required", {"text": "x"})
+    )
+
+
 def test_an_optional_method_without_provider_raises_when_called_naming_its_capability(
     mesh_client: SyncMeshClient, stub_tool: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -52,6 +52,15 @@ class MatchedMedia(Protocol):
     async def thumbnail(self, text: str) -> str: ...
 
 
+@mesh_service
+class Required(Protocol):
+    @selector("media.caption", required=True)
+    async def caption(self, text: str) -> Caption: ...
+
+    @selector("media.transcribe", required=True)
+    async def transcribe(self, text: str) -> str: ...
+
+
 @mesh_agent(name="media-consumer", version="1.0.0")
 class MediaConsumer:
     pass
@@ -102,6 +111,12 @@ async def broken_caption(text: str, captions: Captions) -> str:
 async def matched_caption(text: str, media: MatchedMedia) -> str:
     """A caption from a provider whose output schema fits Caption."""
     return (await media.caption(text=text)).text
+
+
+@mesh_tool()
+async def both_required(text: str, needs: Required) -> str:
+    """Two required methods."""
+    return await needs.transcribe(text=text)
 
 
 @component
