@@ -14,7 +14,7 @@ import pytest
 from mesh_framework import MeshApplication, Selector, ServiceUnavailable, mesh_service, selector
 from mesh_framework.errors import WiringError
 from mesh_framework.mesh.registration import heartbeat_payload
-from mesh_framework.testing import SyncMeshClient
+from mesh_framework.testing import StubTool, SyncMeshClient
 from tests.apps import services_app
 
 pytestmark = pytest.mark.timeout(30)
@@ -107,6 +107,18 @@ def test_a_required_method_without_provider_refuses_the_tool_before_its_body_run
         "no agent currently provides it (required by MediaService.caption, parameter 'media')"
     )
     assert services_app.BODY_RUNS == []
+
+
+def test_job_claims_wait_for_a_service_s_required_methods(mesh_app: MeshApplication) -> None:
+    """MCP Mesh claims a job only while the tool's required dependencies have providers; a service's
+    required methods are among them, its optional ones are not."""
+    from mesh_framework.jobs.service import _dependencies_resolved
+
+    mesh_app.build()
+    wrapper = mesh_app.container.tools().get("transcribe")  # MediaService: caption required
+    assert wrapper is not None and _dependencies_resolved(wrapper) is False
+    wrapper.update_dependency(0, StubTool("media.caption"))
+    assert _dependencies_resolved(wrapper) is True  # thumbnail and transcribe are optional
 
 
 def test_several_required_methods_without_provider_are_all_named(

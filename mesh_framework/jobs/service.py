@@ -287,11 +287,12 @@ def _log_undelivered(jobs: list[Job], exc: BaseException) -> None:
 
 
 def _dependencies_resolved(wrapper: MeshToolWrapper) -> bool:
-    """Whether every required dependency of the tool has a provider (MCP Mesh claims only then)."""
+    """Whether every required dependency of the tool has a provider (MCP Mesh claims only then); a
+    service parameter's required methods count too."""
     return all(
-        wrapper.slots[p.slot] is not None
+        wrapper.slots[p.slot] is not None if p.kind == "tool" else not wrapper.service_missing(p)
         for p in wrapper.signature.injected
-        if p.kind == "tool" and not p.optional
+        if (p.kind == "tool" and not p.optional) or p.kind == "service"
     )
 
 
