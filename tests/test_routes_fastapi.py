@@ -8,6 +8,8 @@ from typing import Any
 import httpx2
 import pytest
 
+from mesh_framework import MeshApplication
+from mesh_framework.testing import mesh_client
 from tests.agents import run_agent, run_registry, wait_until
 
 pytestmark = pytest.mark.timeout(60)
@@ -56,3 +58,21 @@ def test_the_fastapi_routes_dependencies_resolve_through_the_registry() -> None:
             assert rows["GET:/fa/shout"]["status"] == "available"
             assert rows["GET:/fa/missing"]["status"] == "unresolved"
             assert http.get(agent.base_url + "/fa/missing").json()["capability"] == "nowhere"
+
+
+async def test_a_subclass_of_fastapi_is_served_too(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "own_fastapi"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from fastapi import FastAPI\n"
+        "from mesh_framework import mesh_agent\n"
+        "from mesh_framework.fastapi import serve\n\n"
+        "@mesh_agent(name='own')\nclass Own:\n    pass\n\n"
+        "class ShopApi(FastAPI):\n    pass\n\n"
+        "api = serve(ShopApi(), path='/shop')\n\n"
+        "@api.get('/ping')\ndef ping() -> dict[str, bool]:\n    return {'pong': True}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    app = MeshApplication.load("own_fastapi", environ={})
+    async with mesh_client(app) as client:
+        assert (await client.http.get("/shop/ping")).json() == {"pong": True}

@@ -112,9 +112,8 @@ def _plan_fastapi(modules: Sequence[str], bean_for: Callable[[Any], str]) -> tup
         (name, attribute, value)
         for name in modules
         for attribute, value in list(vars(sys.modules[name]).items() if name in sys.modules else [])
-        if isinstance(getattr(type(value), "__module__", None), str)
-        and type(value).__module__.startswith("fastapi")
-        and isinstance(getattr(value, SERVE_ATTR, None), str)
+        if isinstance(getattr(value, SERVE_ATTR, None), str)
+        and any(str(getattr(c, "__module__", "")).startswith("fastapi.") for c in type(value).__mro__)
     ]
     if not found:
         return [], []
