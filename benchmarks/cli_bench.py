@@ -4,7 +4,8 @@ A registry (`mesh registry`, 127.0.0.1, a free port) with one agent registered (
 it) is started first; then every command runs `--runs` times, the commands taking turns (the order rotates
 every run), after one untimed run of each. Wall time from just before the process is started to its exit,
 median and min-max; every run must exit 0 (`list` must name the agent). `meshctl list` asks the same
-registry (it speaks MCP Mesh's registry API). Every command runs with the framework's and MCP Mesh's
+registry (it speaks MCP Mesh's registry API). `python -c pass` (the same interpreter starting and
+exiting) is the floor of any Python command. Every command runs with the framework's and MCP Mesh's
 settings removed from its environment.
 
     .venv/bin/python benchmarks/cli_bench.py [--runs 20]
@@ -35,6 +36,7 @@ MESH = Path(PYTHON).parent / "mesh"
 
 def commands(registry: str) -> dict[str, list[str]]:
     found = {
+        "python -c pass": [PYTHON, "-c", "pass"],
         "mesh --help": [str(MESH), "--help"],
         "mesh list": [str(MESH), "list", "--registry-url", registry],
     }

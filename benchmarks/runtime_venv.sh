@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A venv with the runtime dependencies only (uv.lock, no dev group), as a user's install of the framework
 # has them: .tools/runtime-venv. The dev venv carries test tools that some libraries notice when they are
-# importable (dependency-injector imports werkzeug, which schemathesis brings, ~25 ms at start-up).
+# importable (dependency-injector imports werkzeug, which schemathesis brings, and fastapi: ~8 MiB and
+# 130 modules at start-up). The openai extra is in: the starter app's LLM tool needs it to start.
 #   benchmarks/runtime_venv.sh && MESH_BENCH_PYTHON=.tools/runtime-venv/bin/python \
 #       .venv/bin/python benchmarks/startup.py --runs 10 --calls 1000
 set -euo pipefail
@@ -9,5 +10,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/bootstrap.sh"
 UV_PROJECT_ENVIRONMENT="$root/.tools/runtime-venv" UV_PYTHON_DOWNLOADS=never \
-    "$root/.tools/bootstrap/bin/uv" sync --frozen --no-dev --quiet --python python3 --compile-bytecode
+    "$root/.tools/bootstrap/bin/uv" sync --frozen --no-dev --extra openai --quiet --python python3 --compile-bytecode
 echo ".tools/runtime-venv/bin/python"

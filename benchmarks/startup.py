@@ -14,6 +14,10 @@ the .pyc files). The medians of `--runs` runs are reported; results go to benchm
   mesh-registry  the same agent joining a mesh (it starts an embedded registry on a free port)
   sdk            .venv/bin/python -m uvicorn sdk_lowlevel_app:app --port N         (mcp SDK low-level Server)
 
+Each run also starts the floors (`FLOORS`): the same interpreter importing only the libraries an agent
+cannot start without, then exiting; its time from start to exit and its VmRSS at the end are what no agent
+on these libraries can go below.
+
 Usage: .venv/bin/python benchmarks/startup.py [--runs 10] [--calls 1000]
 """
 
@@ -32,6 +36,7 @@ from _common import (
     ENV_MODES,
     HOST,
     MCP_PATH,
+    PYTHON,
     ROOT,
     SERVER_LABELS,
     Run,
@@ -47,6 +52,17 @@ from _common import (
 
 KINDS = ("starter", "mesh", "mesh-registry", "sdk")
 OPTIONAL = {"mesh-registry"}  # a failure of these is reported, not fatal
+# The floors: the libraries imported, nothing served. "web": the HTTP stack and validation; "dependencies":
+# every runtime library the starter app imports before its first call (dependency-injector brings
+# pydantic-settings; the starter app's prompts need jinja2, its metrics prometheus-client).
+FLOORS = {
+    "web": "uvicorn, starlette.applications, pydantic",
+    "dependencies": "uvicorn, starlette.applications, pydantic, pydantic_settings, httpx2, "
+    "dependency_injector.containers, yaml, jinja2, prometheus_client",
+}
+_REPORT_RSS = (
+    "\nimport sys\nsys.stdout.write(next(l for l in open('/proc/self/status') if l.startswith('VmRSS:')))"
+)
 ENV_SHOWN = {
     "mesh-registry": "MESH_REGISTRY__ENABLED=true MESH_REGISTRY__EMBEDDED_PORT=<free port> ",
     "starter": "MESH_REGISTRY__EMBEDDED_PORT=<free port> ",
@@ -107,6 +123,32 @@ def one_run(kind: str, calls: int, mode: str) -> dict[str, Any]:
         server.stop(grace=8)
 
 
+def one_floor(name: str, mode: str) -> dict[str, float]:
+    """Start → exit of the interpreter importing `FLOORS[name]`, and its VmRSS just before it exits."""
+    argv = [PYTHON, "-c", f"import {FLOORS[name]}" + _REPORT_RSS]
+    started = time.perf_counter()
+    done = subprocess.run(
+        argv, cwd=ROOT, env=server_env(mode), capture_output=True, text=True, timeout=60, check=False
+    )
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"floor {name}: {done.stderr[-1000:]}")
+    return {"exit_s": elapsed, "rss_mib": int(done.stdout.split()[1]) / 1024}
+
+
+def summarize_floors(samples: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
+    return {
+        name: {
+            "command": f"python -c 'import {FLOORS[name]}'",
+            "exit_median_s": median([s["exit_s"] for s in runs]),
+            "exit_min_s": min(s["exit_s"] for s in runs),
+            "rss_median_mib": median([s["rss_mib"] for s in runs]),
+        }
+        for name, runs in samples.items()
+        if runs
+    }
+
+
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     summary: dict[str, dict[str, Any]] = {}
     for kind, samples in runs.items():
@@ -154,6 +196,7 @@ def main() -> int:
     for mode in args.modes:
         failures: dict[str, str] = {}
         runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+        floors: dict[str, list[dict[str, float]]] = {name: [] for name in FLOORS}
         for run_no in range(-1, args.runs):  # run -1: untimed warm-up start (fills the bytecode cache)
             for kind in KINDS:
                 if kind in failures:
@@ -175,8 +218,13 @@ def main() -> int:
                     f"RSS {sample['rss_serving_mib']:.1f} → {sample['rss_after_calls_mib']:.1f} MiB",
                     file=sys.stderr,
                 )
+            for name in FLOORS:
+                floor = one_floor(name, mode)
+                if run_no >= 0:
+                    floors[name].append(floor)
             time.sleep(0.2)
         results[mode] = summarize(runs)
+        results[mode]["floors"] = summarize_floors(floors)
         results[mode]["runs"] = runs
         results[mode]["failures"] = failures
     save_results(

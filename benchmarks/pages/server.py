@@ -189,6 +189,7 @@ def startup_section(st: dict[str, Any] | None) -> list[str]:
                 f"* {goals.RSS.measure}: **{rss:.1f} MiB**, target {goals.RSS.text()}: "
                 f"{goals.RSS.verdict(rss)}",
             ]
+            lines += floor_lines(res.get("floors", {}), start, rss)
         if "mesh" in summary and "sdk" in summary:
             mesh, sdk = summary["mesh"], summary["sdk"]
             lines.append(
@@ -205,6 +206,16 @@ def startup_section(st: dict[str, Any] | None) -> list[str]:
             "",
         ]
     return lines
+
+
+def floor_lines(floors: dict[str, Any], start: float, rss: float) -> list[str]:
+    """The floors of this run (the libraries imported, nothing served) and the starter app above them."""
+    return [
+        f"* floor `{name}`: `{f['command']}` exits after {f['exit_median_s']:.3f} s with "
+        f"{f['rss_median_mib']:.1f} MiB RSS (medians); the starter app is {start - f['exit_median_s']:.3f} s "
+        f"and {rss - f['rss_median_mib']:.1f} MiB above it"
+        for name, f in floors.items()
+    ]
 
 
 def cli_values(cli: dict[str, Any]) -> dict[str, float]:
@@ -235,6 +246,9 @@ def cli_section(cli: dict[str, Any] | None) -> list[str]:
             lines.append(
                 f"* `{name}`: **{value:.3f} s**, target {goals.CLI.text()}: {goals.CLI.verdict(value)}"
             )
+    floor = cli["summary"].get("python -c pass", {}).get("median_s")
+    if floor is not None:
+        lines.append(f"* floor: the interpreter alone (`python -c pass`) starts and exits in {floor:.3f} s")
     return [*lines, ""]
 
 
