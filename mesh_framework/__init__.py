@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._version import __version__
+    from .a2a import A2aClient, A2aError, A2aEvent, A2aPeer, A2aTask, mesh_a2a
     from .app import MeshApplication
     from .callbacks import (
         FunctionToolCallback,
@@ -68,6 +69,11 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "A2aClient",
+    "A2aError",
+    "A2aEvent",
+    "A2aPeer",
+    "A2aTask",
     "ApplicationEventPublisher",
     "AudioContent",
     "CatalogError",
@@ -127,6 +133,7 @@ __all__ = [
     "health_indicator",
     "list_roots",
     "mcp_command",
+    "mesh_a2a",
     "mesh_agent",
     "mesh_llm",
     "mesh_llm_provider",
@@ -177,6 +184,12 @@ _LOCATIONS: dict[str, str] = {
     "Qualifier": ".di.wiring",
     "CatalogError": ".errors",
     "ConfigError": ".errors",
+    "A2aClient": ".a2a",
+    "A2aError": ".a2a",
+    "A2aEvent": ".a2a",
+    "A2aPeer": ".a2a",
+    "A2aTask": ".a2a",
+    "mesh_a2a": ".a2a",
     "MeshError": ".errors",
     "ToolExecutionError": ".errors",
     "WiringError": ".errors",

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
+from .a2a.marks import A2A_ATTR, A2aSkillSpec
 from .argument_completion import completer
 from .prompts.decorator import mesh_prompt
 from .resources.decorator import mesh_resource
@@ -165,6 +166,7 @@ def mesh_tool(
     the job, whose body reads the answers from its own `ToolContext`.
 
     `scopes` are the OAuth scopes a caller's access token needs (with `auth.*` configured; else HTTP 403).
+    `a2a=True` serves the tool as an A2A skill too (as `@mesh_a2a()` does).
     """
     if isinstance(scopes, str) or any(not isinstance(s, str) or not s or " " in s for s in scopes):
         raise ValueError(f"scopes must be a list of scope names without spaces, got {scopes!r}")
@@ -177,6 +179,7 @@ def mesh_tool(
             "prepare= takes a function (ctx, arguments) and applies to background tools only; a plain "
             "tool returns InputRequired from its body"
         )
+    a2a = bool(kwargs.pop("a2a", False))  # also an A2A skill (as @mesh_a2a() does)
     if task:
         kwargs = {**kwargs, "task": True}
     if name is not None and not _TOOL_NAME.match(name):
@@ -208,6 +211,8 @@ def mesh_tool(
             prepare=prepare,
         )
         setattr(function, TOOL_ATTR, spec)
+        if a2a and getattr(function, A2A_ATTR, None) is None:
+            setattr(function, A2A_ATTR, A2aSkillSpec())
         return function
 
     return mark

@@ -31,6 +31,7 @@ PUBLIC = {
     "mcp_command", "status_section", "Stream", "mesh_route",
     "mesh_service", "mesh_selector", "selector", "ServiceUnavailable",
     "Health", "HealthIndicator", "HealthStatus", "health_indicator",
+    "A2aClient", "A2aError", "A2aEvent", "A2aPeer", "A2aTask", "mesh_a2a",
 }  # fmt: skip
 
 

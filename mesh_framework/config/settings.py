@@ -16,6 +16,8 @@ from .environment import EMBEDDED_PORT
 from .sources import ACTIVE_SOURCES
 
 __all__ = [
+    "A2aPeerSettings",
+    "A2aSettings",
     "AgentSettings",
     "AuthSettings",
     "ClientSettings",
@@ -652,6 +654,39 @@ class WebSettings(BaseModel):
     cors: WebCorsSettings = Field(default_factory=WebCorsSettings)
 
 
+class A2aPeerSettings(BaseModel):
+    """One A2A agent this agent calls (an `A2aClient` parameter named after it)."""
+
+    model_config = _Section
+
+    url: str | None = Field(
+        None, description="The peer's A2A endpoint; unset: found through the registry by skill id"
+    )
+    token: SecretStr | None = Field(None, description="Bearer token sent to the peer")
+    dialect: Literal["auto", "current", "mcp-mesh"] = Field(
+        "auto", description="current: the A2A specification; mcp-mesh: tasks/*; auto: read the card"
+    )
+    timeout: float = Field(30.0, gt=0, description="Seconds one request (or a stream's gap) may take")
+
+
+class A2aSettings(BaseModel):
+    """A2A: skills served (`@mesh_a2a`) and peers called (`A2aClient`)."""
+
+    model_config = _Section
+
+    path: str = Field("/a2a", description="Where the A2A JSON-RPC endpoints are served")
+    peers: dict[str, A2aPeerSettings] = Field(
+        default_factory=dict, description="A2A agents called, by the name of the A2aClient parameter"
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        if not value.startswith("/") or value == "/" or value.endswith("/"):
+            raise ValueError("must start with '/' and not end with '/', e.g. /a2a")
+        return value
+
+
 class MeshSettings(BaseSettings):
     """Every framework setting. Sections the framework does not know are kept for `@config_properties`."""
 
@@ -680,6 +715,7 @@ class MeshSettings(BaseSettings):
     prompts: PromptSettings = Field(default_factory=PromptSettings)
     resources: ResourceSettings = Field(default_factory=ResourceSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    a2a: A2aSettings = Field(default_factory=A2aSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -56,6 +56,8 @@ def cli_origin(key: str) -> str:
 
 def normalize_key(key: str) -> str:
     """Relaxed binding: `agent-name`, `agentName` and `AGENT_NAME` all mean `agent_name`."""
+    if key.isupper():  # an environment variable's part: no camelCase to split (`A2A` is `a2a`)
+        return key.lower().replace("-", "_")
     out: list[str] = []
     for i, char in enumerate(key):
         if char.isupper() and i and (key[i - 1].islower() or key[i - 1].isdigit()):

@@ -158,8 +158,22 @@ def build_agent_llms(
     return agents
 
 
-def web_routes(status_routes: list[Any], web: WebApp) -> list[Any]:
-    return [*status_routes, *web.routes]  # a static folder mounted at / comes last
+def web_routes(status_routes: list[Any], web: WebApp, a2a: list[Any] | None = None) -> list[Any]:
+    return [*status_routes, *(a2a or ()), *web.routes]  # a static folder mounted at / comes last
+
+
+def build_a2a_clients(settings: MeshSettings, proxy_factory: McpMeshToolProxyFactory) -> Any:
+    """The `A2aClient` of each peer a tool names (a2a/clients.py)."""
+    from ..a2a.clients import A2aClients
+
+    return A2aClients(settings, proxy_factory)
+
+
+def build_a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[Any]:
+    """The A2A card and JSON-RPC routes of `@mesh_a2a` tools (a2a/routes.py)."""
+    from ..a2a.routes import a2a_routes
+
+    return a2a_routes(settings, tools)
 
 
 class MeshContainer(containers.DeclarativeContainer):
@@ -181,6 +195,9 @@ class MeshContainer(containers.DeclarativeContainer):
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
+    a2a_clients = providers.ThreadSafeSingleton(
+        build_a2a_clients, settings=settings, proxy_factory=proxy_factory
+    )
     command_plans: Any = providers.Object([])  # command_tools.discovery.CommandPlan, set at assembly
     status_plans: Any = providers.Object([])  # status.discovery.StatusPlan, set at assembly
     tools = providers.ThreadSafeSingleton(
@@ -249,6 +266,7 @@ class MeshContainer(containers.DeclarativeContainer):
             web_routes,
             status_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
             web=web_app,
+            a2a=providers.Callable(build_a2a_routes, settings=settings, tools=tools),
         ),
         middleware=web_app.provided.middleware,
     )

@@ -30,6 +30,7 @@ class ToolPlan:
     owner: str | None = None  # provider name of the component owning the method
     attribute: str = ""
     beans: dict[str, str] = field(default_factory=dict)  # parameter -> provider name
+    a2a_peers: dict[str, str] = field(default_factory=dict)  # A2aClient parameter -> peer name
 
 
 def plan_tool(
@@ -60,7 +61,8 @@ def plan_tool(
             f"returns Stream[str] and is {flag}: a stream answers the caller as it runs, a job answers "
             f"later; drop {flag} or return str"
         )
-    beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean"}
+    beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean" and p.peer is None}
+    peers = {p.name: p.peer for p in signature.injected if p.peer is not None}
     services = [(p.slot, p.service) for p in signature.injected if p.service is not None]
     if services:  # on the wire, a service's methods are ordinary dependencies after the declared ones
         spec = dataclasses.replace(spec, dependencies=spec.dependencies + service_dependencies(services))
@@ -76,6 +78,7 @@ def plan_tool(
         owner=owner,
         attribute=attribute,
         beans=beans,
+        a2a_peers=peers,
     )
 
 
@@ -115,7 +118,11 @@ def build_wrappers(
             timeout=plan.timeout,
             mask_errors=mask_errors,
         )
-        wrapper.bind_beans({param: provide(bean) for param, bean in plan.beans.items()})
+        beans = {param: provide(bean) for param, bean in plan.beans.items()}
+        if plan.a2a_peers:  # each A2aClient parameter gets its peer's client (a2a/clients.py)
+            clients = provide("a2a_clients")
+            beans.update({param: clients.client(peer) for param, peer in plan.a2a_peers.items()})
+        wrapper.bind_beans(beans)
         for dependency in plan.spec.dependencies:
             wrapper.update_dependency(dependency.index, initial_proxy(dependency))
         registry.add(wrapper)

@@ -2,7 +2,8 @@
 
 Injected parameters are found by type: `McpMeshTool` (one per declared dependency, in order),
 `MeshLlmAgent`, `ToolContext`, `JobContext` (`MeshJob`), `@mesh_service` classes (one dependency slot per
-method, after the declared dependencies), and component types the container knows.
+method, after the declared dependencies), `A2aClient` (a peer by name) and component types the container
+knows.
 Everything else is a client argument, validated by a pydantic model built from the signature and
 described by its JSON schema.
 """
@@ -19,6 +20,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
+from ..a2a.client import A2aClient, A2aPeer
 from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputRequired
@@ -39,6 +41,7 @@ class InjectedParam:
     slot: int = -1  # dependency index for kind == "tool"; the first method's for kind == "service"
     bean_type: Any = None  # for kind == "bean"
     service: ServicePlan | None = None  # for kind == "service"
+    peer: str | None = None  # for an A2aClient bean: the peer's name (a2a.peers.<name>)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,15 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
             annotation = args[0]
         else:
             return annotation, optional
+
+
+def _peer(annotation: Any, default: str) -> str:
+    """The peer an `A2aClient` parameter names: `Annotated[A2aClient, A2aPeer("x")]`, else its name."""
+    if get_origin(annotation) is Annotated:
+        for extra in get_args(annotation)[1:]:
+            if isinstance(extra, A2aPeer):
+                return extra.name
+    return default
 
 
 def _is_subclass(candidate: Any, base: type | tuple[type, ...]) -> bool:
@@ -212,6 +224,9 @@ def analyze_signature(
                 InjectedParam(param.name, "service", optional, slot=service_slot, service=service)
             )
             service_slot += len(service.methods)
+        elif _is_subclass(core, A2aClient):
+            peer = _peer(annotation, param.name)
+            injected.append(InjectedParam(param.name, "bean", optional, bean_type=A2aClient, peer=peer))
         elif bean_types(core):
             injected.append(InjectedParam(param.name, "bean", optional, bean_type=core))
         else:

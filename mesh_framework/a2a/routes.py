@@ -1,0 +1,45 @@
+"""Which A2A routes an agent serves: its skills' (a2a/server.py, loading `a2a-sdk`), or, without skills,
+card requests answered with a clear 404."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from ..config.settings import MeshSettings
+from ..errors import WiringError
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .marks import A2A_ATTR
+
+__all__ = ["a2a_routes"]
+
+
+def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[BaseRoute]:
+    if not any(getattr(w.spec.function, A2A_ATTR, None) is not None for w in tools):
+        return _no_skill_routes(settings)
+    try:
+        from .server import skill_routes
+    except ImportError as exc:
+        raise WiringError(
+            [f"A2A skills need the a2a extra: pip install 'mesh-framework[a2a]' ({exc})"]
+        ) from None
+    return skill_routes(settings, tools)
+
+
+def _no_skill_routes(settings: MeshSettings) -> list[BaseRoute]:
+    async def none(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {
+                "error": f"agent '{settings.agent.name}' serves no A2A skills; mark a tool with @mesh_a2a "
+                "(or @mesh_tool(a2a=True)) to serve it over A2A"
+            },
+            status_code=404,
+        )
+
+    path = settings.a2a.path
+    return [
+        Route("/.well-known/agent-card.json", none, methods=["GET"]),
+        Route("/.well-known/agent.json", none, methods=["GET"]),
+        Route(path + "/{skill}/.well-known/{card}", none, methods=["GET"]),
+    ]

@@ -1,0 +1,499 @@
+"""The agent's A2A side: an Agent Card and JSON-RPC endpoints over its `@mesh_a2a` tools.
+
+The A2A specification's dialect is served by the official `a2a-sdk` (its request handler, task store and
+JSON-RPC dispatcher, v0.3 `message/send` too); this module gives it an executor that runs the skill's
+tool. MCP Mesh's dialect (`tasks/send|get|cancel|sendSubscribe`) is translated onto the same handler, so
+both dialects share one task store.
+
+    GET  /.well-known/agent-card.json          the card, every skill (current dialect)
+    POST {a2a.path}                            JSON-RPC; the skill from message metadata `skill`
+    GET  {a2a.path}/{skill}/.well-known/agent-card.json | agent.json   one skill's card, either dialect
+    POST {a2a.path}/{skill}                    JSON-RPC of either dialect for that skill
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from a2a.helpers import new_task_from_user_message
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import DefaultServerCallContextBuilder
+from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    CancelTaskRequest,
+    GetTaskRequest,
+    Message,
+    Part,
+    SendMessageRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
+from a2a.utils.errors import A2AError
+from google.protobuf.json_format import MessageToDict, ParseDict  # type: ignore[import-untyped]
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from ..config.settings import MeshSettings
+from ..tools.context import ToolContext
+from ..tools.streaming import CHUNK_SINK
+from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .marks import A2A_ATTR, A2aSkillSpec
+from .wire import state_name
+
+__all__ = ["A2aSkill", "skill_routes", "skills_of"]
+
+logger = logging.getLogger("mesh_framework.a2a")
+
+LEGACY_METHODS = ("tasks/send", "tasks/get", "tasks/cancel", "tasks/sendSubscribe")
+LEGACY_IDS_KEPT = 1000
+SKILL_STATE = "mesh_a2a_skill"
+
+
+@dataclass(frozen=True, slots=True)
+class A2aSkill:
+    id: str
+    name: str
+    description: str
+    tags: tuple[str, ...]
+    spec: A2aSkillSpec
+    wrapper: MeshToolWrapper
+
+    def proto(self) -> AgentSkill:
+        return AgentSkill(
+            id=self.id,
+            name=self.name,
+            description=self.description,
+            tags=list(self.tags),
+            examples=list(self.spec.examples),
+            input_modes=list(self.spec.input_modes),
+            output_modes=list(self.spec.output_modes),
+        )
+
+    def surface(self, path: str) -> dict[str, Any]:
+        """The skill as MCP Mesh's registry lists an A2A surface."""
+        return {
+            "path": f"{path}/{self.id}",
+            "skill_id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "input_modes": list(self.spec.input_modes),
+            "output_modes": list(self.spec.output_modes),
+            "tags": list(self.tags),
+        }
+
+
+def skills_of(tools: MeshToolWrapperRegistry) -> list[A2aSkill]:
+    """The tools marked `@mesh_a2a` (or `a2a=True`) as skills."""
+    found: list[A2aSkill] = []
+    for wrapper in tools:
+        spec = getattr(wrapper.spec.function, A2A_ATTR, None)
+        if not isinstance(spec, A2aSkillSpec):
+            continue
+        skill_id = spec.skill_id or wrapper.name
+        found.append(
+            A2aSkill(
+                id=skill_id,
+                name=spec.name or skill_id.replace("-", " ").replace("_", " ").title(),
+                description=spec.description or wrapper.descriptor["description"] or skill_id,
+                tags=spec.tags or wrapper.spec.tags or (wrapper.capability,),  # the card requires tags
+                spec=spec,
+                wrapper=wrapper,
+            )
+        )
+    return found
+
+
+def arguments_of(skill: A2aSkill, text: str, data: dict[str, Any] | None) -> dict[str, Any]:
+    """A message as the tool's arguments: a data part, a JSON object text, or the text as the tool's one
+    required parameter. Raises ValueError saying what the skill expects."""
+    if data is not None:
+        return data
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    schema = skill.wrapper.descriptor["inputSchema"]
+    properties = list(schema.get("properties", {}))
+    required = schema.get("required", [])
+    target = required[0] if len(required) == 1 else properties[0] if len(properties) == 1 else None
+    if target is None:
+        raise ValueError(
+            f"skill '{skill.id}' takes {sorted(properties)}: send them as a data part or a JSON object text"
+        )
+    return {target: text}
+
+
+def _message_input(message: Message | None) -> tuple[str, dict[str, Any] | None]:
+    text: list[str] = []
+    data: dict[str, Any] | None = None
+    for part in message.parts if message is not None else []:
+        if part.HasField("text"):
+            text.append(part.text)
+        elif part.HasField("data"):
+            value = MessageToDict(part.data)
+            if isinstance(value, dict):
+                data = value
+    return "".join(text), data
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    return "".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
+
+
+class SkillExecutor(AgentExecutor):
+    """Runs a message's skill (its tool), publishing progress and stream chunks as task updates."""
+
+    def __init__(self, skills: dict[str, A2aSkill]) -> None:
+        self.skills = skills
+
+    def skill_for(self, context: RequestContext) -> A2aSkill:
+        wanted = context.call_context.state.get(SKILL_STATE) if context.call_context else None
+        message = context.message
+        if wanted is None and message is not None and "skill" in message.metadata:
+            wanted = str(message.metadata["skill"])
+        if wanted is None and len(self.skills) == 1:
+            return next(iter(self.skills.values()))
+        skill = self.skills.get(str(wanted)) if wanted is not None else None
+        if skill is None:
+            known = ", ".join(sorted(self.skills))
+            raise ValueError(
+                f"unknown A2A skill {wanted!r}; this agent serves: {known}. Name it in the message "
+                "metadata ('skill') or post to the skill's own endpoint"
+                if wanted is not None
+                else f"this agent serves several A2A skills ({known}); name one in the message metadata "
+                "('skill') or post to the skill's own endpoint"
+            )
+        return skill
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if context.current_task is None and context.message is not None:
+            await event_queue.enqueue_event(new_task_from_user_message(context.message))
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        await updater.start_work()
+        try:
+            skill = self.skill_for(context)
+            text, data = _message_input(context.message)
+            arguments = arguments_of(skill, text, data)
+        except ValueError as exc:
+            await updater.failed(updater.new_agent_message([Part(text=str(exc))]))
+            return
+        wrapper = skill.wrapper
+        streamed = False
+
+        async def progress(notification: dict[str, Any]) -> None:
+            params = notification.get("params", {})
+            if notification.get("method") == "notifications/progress" and params.get("message"):
+                await updater.update_status(
+                    TaskState.TASK_STATE_WORKING,
+                    message=updater.new_agent_message([Part(text=str(params["message"]))]),
+                )
+
+        async def chunk(text: str) -> None:
+            nonlocal streamed
+            await updater.add_artifact(
+                [Part(text=text)], artifact_id="result", name="result", append=streamed
+            )
+            streamed = True
+
+        ctx = ToolContext(wrapper.name, progress_token="a2a", sink=progress)
+        token = CHUNK_SINK.set(chunk) if wrapper.signature.streams else None
+        try:
+            result = await wrapper.call(arguments, ctx)
+        finally:
+            if token is not None:
+                CHUNK_SINK.reset(token)
+        if result.get("isError"):
+            await updater.failed(updater.new_agent_message([Part(text=_result_text(result))]))
+            return
+        if streamed:
+            await updater.add_artifact([], artifact_id="result", name="result", append=True, last_chunk=True)
+        else:
+            await updater.add_artifact([Part(text=_result_text(result))], artifact_id="result", name="result")
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        await updater.cancel()
+
+
+class _SkillContextBuilder(DefaultServerCallContextBuilder):
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        skill = request.path_params.get("skill")
+        if skill is not None:
+            context.state[SKILL_STATE] = skill
+        return context
+
+
+class LegacyDialect:
+    """MCP Mesh's `tasks/*` JSON-RPC, translated onto the a2a-sdk handler (one task store)."""
+
+    def __init__(self, handler: DefaultRequestHandler) -> None:
+        self.handler = handler
+        self.ids: OrderedDict[str, str] = OrderedDict()  # the client's task id -> the handler's
+
+    async def __call__(self, body: dict[str, Any], context: ServerCallContext) -> Response:
+        request_id = body.get("id")
+        method = body.get("method")
+        params = _dict(body.get("params"))
+        try:
+            if method == "tasks/send":
+                result = await self._send(params, context)
+                return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
+            if method == "tasks/sendSubscribe":
+                return StreamingResponse(
+                    self._subscribe(request_id, params, context),
+                    media_type="text/event-stream",
+                    headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+                )
+            task_id = params.get("id")
+            if not isinstance(task_id, str) or not task_id:
+                return _error(request_id, -32602, f"Invalid params: 'id' is required for {method}")
+            inner = self.ids.get(task_id, task_id)
+            if method == "tasks/get":
+                task = await self.handler.on_get_task(GetTaskRequest(id=inner), context)
+            else:
+                task = await self.handler.on_cancel_task(CancelTaskRequest(id=inner), context)
+            if task is None:
+                return _error(request_id, -32602, f"Unknown task id: {task_id}")
+            return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": _legacy_task(task, task_id)})
+        except A2AError as exc:
+            code = -32602 if "not found" in str(exc).lower() else -32603
+            text = f"Unknown task id: {params.get('id')}" if code == -32602 else str(exc)
+            return _error(request_id, code, text)
+
+    def _request(self, params: dict[str, Any]) -> SendMessageRequest:
+        message = _dict(params.get("message"))
+        parts = []
+        for part in message.get("parts") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append({"text": part["text"]})
+            elif isinstance(part, dict) and "data" in part:
+                parts.append({"data": part["data"]})
+        metadata = _dict(params.get("metadata"))
+        wire: dict[str, Any] = {
+            "message": {"messageId": str(params.get("id") or ""), "role": "ROLE_USER", "parts": parts}
+        }
+        if metadata.get("skill"):
+            wire["message"]["metadata"] = {"skill": metadata["skill"]}
+        request: SendMessageRequest = ParseDict(wire, SendMessageRequest())
+        return request
+
+    def _remember(self, outer: str, inner: str) -> None:
+        self.ids[outer] = inner
+        while len(self.ids) > LEGACY_IDS_KEPT:
+            self.ids.popitem(last=False)
+
+    async def _send(self, params: dict[str, Any], context: ServerCallContext) -> dict[str, Any]:
+        outer = str(params.get("id") or "")
+        answer = await self.handler.on_message_send(self._request(params), context)
+        task = answer
+        self._remember(outer or task.id, task.id)
+        return _legacy_task(task, outer or task.id)
+
+    async def _subscribe(
+        self, request_id: Any, params: dict[str, Any], context: ServerCallContext
+    ) -> AsyncIterator[bytes]:
+        outer = str(params.get("id") or "")
+        try:
+            async for event in self.handler.on_message_send_stream(self._request(params), context):
+                result: dict[str, Any] | None = None
+                if isinstance(event, Task):
+                    self._remember(outer or event.id, event.id)
+                elif isinstance(event, TaskArtifactUpdateEvent) and event.artifact.parts:
+                    artifact = _legacy_artifact(MessageToDict(event.artifact))
+                    result = {"id": outer or event.task_id, "artifact": artifact}
+                elif isinstance(event, TaskStatusUpdateEvent):
+                    status = _legacy_status(MessageToDict(event.status))
+                    final = status["state"] in ("completed", "failed", "canceled", "rejected")
+                    result = {"id": outer or event.task_id, "status": status, "final": final}
+                if result is not None:
+                    yield _frame({"jsonrpc": "2.0", "id": request_id, "result": result})
+        except A2AError as exc:
+            yield _frame({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": str(exc)}})
+
+
+def _frame(envelope: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(envelope)}\n\n".encode()
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _error(request_id: Any, code: int, message: str, status: int = 200) -> JSONResponse:
+    return JSONResponse(
+        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}, status_code=status
+    )
+
+
+def _legacy_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for part in parts:
+        if "text" in part:
+            out.append({"type": "text", "text": part["text"]})
+        elif "data" in part:
+            out.append({"type": "data", "data": part["data"]})
+    return out
+
+
+def _legacy_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": artifact.get("name", "result"),
+        "parts": _legacy_parts(artifact.get("parts", [])),
+        "index": 0,
+    }
+
+
+def _legacy_status(status: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "state": state_name(status.get("state")),
+        "timestamp": status.get("timestamp") or datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+    }
+    message = status.get("message")
+    if isinstance(message, dict):
+        out["message"] = {"role": "agent", "parts": _legacy_parts(message.get("parts", []))}
+    return out
+
+
+def _legacy_task(task: Any, outer: str) -> dict[str, Any]:
+    wire = MessageToDict(task)
+    history = [
+        {
+            "role": "user" if m.get("role") == "ROLE_USER" else "agent",
+            "parts": _legacy_parts(m.get("parts", [])),
+        }
+        for m in wire.get("history", [])
+        if m.get("role") == "ROLE_USER"
+    ]
+    return {
+        "id": outer,
+        "sessionId": wire.get("contextId", outer),
+        "status": _legacy_status(wire.get("status", {})),
+        "artifacts": [_legacy_artifact(a) for a in wire.get("artifacts", [])],
+        "history": history,
+    }
+
+
+def _card(settings: MeshSettings, skills: list[A2aSkill], url: str, base_url: str) -> AgentCard:
+    agent = settings.agent
+    return AgentCard(
+        name=agent.name,
+        description=agent.description or agent.name,
+        version=agent.version,
+        supported_interfaces=[AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain", "application/json"],
+        skills=[skill.proto() for skill in skills],
+    )
+
+
+def _legacy_card(settings: MeshSettings, skill: A2aSkill, url: str) -> dict[str, Any]:
+    agent = settings.agent
+    return {
+        "name": agent.name,
+        "description": agent.description or agent.name,
+        "version": agent.version,
+        "capabilities": {"streaming": True, "pushNotifications": False, "stateTransitionHistory": False},
+        "defaultInputModes": list(skill.spec.input_modes),
+        "defaultOutputModes": list(skill.spec.output_modes),
+        "skills": [
+            {
+                "id": skill.id,
+                "name": skill.name,
+                "description": skill.description,
+                "tags": list(skill.tags),
+                "inputModes": list(skill.spec.input_modes),
+                "outputModes": list(skill.spec.output_modes),
+            }
+        ],
+        "url": url,
+        "authentication": {"schemes": []},
+    }
+
+
+def _base_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+def skill_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[BaseRoute]:
+    """The A2A routes of the agent's skills."""
+    skills = skills_of(tools)
+    by_id = {skill.id: skill for skill in skills}
+    path = settings.a2a.path
+    placeholder = _card(settings, skills, path, "")
+    handler = DefaultRequestHandler(SkillExecutor(by_id), InMemoryTaskStore(), placeholder)
+    builder = _SkillContextBuilder()
+    dispatcher = JsonRpcDispatcher(request_handler=handler, context_builder=builder, enable_v0_3_compat=True)
+    legacy = LegacyDialect(handler)
+
+    async def card(request: Request) -> JSONResponse:
+        from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+
+        base = _base_url(request)
+        return JSONResponse(agent_card_to_dict(_card(settings, skills, base + path, base)))
+
+    async def skill_card(request: Request) -> Response:
+        skill = by_id.get(request.path_params["skill"])
+        name = request.path_params["card"]
+        known = ", ".join(by_id)
+        if skill is None:
+            return JSONResponse(
+                {"error": f"no A2A skill {request.path_params['skill']!r}; this agent serves: {known}"},
+                status_code=404,
+            )
+        base = _base_url(request)
+        url = f"{base}{path}/{skill.id}"
+        if name == "agent.json":
+            return JSONResponse(_legacy_card(settings, skill, url))
+        if name == "agent-card.json":
+            from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+
+            return JSONResponse(agent_card_to_dict(_card(settings, [skill], url, base)))
+        return JSONResponse(
+            {"error": f"no card {name!r}; use agent-card.json or agent.json"}, status_code=404
+        )
+
+    async def rpc(request: Request) -> Response:
+        skill = request.path_params.get("skill")
+        if skill is not None and skill not in by_id:
+            return _error(None, -32602, f"no A2A skill '{skill}'; this agent serves: {', '.join(by_id)}", 404)
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            return _error(None, -32700, f"Parse error: the body is not JSON ({exc})", 400)
+        if isinstance(body, dict) and body.get("method") in LEGACY_METHODS:
+            return await legacy(body, builder.build(request))
+        request._body = raw  # the dispatcher reads the body again
+        return await dispatcher.handle_requests(request)
+
+    return [
+        Route("/.well-known/agent-card.json", card, methods=["GET"]),
+        Route(path, rpc, methods=["POST"]),
+        Route(path + "/{skill}", rpc, methods=["POST"]),
+        Route(path + "/{skill}/.well-known/{card}", skill_card, methods=["GET"]),
+    ]

@@ -1,0 +1,299 @@
+"""A2A on real processes: our agent's skills served to the official `a2a-sdk` client (the current
+specification) and in MCP Mesh's `tasks/*` dialect, our `A2aClient` against an `a2a-sdk` server and
+against our own agent, both dialects, and bad input (no skills, unknown task ids, bad JSON-RPC, a peer
+that stalls mid-stream)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from a2a.client import ClientConfig, create_client
+from a2a.helpers import get_artifact_text, new_text_message
+from a2a.types import GetTaskRequest, Role, SendMessageRequest, TaskState
+
+from mesh_framework.a2a import A2aClient, A2aError
+from tests.agents import ROOT, AgentProcess, agent_env, run_agent, stop
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture(scope="module")
+def skills() -> Iterator[AgentProcess]:
+    with run_agent("tests.apps.a2a_app") as agent:
+        yield agent
+
+
+@pytest.fixture(scope="module")
+def sdk_peer() -> Iterator[str]:
+    """An agent made with a2a-sdk alone; yields its base URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.a2a_sdk_peer"],
+        cwd=ROOT,
+        env=agent_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("serving "), line
+        yield line.split()[1]
+    finally:
+        stop(process)
+
+
+def rpc(url: str, body: Any, **kwargs: Any) -> httpx2.Response:
+    return httpx2.post(url, json=body, timeout=10, trust_env=False, **kwargs)
+
+
+def legacy_send(method: str, task_id: str, text: str) -> dict[str, Any]:
+    message = {"role": "user", "parts": [{"type": "text", "text": text}]}
+    return {"jsonrpc": "2.0", "id": 7, "method": method, "params": {"id": task_id, "message": message}}
+
+
+def client(url: str, **kwargs: Any) -> A2aClient:
+    http = httpx2.AsyncClient(trust_env=False)
+    return A2aClient("peer", url=url, http=lambda: http, **kwargs)
+
+
+# -- served: the official a2a-sdk client against our agent -------------------------------------------------
+
+
+async def test_the_a2a_sdk_client_reads_our_card_and_sends_a_message(skills: AgentProcess) -> None:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        sdk = await create_client(
+            skills.base_url, client_config=ClientConfig(streaming=False, httpx_client=http)
+        )
+        card = sdk._card  # what the sdk resolved from our /.well-known/agent-card.json
+        assert card.name == "a2a-agent" and card.version == "1.2.0"
+        assert {s.id for s in card.skills} == {"echo", "words", "slow-count", "add", "fail"}
+        echo = next(s for s in card.skills if s.id == "echo")
+        assert list(echo.tags) == ["demo"] and list(echo.examples) == ["hello"]
+        message = new_text_message("hello", role=Role.ROLE_USER)
+        message.metadata.update({"skill": "echo"})
+        [answer] = [event async for event in sdk.send_message(SendMessageRequest(message=message))]
+        task = answer.task
+        assert task.status.state == TaskState.TASK_STATE_COMPLETED
+        assert get_artifact_text(task.artifacts[0]) == "echo:hello"
+        again = await sdk.get_task(GetTaskRequest(id=task.id))
+        assert get_artifact_text(again.artifacts[0]) == "echo:hello"
+        await sdk.close()
+
+
+async def test_the_a2a_sdk_client_streams_a_stream_tool_chunk_by_chunk(skills: AgentProcess) -> None:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        sdk = await create_client(
+            skills.base_url, client_config=ClientConfig(streaming=True, httpx_client=http)
+        )
+        message = new_text_message("one two three", role=Role.ROLE_USER)
+        message.metadata.update({"skill": "words"})
+        events = [event async for event in sdk.send_message(SendMessageRequest(message=message))]
+        chunks = [
+            get_artifact_text(e.artifact_update.artifact)
+            for e in events
+            if e.HasField("artifact_update") and e.artifact_update.artifact.parts
+        ]
+        assert chunks == ["one ", "two ", "three "]
+        assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+        await sdk.close()
+
+
+def test_progress_becomes_task_status_updates_and_failures_a_failed_task(skills: AgentProcess) -> None:
+    url = skills.base_url + "/a2a/slow-count"
+    message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"data": {"n": 3}}]}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": message}}
+    answer = rpc(url, body, headers={"A2A-Version": "1.0"})
+    frames = [json.loads(line[5:]) for line in answer.text.splitlines() if line.startswith("data:")]
+    progress = [
+        f["result"]["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+        for f in frames
+        if "message" in f["result"].get("statusUpdate", {}).get("status", {})
+    ]
+    assert progress == ["counted 1", "counted 2", "counted 3"]
+    assert frames[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    failed = rpc(skills.base_url + "/a2a/fail", legacy_send("tasks/send", "f-1", "now")).json()["result"]
+    assert failed["status"]["state"] == "failed"
+    assert "asked to fail: now" in failed["status"]["message"]["parts"][0]["text"]
+
+
+# -- served: MCP Mesh's dialect ------------------------------------------------------------------------------
+
+
+def test_mcp_mesh_dialect_card_send_get_and_subscribe(skills: AgentProcess) -> None:
+    surface = skills.base_url + "/a2a/echo"
+    card = httpx2.get(surface + "/.well-known/agent.json", timeout=10).json()
+    assert card["url"] == surface and [s["id"] for s in card["skills"]] == ["echo"]
+    assert card["authentication"] == {"schemes": []}
+    sent = rpc(surface, legacy_send("tasks/send", "t-1", "hello")).json()
+    assert sent["id"] == 7
+    task = sent["result"]
+    assert task["id"] == "t-1" and task["status"]["state"] == "completed"
+    assert task["artifacts"] == [
+        {"name": "result", "parts": [{"type": "text", "text": "echo:hello"}], "index": 0}
+    ]
+    got = rpc(surface, {"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {"id": "t-1"}}).json()
+    assert got["result"]["artifacts"][0]["parts"][0]["text"] == "echo:hello"
+    stream = rpc(skills.base_url + "/a2a/words", legacy_send("tasks/sendSubscribe", "t-2", "a b"))
+    assert stream.headers["content-type"].startswith("text/event-stream")
+    frames = [json.loads(line[5:])["result"] for line in stream.text.splitlines() if line.startswith("data:")]
+    assert [f["artifact"]["parts"][0]["text"] for f in frames if "artifact" in f] == ["a ", "b "]
+    assert frames[-1]["status"]["state"] == "completed" and frames[-1]["final"] is True
+
+
+def test_two_arguments_come_from_a_json_text_or_a_data_part(skills: AgentProcess) -> None:
+    add = skills.base_url + "/a2a/add"
+    assert (
+        rpc(add, legacy_send("tasks/send", "a-1", '{"a": 2, "b": 3}')).json()["result"]["artifacts"][0][
+            "parts"
+        ][0]["text"]
+        == "5"
+    )
+    refused = rpc(add, legacy_send("tasks/send", "a-2", "two and three")).json()["result"]
+    assert refused["status"]["state"] == "failed"
+    assert "skill 'add' takes ['a', 'b']" in refused["status"]["message"]["parts"][0]["text"]
+
+
+# -- bad input -----------------------------------------------------------------------------------------------
+
+
+def test_unknown_task_ids_are_clear_errors_in_both_dialects(skills: AgentProcess) -> None:
+    surface = skills.base_url + "/a2a/echo"
+    legacy = rpc(surface, {"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"id": "nope"}}).json()
+    assert legacy["error"] == {"code": -32602, "message": "Unknown task id: nope"}
+    missing = rpc(surface, {"jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": {}}).json()
+    assert missing["error"]["message"] == "Invalid params: 'id' is required for tasks/cancel"
+    current = rpc(
+        skills.base_url + "/a2a",
+        {"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "nope"}},
+        headers={"A2A-Version": "1.0"},
+    ).json()
+    assert current["error"]["code"] == -32001 and current["error"]["message"] == "Task not found"
+
+
+def test_bad_json_rpc_is_answered_not_raised(skills: AgentProcess) -> None:
+    bad = httpx2.post(skills.base_url + "/a2a/echo", content=b"{not json", timeout=10)
+    assert bad.status_code == 400
+    assert bad.json()["error"]["code"] == -32700 and bad.json()["id"] is None
+    unknown = rpc(skills.base_url + "/a2a", {"jsonrpc": "2.0", "id": 1, "method": "Teleport", "params": {}})
+    assert unknown.json()["error"]["code"] == -32601
+    no_skill = rpc(skills.base_url + "/a2a/nope", legacy_send("tasks/send", "x", "hi"))
+    assert no_skill.status_code == 404
+    assert "no A2A skill 'nope'; this agent serves: echo, words, slow-count, add, fail" in no_skill.text
+    several = rpc(
+        skills.base_url + "/a2a",
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "SendMessage",
+            "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
+        },
+        headers={"A2A-Version": "1.0"},
+    ).json()["result"]["task"]
+    assert several["status"]["state"] == "TASK_STATE_FAILED"
+    assert "name one in the message metadata ('skill')" in several["status"]["message"]["parts"][0]["text"]
+    assert "Traceback" not in skills.text()
+
+
+def test_an_agent_without_skills_answers_card_requests_with_a_clear_404() -> None:
+    with run_agent("tests.apps.stream_app") as plain:
+        for path in (
+            "/.well-known/agent-card.json",
+            "/.well-known/agent.json",
+            "/a2a/chat/.well-known/agent.json",
+        ):
+            answer = httpx2.get(plain.base_url + path, timeout=10)
+            assert answer.status_code == 404
+            assert answer.json()["error"].startswith(
+                "agent 'streamer' serves no A2A skills; mark a tool with"
+            )
+
+
+# -- consumed: our A2aClient ------------------------------------------------------------------------------
+
+
+async def test_our_client_against_an_a2a_sdk_server(sdk_peer: str) -> None:
+    peer = client(sdk_peer)
+    task = await peer.send("hi")
+    assert peer.dialect == "current"
+    assert (task.state, task.text) == ("completed", "sdk-echo:hi")
+    assert (await peer.get_task(task.id)).text == "sdk-echo:hi"
+    events = [event async for event in peer.stream("yo")]
+    assert [e.text for e in events if e.kind == "artifact"] == ["sdk-echo:yo"]
+    assert events[-1].state == "completed" and events[-1].final
+    with pytest.raises(A2aError, match=r"refused GetTask: Task not found \(code -32001\)"):
+        await peer.get_task("nope")
+
+
+async def test_a_peer_that_stalls_mid_stream_is_an_error_naming_the_timeout(sdk_peer: str) -> None:
+    peer = client(sdk_peer, timeout=1.0)
+    seen: list[str] = []
+    with pytest.raises(A2aError, match=r"sent nothing for 1.0s mid-stream \(after 3 event\(s\)\)"):
+        async for event in peer.stream("slow please"):
+            seen.append(event.kind)
+    assert "artifact" in seen
+
+
+async def test_our_client_speaks_both_dialects_to_our_agent(skills: AgentProcess) -> None:
+    legacy = client(skills.base_url + "/a2a/echo", dialect="mcp-mesh")
+    task = await legacy.send("x")
+    assert (task.id.startswith("c-"), task.state, task.text) == (True, "completed", "echo:x")
+    current = client(skills.base_url)
+    assert (await current.send("y", skill="echo")).text == "echo:y" and current.dialect == "current"
+    added = await current.send(data={"a": 1, "b": 2}, skill="add")
+    assert added.text == "3"
+    chunks = [e.text async for e in legacy_stream(skills)]
+    assert chunks == ["p ", "q "]
+    nowhere = client("http://127.0.0.1:9/a2a")
+    with pytest.raises(A2aError, match="cannot be reached"):
+        await nowhere.send("x")
+
+
+async def legacy_stream(skills: AgentProcess) -> Any:
+    words = client(skills.base_url + "/a2a/words", dialect="mcp-mesh")
+    async for event in words.stream("p q"):
+        if event.kind == "artifact":
+            yield event
+
+
+def test_a_tool_gets_its_a2a_client_injected_and_pointed_by_settings(
+    skills: AgentProcess, sdk_peer: str
+) -> None:
+    env = {
+        "MESH_A2A__PEERS__ECHO__URL": sdk_peer,
+        "MESH_A2A__PEERS__WORDS__URL": skills.base_url + "/a2a/words",
+    }
+    with run_agent("tests.apps.a2a_app", env=env) as consumer:
+        asked = call(consumer, "ask_peer", {"text": "via-settings"})
+        assert asked == "completed:sdk-echo:via-settings"
+        assert call(consumer, "stream_peer", {"text": "x y z"}) == "x |y |z "
+        schema = tool_schema(consumer, "ask_peer")
+        assert list(schema["properties"]) == ["text"]
+
+
+def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> str:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    answer = httpx2.post(
+        agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
+    ).json()["result"]
+    assert not answer.get("isError"), answer
+    return str(answer["content"][0]["text"])
+
+
+def tool_schema(agent: AgentProcess, tool: str) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    tools = httpx2.post(
+        agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
+    ).json()["result"]["tools"]
+    return next(t["inputSchema"] for t in tools if t["name"] == tool)  # type: ignore[no-any-return]
