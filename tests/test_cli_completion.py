@@ -43,6 +43,7 @@ def test_the_parser_is_described_completely() -> None:
         "config",
         "list",
         "status",
+        "explain",
         "call",
         "catalog",
         "registry",

@@ -82,59 +82,78 @@ def _slots(agent: dict[str, Any], capability: str) -> list[tuple[str, int, dict[
     return found
 
 
-def _newest_trace(url: str, agent: str, tool: str, index: int) -> tuple[str, dict[str, Any] | None]:
-    """(`events` | `explain` | `none`, the trace data)."""
-    status, body = _get(url, "/events", {"agent_id": agent, "function_name": tool, "limit": EVENT_LIMIT})
+def _traced(url: str, agent: str, capability: str) -> dict[tuple[str, int], dict[str, Any]]:
+    """The newest recorded trace of each of the agent's slots on `capability`, by (tool, index)."""
+    status, body = _get(url, "/events", {"agent_id": agent, "limit": EVENT_LIMIT})
     events = body.get("events") if status == 200 and isinstance(body, dict) else None
-    for event in events or ():
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    for event in events if isinstance(events, list) else ():
         data = event.get("data") if isinstance(event, dict) else None
-        kind = event.get("event_type") if isinstance(event, dict) else None
-        traced = kind in ("dependency_resolved", "dependency_unresolved") and isinstance(data, dict)
-        if traced and data.get("dep_index") == index:  # type: ignore[union-attr]
-            return "events", data
-    status, body = _get(url, "/explain", {"agent_id": agent, "function_name": tool, "dep_index": index})
-    if status == 200 and isinstance(body, dict) and isinstance(body.get("trace"), dict):
-        return "explain", body["trace"]
-    return "none", None
+        if event.get("event_type") not in ("dependency_resolved", "dependency_unresolved"):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("dep_index"), int):
+            continue
+        spec = data.get("spec")
+        if isinstance(spec, dict) and spec.get("capability") == capability:
+            found.setdefault((str(event.get("function_name", "")), data["dep_index"]), data)
+    return found
+
+
+def _report(agent: dict[str, Any], tool: str, index: int, source: str, data: Any) -> dict[str, Any]:
+    from ..resolution_audit import summarize  # here: mesh --help and mesh list load no pydantic
+
+    chosen = data.get("chosen") if isinstance(data, dict) else None
+    provider = chosen.get("agent_id") if isinstance(chosen, dict) else None
+    return {
+        "agent_id": agent_id(agent),
+        "agent_name": str(agent.get("name", "?")),
+        "function_name": tool,
+        "dep_index": index,
+        "status": "available" if provider else "unresolved",
+        "provider": provider,
+        "source": source,
+        "trace": data,
+        "summary": summarize(data),
+    }
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from ..resolution_audit import summarize
-
     url = resolve_registry_url(args.registry_url)
     listing = read_agents(url)
     agent = _find_agent(listing.agents, args.agent, url)
     ident, name = agent_id(agent), str(agent.get("name", "?"))
-    slots = _slots(agent, args.capability)
-    if not slots:
+    reports = {
+        key: _report(agent, *key, "events", data)
+        for key, data in _traced(url, ident, args.capability).items()
+    }
+    # MCP Mesh's listing leaves unresolved slots out (so its indexes may be off): a listed slot that an
+    # event already covers (same tool, same provider) is not shown twice
+    for tool, index, row in _slots(agent, args.capability):
+        provider = row.get("provider_agent_id") or None
+        if (tool, index) in reports or any(
+            key[0] == tool and provider and report["provider"] == provider for key, report in reports.items()
+        ):
+            continue
+        status, body = _get(url, "/explain", {"agent_id": ident, "function_name": tool, "dep_index": index})
+        if status == 200 and isinstance(body, dict) and isinstance(body.get("trace"), dict):
+            reports[(tool, index)] = _report(agent, tool, index, "explain", body["trace"])
+        else:
+            untraced = _report(agent, tool, index, "none", None)
+            untraced |= {"status": row.get("status"), "provider": provider}
+            untraced["summary"] = _untraced(args.capability, row)
+            reports[(tool, index)] = untraced
+    if not reports:
         declared = sorted({str(r.get("capability")) for r in agent.get("dependency_resolutions") or ()})
         listed = ", ".join(declared) or "none"
         raise CliError(
             f"agent '{name}' ({ident}) has no dependency on '{args.capability}' (its dependencies: {listed})",
             EXIT_ERROR,
         )
-    reports = []
-    for tool, index, row in slots:
-        source, data = _newest_trace(url, ident, tool, index)
-        provider = row.get("provider_agent_id") or ""
-        summary = summarize(data) if data is not None else _untraced(args.capability, row)
-        reports.append(
-            {
-                "agent_id": ident,
-                "agent_name": name,
-                "function_name": tool,
-                "dep_index": index,
-                "status": row.get("status"),
-                "provider": provider or None,
-                "source": source,
-                "trace": data,
-                "summary": summary,
-            }
-        )
+    ordered = [reports[key] for key in sorted(reports)]
     if args.json:
-        emit_json({"registry": url, "explanations": reports})
+        emit_json({"registry": url, "explanations": ordered})
         return EXIT_OK
-    for number, report in enumerate(reports):
+    for number, report in enumerate(ordered):
         if number:
             echo()
         _show(report)
