@@ -206,8 +206,11 @@ def test_explain_computes_the_trace_now_and_names_what_is_unknown(registry: Test
     assert unknown.status_code == 404 and "no agent 'nobody-1'" in unknown.json()["message"]
     wrong = registry.get("/explain", params={"agent_id": "viewer-1", "function_name": "show", "dep_index": 3})
     assert wrong.status_code == 404 and "tools with dependencies: show" in wrong.json()["message"]
-    bad = registry.get("/explain", params={"agent_id": "viewer-1", "function_name": "show", "dep_index": "x"})
-    assert bad.status_code == 400
+    for index in ("x", "²", "-1"):
+        bad = registry.get(
+            "/explain", params={"agent_id": "viewer-1", "function_name": "show", "dep_index": index}
+        )
+        assert bad.status_code == 400, index
 
 
 def test_events_filters_and_limits_and_refuses_a_bad_limit(registry: TestClient) -> None:
@@ -243,3 +246,15 @@ def test_mesh_registry_keeps_the_history_the_setting_says() -> None:
             assert httpx2.post(registry.base_url + "/heartbeat", json=body, timeout=5).status_code == 200
         found = httpx2.get(registry.base_url + "/events", timeout=5).json()
     assert [e["agent_id"] for e in found["events"]] == ["cap-3", "cap-2"]
+
+
+def test_a_schema_nested_too_deep_is_refused_naming_it(registry: TestClient) -> None:
+    deep: dict[str, Any] = {"type": "object"}
+    for _ in range(200):
+        deep = {"type": "object", "required": ["x"], "properties": {"x": deep}}
+    payload = consumer()
+    payload["tools"][0]["dependencies"][0]["expectedSchemaCanonical"] = deep
+    response = registry.post("/heartbeat", json=payload)
+    assert response.status_code == 400
+    assert response.json()["field"] == "tools[0].dependencies[0].expectedSchemaCanonical"
+    assert "nested deeper than 64 levels" in response.json()["message"]

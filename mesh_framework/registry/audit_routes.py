@@ -45,7 +45,7 @@ def audit_routes(store: RegistryStore) -> list[Route]:
         query = request.query_params
         agent_id, function_name = query.get("agent_id", ""), query.get("function_name", "")
         text = query.get("dep_index", "0")
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             return _refused(400, f"dep_index must be a non-negative integer, not {text!r}", "dep_index")
         state = store.get(agent_id)
         if state is None:

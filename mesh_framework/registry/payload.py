@@ -226,6 +226,21 @@ def _selector(value: Any, path: str) -> SelectorQuery:
         raise PayloadError(path + where, str(exc)) from None
 
 
+MAX_SCHEMA_DEPTH = 64  # nesting a canonical schema may have: the schema stage walks it recursively
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_SCHEMA_DEPTH:
+            break
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
 def _canonical(value: Any, path: str) -> dict[str, Any] | None:
     """A canonical schema as sent: an object, or the JSON text of one (MCP Mesh's core sends either)."""
     if value is None:
@@ -233,9 +248,12 @@ def _canonical(value: Any, path: str) -> dict[str, Any] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise PayloadError(path, "must be a JSON Schema object (or its JSON text)") from None
-    return _object(value, path)
+    schema = _object(value, path)
+    if _depth(schema) > MAX_SCHEMA_DEPTH:
+        raise PayloadError(path, f"is nested deeper than {MAX_SCHEMA_DEPTH} levels")
+    return schema
 
 
 def _details(value: Any, path: str) -> SelectorDetails:
