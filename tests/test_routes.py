@@ -4,6 +4,7 @@ streams as Server-Sent Events, dependencies resolved through a registry, and bad
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -220,3 +221,27 @@ def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:
             assert answer.status_code == 200, answer.text
             assert answer.json()["text"] == "AGAIN"
             assert answer.json()["by"] in survivor.text()
+
+
+def test_a_route_leaves_a_provider_whose_health_turns_down(tmp_path: Path) -> None:
+    flag = tmp_path / "health"
+    flag.write_text("UP")
+    fast = {"MCP_MESH_HEALTH_INTERVAL": "0.5", "MESH_HEALTH__CACHE_TTL": "0.2", "MESH_HEALTH__TIMEOUT": "1"}
+    with run_registry(0, "--timeout", "5") as registry:
+        env = {**fast, "MCP_MESH_REGISTRY_URL": registry.base_url}
+        with (
+            run_agent("starter_app", env=env),
+            run_agent("tests.apps.health_app", env={**env, "HEALTH_FILE": str(flag)}),
+            run_agent("tests.apps.routes_api_app", env=env) as gateway,
+        ):
+
+            def added_by(name: str) -> bool:
+                answer = get(gateway, "/api/add?a=2&b=3")
+                return answer.status_code == 200 and answer.json()["by"].startswith(name + "-")
+
+            wait_until(lambda: added_by("flaky-adder"), timeout=20)  # its version 2.0.0 is preferred
+            flag.write_text("DOWN")
+            wait_until(lambda: added_by("starter"), timeout=20)
+            assert get(gateway, "/api/add?a=2&b=3").json()["sum"] == 5
+            flag.write_text("UP")
+            wait_until(lambda: added_by("flaky-adder"), timeout=20)

@@ -20,3 +20,8 @@ async def shout(text: str, up: McpMeshTool) -> dict[str, str]:
 async def shout_stream(text: str, up: McpMeshTool) -> Stream[str]:
     for word in text.split():
         yield await up(text=word)
+
+
+@mesh_route("/api/add", dependencies=["add"])
+async def add(a: int, b: int, adder: McpMeshTool) -> dict[str, object]:
+    return {"sum": await adder(a=a, b=b), "by": adder.agent_id or ""}
