@@ -47,6 +47,16 @@ def test_the_consumer_wires_to_the_provider_with_the_expected_shape(mesh: AgentP
     assert text(answered(mesh, "show")) == "a picture of cat (0.9)"
 
 
+def test_a_route_dependency_is_matched_by_schema_too(mesh: AgentProcess) -> None:
+    answered(mesh, "show")
+
+    def page() -> dict[str, Any] | None:
+        response = httpx2.get(mesh.base_url + "/caption", params={"text": "dog"}, timeout=5, trust_env=False)
+        return response.json() if response.status_code == 200 else None  # type: ignore[no-any-return]
+
+    assert wait_until(page, timeout=20) == {"text": "a picture of dog", "confidence": 0.9}
+
+
 def test_an_unmatched_shape_is_refused_with_the_registrys_reason(mesh: AgentProcess) -> None:
     answered(mesh, "show")  # the mesh is up
     expected = "no provider of `caption` with tags -sloppy, schema subset: 1 evicted by tags ("

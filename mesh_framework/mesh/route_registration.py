@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schemas.wire import dependency_schema_fields
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .topology import ToolSlots
 
@@ -25,7 +26,12 @@ def route_entries(routes: MeshToolWrapperRegistry, namespace: str) -> list[dict[
         if not dependencies and llm_config is None:
             continue
         wire = [
-            {"namespace": namespace, **d.selector.to_wire(), **({"required": True} if d.required else {})}
+            {
+                "namespace": namespace,
+                **d.selector.to_wire(),
+                **({"required": True} if d.required else {}),
+                **dependency_schema_fields(d.selector),  # an expected_type: schemas/wire.py
+            }
             for d in dependencies
         ]
         for index, name in enumerate(_names(wrapper)):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from mesh_framework import McpMeshTool, Selector, mesh_agent, mesh_tool
+from mesh_framework import McpMeshTool, Selector, mesh_agent, mesh_route, mesh_tool
 
 
 class Caption(BaseModel):
@@ -46,3 +46,9 @@ async def show_rating(text: str, caption: McpMeshTool) -> str:
 async def show_sloppy(text: str, caption: McpMeshTool) -> str:
     found = await caption(text=text)
     return found.text
+
+
+@mesh_route("/caption", dependencies=[Selector("caption", expected_type=Caption)])
+async def caption_page(text: str, caption: McpMeshTool) -> dict[str, object]:
+    found = await caption(text=text)
+    return {"text": found.text, "confidence": found.confidence}
