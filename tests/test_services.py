@@ -272,6 +272,23 @@ def test_bad_decorator_arguments_are_refused_at_once(make: Any, message: str) ->
         make()
 
 
+async def test_positional_arguments_bind_to_the_stub_s_parameters_once() -> None:
+    from mesh_framework.services import analyze_service, implement
+    from tests.apps.services_app import MediaService
+
+    caption = StubTool("media.caption", returns={"text": "t", "confidence": 1})
+    thumbnail = StubTool("media.thumbnail", returns="T")
+    media: MediaService = implement(analyze_service(MediaService), [caption, thumbnail, None], 0)
+    assert await media.thumbnail("cat", 8) == "T"
+    thumbnail.assert_called_with(text="cat", size=8)
+    with pytest.raises(TypeError, match=r"MediaService.thumbnail\(\) takes 2 positional argument"):
+        await media.thumbnail("cat", 8, 9)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="each given once"):
+        await media.thumbnail("cat", text="dog")  # type: ignore[misc]
+    with pytest.raises(ServiceUnavailable, match="'media.transcribe' \\(optional method\\)"):
+        await media.transcribe(text="x")
+
+
 def test_service_unavailable_carries_the_missing_capabilities() -> None:
     error = ServiceUnavailable("x", service="S", capabilities=["a.b"])
     assert error.capabilities == ("a.b",) and error.service == "S"

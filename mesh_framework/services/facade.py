@@ -80,7 +80,7 @@ def _method(plan: ServicePlan, method: MethodPlan, slots: list[Any], offset: int
             capabilities=missing,
         )
 
-    def invalid(proxy: Any, value: Any, exc: ValidationError) -> ServiceResultError:
+    def invalid(proxy: Any, exc: ValidationError) -> ServiceResultError:
         return ServiceResultError(
             f"{service}.{method.name}: the answer of '{capability}' does not match "
             f"{_type_name(method.return_type)}: {_problems(exc)}",
@@ -95,9 +95,13 @@ def _method(plan: ServicePlan, method: MethodPlan, slots: list[Any], offset: int
         if floor and (short := below_floor()) is not None:
             raise short
         if args:
-            if len(args) > len(names):
-                raise TypeError(f"{service}.{method.name}() takes {len(names)} positional argument(s)")
-            kwargs.update(zip(names, args, strict=False))
+            bound = dict(zip(names, args, strict=False))
+            if len(args) > len(names) or not bound.keys().isdisjoint(kwargs):
+                raise TypeError(
+                    f"{service}.{method.name}() takes {len(names)} positional argument(s) "
+                    f"({', '.join(names)}), each given once"
+                )
+            kwargs.update(bound)
         value = await proxy.call_tool(proxy.function_name, kwargs)  # what `proxy(**kwargs)` does
         if validate is None:
             return value
@@ -109,7 +113,7 @@ def _method(plan: ServicePlan, method: MethodPlan, slots: list[Any], offset: int
                     return validate_json(value)
                 except ValidationError:
                     pass
-            raise invalid(proxy, value, exc) from None
+            raise invalid(proxy, exc) from None
 
     call.__name__ = call.__qualname__ = method.name
     return call
