@@ -17,7 +17,6 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,12 +52,11 @@ from starlette.routing import BaseRoute, Route
 from ..config.settings import MeshSettings
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK
-from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .marks import A2A_ATTR, A2aSkillSpec
+from .skills import A2aSkill, skills_of
 from .wire import state_name
 
-__all__ = ["A2aSkill", "skill_routes", "skills_of"]
+__all__ = ["skill_routes"]
 
 logger = logging.getLogger("mesh_framework.a2a")
 
@@ -67,58 +65,16 @@ LEGACY_IDS_KEPT = 1000
 SKILL_STATE = "mesh_a2a_skill"
 
 
-@dataclass(frozen=True, slots=True)
-class A2aSkill:
-    id: str
-    name: str
-    description: str
-    tags: tuple[str, ...]
-    spec: A2aSkillSpec
-    wrapper: MeshToolWrapper
-
-    def proto(self) -> AgentSkill:
-        return AgentSkill(
-            id=self.id,
-            name=self.name,
-            description=self.description,
-            tags=list(self.tags),
-            examples=list(self.spec.examples),
-            input_modes=list(self.spec.input_modes),
-            output_modes=list(self.spec.output_modes),
-        )
-
-    def surface(self, path: str) -> dict[str, Any]:
-        """The skill as MCP Mesh's registry lists an A2A surface."""
-        return {
-            "path": f"{path}/{self.id}",
-            "skill_id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "input_modes": list(self.spec.input_modes),
-            "output_modes": list(self.spec.output_modes),
-            "tags": list(self.tags),
-        }
-
-
-def skills_of(tools: MeshToolWrapperRegistry) -> list[A2aSkill]:
-    """The tools marked `@mesh_a2a` (or `a2a=True`) as skills."""
-    found: list[A2aSkill] = []
-    for wrapper in tools:
-        spec = getattr(wrapper.spec.function, A2A_ATTR, None)
-        if not isinstance(spec, A2aSkillSpec):
-            continue
-        skill_id = spec.skill_id or wrapper.name
-        found.append(
-            A2aSkill(
-                id=skill_id,
-                name=spec.name or skill_id.replace("-", " ").replace("_", " ").title(),
-                description=spec.description or wrapper.descriptor["description"] or skill_id,
-                tags=spec.tags or wrapper.spec.tags or (wrapper.capability,),  # the card requires tags
-                spec=spec,
-                wrapper=wrapper,
-            )
-        )
-    return found
+def _skill_proto(skill: A2aSkill) -> AgentSkill:
+    return AgentSkill(
+        id=skill.id,
+        name=skill.name,
+        description=skill.description,
+        tags=list(skill.tags),
+        examples=list(skill.spec.examples),
+        input_modes=list(skill.spec.input_modes),
+        output_modes=list(skill.spec.output_modes),
+    )
 
 
 def arguments_of(skill: A2aSkill, text: str, data: dict[str, Any] | None) -> dict[str, Any]:
@@ -407,7 +363,7 @@ def _card(settings: MeshSettings, skills: list[A2aSkill], url: str, base_url: st
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
-        skills=[skill.proto() for skill in skills],
+        skills=[_skill_proto(skill) for skill in skills],
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..a2a.skills import consumes_a2a, skills_of
 from ..config.settings import MeshSettings
 from ..schemas.wire import dependency_schema_fields, tool_schema_fields
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
@@ -47,7 +48,7 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
         for wire, dependency in zip(entry.get("dependencies", ()), spec.dependencies, strict=False):
             wire.update(dependency_schema_fields(dependency.selector))
         entries.append(entry)
-    return {
+    payload = {
         "agent_id": agent.id,
         "name": agent.name,
         "agent_type": "mcp_agent",
@@ -60,6 +61,15 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
         "status": "healthy",
         "tools": entries,
     }
+    # A2A, as MCP Mesh's registry lists it (`meshctl`, `GET /a2a/agents`): a surface per skill.
+    # Sent only by agents that use A2A, so other agents' heartbeats stay as they were.
+    skills = skills_of(tools)
+    consumer = consumes_a2a(tools)
+    if skills or consumer:
+        payload["surfaces"] = [skill.surface(settings.a2a.path) for skill in skills]
+        payload["a2a_producer"] = bool(skills)
+        payload["a2a_consumer"] = consumer
+    return payload
 
 
 def tool_slots(tools: MeshToolWrapperRegistry) -> dict[str, ToolSlots]:

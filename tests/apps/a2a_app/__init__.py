@@ -76,6 +76,13 @@ async def ask_peer(text: str, peer: Annotated[A2aClient, A2aPeer("echo")]) -> st
 
 
 @mesh_tool()
+async def ask_registry_peer(text: str, echo_text: Annotated[A2aClient, A2aPeer("echo-text")]) -> str:
+    """Send text to the A2A skill `echo-text`, wherever the registry says it is served."""
+    task = await echo_text.send(text)
+    return f"{task.state}:{task.text}"
+
+
+@mesh_tool()
 async def stream_peer(text: str, peer: Annotated[A2aClient, A2aPeer("words")]) -> str:
     """Stream text through the A2A peer `words`; answer the chunks joined by '|'."""
     chunks = [event.text async for event in peer.stream(text) if event.kind == "artifact" and event.text]

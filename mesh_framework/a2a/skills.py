@@ -1,0 +1,60 @@
+"""An agent's A2A skills: its `@mesh_a2a` tools with their defaults filled in (no `a2a-sdk` needed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .marks import A2A_ATTR, A2aSkillSpec
+
+__all__ = ["A2aSkill", "consumes_a2a", "skills_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class A2aSkill:
+    id: str
+    name: str
+    description: str
+    tags: tuple[str, ...]
+    spec: A2aSkillSpec
+    wrapper: MeshToolWrapper
+
+    def surface(self, path: str) -> dict[str, Any]:
+        """The skill as MCP Mesh's registry lists an A2A surface."""
+        return {
+            "path": f"{path}/{self.id}",
+            "skill_id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "input_modes": list(self.spec.input_modes),
+            "output_modes": list(self.spec.output_modes),
+            "tags": list(self.tags),
+        }
+
+
+def skills_of(tools: MeshToolWrapperRegistry) -> list[A2aSkill]:
+    """The tools marked `@mesh_a2a` (or `a2a=True`) as skills."""
+    found: list[A2aSkill] = []
+    for wrapper in tools:
+        spec = getattr(wrapper.spec.function, A2A_ATTR, None)
+        if not isinstance(spec, A2aSkillSpec):
+            continue
+        skill_id = spec.skill_id or wrapper.name
+        found.append(
+            A2aSkill(
+                id=skill_id,
+                name=spec.name or skill_id.replace("-", " ").replace("_", " ").title(),
+                description=spec.description or wrapper.descriptor["description"] or skill_id,
+                tags=spec.tags or wrapper.spec.tags or (wrapper.capability,),  # the card requires tags
+                spec=spec,
+                wrapper=wrapper,
+            )
+        )
+    return found
+
+
+def consumes_a2a(tools: MeshToolWrapperRegistry) -> bool:
+    """Whether a tool takes an `A2aClient` (MCP Mesh's `a2a_consumer` flag)."""
+    return any(p.peer is not None for w in tools for p in w.signature.injected)
