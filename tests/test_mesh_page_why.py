@@ -30,7 +30,7 @@ def test_clicking_an_edge_shows_why_it_resolved(registry: AgentProcess, page: Pa
         viewer, label = agent_id(registry, "viewer"), agent_id(registry, "label-provider")
         agent_id(registry, "caption-provider")
         page.goto(registry.base_url + "/ui")
-        expect(page.locator(f'tr[data-agent="{viewer}"]')).to_contain_text("2/3 resolved", timeout=WAIT_MS)
+        expect(page.locator(f'tr[data-agent="{viewer}"]')).to_contain_text("3/4 resolved", timeout=WAIT_MS)
         expect(page.locator("#why")).to_be_hidden()
 
         page.locator(f'#graph text.label.dependency[data-from="{viewer}"][data-tool="show"]').click()
