@@ -105,5 +105,7 @@ def test_an_agent_imports_no_vendor_sdk_before_its_first_call() -> None:
     assert "mesh_framework.llm.provider" in modules and "mesh_framework.jobs.service" in modules
     tops = {m.split(".")[0] for m in modules}
     assert not tops & {"openai", "anthropic", "mcp", "rich"}
+    # it serves no click commands: their discovery is not loaded (an app with some: test_command_tools_*)
+    assert "mesh_framework.command_tools.discovery" not in modules
     # OpenTelemetry's API is loaded by the first span; a library of the dev venv may load it by itself
     assert done.stdout.split() == ["0"]

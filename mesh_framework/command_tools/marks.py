@@ -7,11 +7,12 @@ import click, so marking costs nothing at import time.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-__all__ = ["COMMAND_ATTR", "CommandMark", "mcp_command", "mark_of"]
+__all__ = ["COMMAND_ATTR", "CommandMark", "declares_commands", "mcp_command", "mark_of"]
 
 COMMAND_ATTR = "__mesh_command__"
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
@@ -82,3 +83,14 @@ def mark_of(command: Any) -> CommandMark | None:
     if mark is None:
         mark = getattr(getattr(command, "callback", None), COMMAND_ATTR, None)
     return mark if isinstance(mark, CommandMark) else None
+
+
+def declares_commands(modules: Sequence[str]) -> bool:
+    """True when a variable of one of the (imported) `modules` carries the `@mcp_command` mark: the only
+    place discovery looks for marked commands, checked here without importing click."""
+    return any(
+        mark_of(value) is not None
+        for name in modules
+        if (module := sys.modules.get(name)) is not None
+        for value in list(vars(module).values())
+    )

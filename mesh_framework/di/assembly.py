@@ -12,7 +12,7 @@ from typing import Any
 from dependency_injector import providers
 
 from ..catalog.catalog import McpServerCatalog
-from ..command_tools.wiring import plan_agent_commands
+from ..command_tools.marks import declares_commands
 from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR
@@ -54,7 +54,7 @@ def assemble_container(
     problems += tool_problems
     llm_configs, llm_problems = _plan_llm_tools(loaded, plans, servers)
     problems += llm_problems
-    command_plans, command_problems = plan_agent_commands(loaded, scan.modules, plans)
+    command_plans, command_problems = _plan_commands(loaded, scan.modules, plans)
     status_plans, status_problems = plan_status_sections(
         scan.modules, {bean.type: bean.name for bean in catalog.components}
     )
@@ -77,6 +77,18 @@ def assemble_container(
     container.command_plans.override(providers.Object(command_plans))
     container.status_plans.override(providers.Object(status_plans))
     return container
+
+
+def _plan_commands(
+    loaded: LoadedSettings, modules: list[str], plans: list[ToolPlan]
+) -> tuple[list[Any], list[str]]:
+    """Click commands served as tools (command_tools/); their discovery, and click, are loaded only for an
+    app that marks commands or exposes some in settings."""
+    if not loaded.settings.commands.expose and not declares_commands(modules):
+        return [], []
+    from ..command_tools.wiring import plan_agent_commands
+
+    return plan_agent_commands(loaded, modules, plans)
 
 
 def bean_name_for(catalog: BeanCatalog, annotation: Any) -> str:
