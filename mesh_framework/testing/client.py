@@ -171,6 +171,11 @@ class SyncMeshClient:
             self._client = client
         return self._client
 
+    @property
+    def http(self) -> Any:
+        """An HTTP client of the in-process app (Starlette's TestClient): web routes, `/health`, `/status`."""
+        return self._http()
+
     def request(
         self,
         method: str,
