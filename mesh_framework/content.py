@@ -80,13 +80,16 @@ class ResourceLink:
     name: str
     mime_type: str | None = None
     description: str | None = None
+    size: int | None = None  # bytes; top-level, as MCP and MCP Mesh send it
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"type": "resource_link", "uri": self.uri, "name": self.name}
-        if self.mime_type:
-            wire["mimeType"] = self.mime_type
         if self.description:
             wire["description"] = self.description
+        if self.mime_type:
+            wire["mimeType"] = self.mime_type
+        if self.size is not None:
+            wire["size"] = self.size
         return wire
 
 

@@ -12,6 +12,7 @@ from dependency_injector import providers
 
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import MeshError, WiringError
+from ..media.active import use_media
 from ..tracing import configure_tracing
 
 __all__ = ["build_agent"]
@@ -30,6 +31,7 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
         settings.tracing, agent=settings.agent.name, json_logs=settings.logging.format == "json"
     )
     _instantiate_components(container, catalog)
+    use_media(container.media_store(), settings.media)  # what MediaRef.read() and media_result() use
     _register_listeners(container, catalog)
     jobs = container.job_service()  # adds the job tools, so before the endpoint lists the tools
     asgi = container.asgi_app()

@@ -33,6 +33,11 @@ MCP_MESH_ENV_NAMES: dict[str, str] = {
     "MCP_MESH_HEALTH_INTERVAL": "registry.heartbeat_interval",
     "MCP_MESH_HEALTH_CHECK_TTL": "health.cache_ttl",
     "MCP_MESH_PROPAGATE_HEADERS": "mesh.propagate_headers",
+    "MCP_MESH_MEDIA_STORAGE": "media.storage",
+    "MCP_MESH_MEDIA_STORAGE_PATH": "media.path",
+    "MCP_MESH_MEDIA_STORAGE_PREFIX": "media.prefix",
+    "MCP_MESH_MEDIA_STORAGE_BUCKET": "media.bucket",
+    "MCP_MESH_MEDIA_STORAGE_ENDPOINT": "media.endpoint",
     "MESH_LLM_MODEL": "llm.defaults.model",
     "MESH_LLM_MAX_ITERATIONS": "llm.defaults.max_iterations",
 }

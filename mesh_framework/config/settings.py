@@ -31,6 +31,7 @@ __all__ = [
     "JobRetentionSettings",
     "JobSettings",
     "McpSettings",
+    "MediaSettings",
     "MeshCallSettings",
     "MeshSettings",
     "MetricsSettings",
@@ -687,6 +688,46 @@ class A2aSettings(BaseModel):
         return value
 
 
+class MediaSettings(BaseModel):
+    """The media store: images, PDFs and other files passed through the mesh as URIs (MCP Mesh's names
+    MCP_MESH_MEDIA_STORAGE, _PATH, _PREFIX, _BUCKET and _ENDPOINT set the same values)."""
+
+    model_config = _Section
+
+    storage: Literal["local", "s3"] = Field(
+        "local", description="local: a folder (file:// URIs); s3: an S3-compatible store (s3:// URIs)"
+    )
+    path: str = Field("/tmp/mcp-mesh-media", description="The local store's folder (MCP Mesh's default)")
+    prefix: str = Field("media/", description="Prepended to every file name (folder or key prefix)")
+    bucket: str | None = Field(None, description="The S3 bucket (required with storage: s3)")
+    endpoint: str | None = Field(None, description="An S3-compatible endpoint URL; unset: AWS")
+    region: str | None = Field(None, description="The S3 region; unset: boto3's default")
+    inline_max_bytes: Annotated[int, Field(ge=0)] = Field(
+        16 * 1024,
+        description="media_result() embeds media up to this size in the tool result; larger: a resource_link",
+    )
+    max_upload_bytes: Annotated[int, Field(gt=0)] = Field(
+        4 * 1024 * 1024, description="Largest file save_upload() stores (larger: HTTP 413)"
+    )
+    upload_types: str = Field(
+        "*/*", description="MIME types save_upload() accepts, comma-separated (image/*,application/pdf)"
+    )
+
+    @field_validator("prefix")
+    @classmethod
+    def _relative_prefix(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError("must be a relative prefix without '..', e.g. media/")
+        return value
+
+    @field_validator("bucket")
+    @classmethod
+    def _bucket_given(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if not value and info.data.get("storage") == "s3":
+            raise ValueError("is required with storage: s3 (MCP_MESH_MEDIA_STORAGE_BUCKET)")
+        return value
+
+
 class MeshSettings(BaseSettings):
     """Every framework setting. Sections the framework does not know are kept for `@config_properties`."""
 
@@ -715,6 +756,7 @@ class MeshSettings(BaseSettings):
     prompts: PromptSettings = Field(default_factory=PromptSettings)
     resources: ResourceSettings = Field(default_factory=ResourceSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    media: MediaSettings = Field(default_factory=MediaSettings)
     a2a: A2aSettings = Field(default_factory=A2aSettings)
 
     @classmethod

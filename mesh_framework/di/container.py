@@ -22,6 +22,8 @@ from ..jobs.service import JobService
 from ..llm.model import LlmModel
 from ..llm.provider import LlmProviderService
 from ..llm.wiring import build_llm_agents
+from ..media.active import build_media_store
+from ..media.store import MediaStore
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
 from ..metrics.mesh_metrics import MeshMetrics
@@ -288,9 +290,11 @@ FRAMEWORK_BEANS: dict[str, type] = {
     "mcp_tool_callbacks": McpToolCallbackProvider,
     "llm_model": LlmModel,
     "llm_provider_service": LlmProviderService,
+    "media_store": MediaStore,
 }
 # Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").
 REPLACEABLE: dict[str, type] = {
     "wrapper_registry": MeshToolWrapperRegistry,
     "proxy_factory": McpMeshToolProxyFactory,
+    "media_store": MediaStore,
 }

@@ -14,6 +14,7 @@ from ..injectables import MeshLlmAgent
 from ..tools.context import ToolContext
 from .config import LlmToolConfig
 from .loop import ToolLoop
+from .media import media_parts
 from .mesh_provider import MeshProviderModel
 from .model import LlmError, LlmModel
 from .types import LlmUsage, Message
@@ -96,7 +97,8 @@ class LlmAgent(MeshLlmAgent):
 
         Options: `context` (a dict: rendered into the system prompt template, and sent as `_meta` with
         tool calls), `system_prompt` (replaces the configured one), `response_model` (the type of the
-        answer), and model parameters (`temperature`, `max_tokens`, ...).
+        answer), `media` (media URIs, e.g. a `MediaParam` argument: images and PDFs the model sees with
+        the message), and model parameters (`temperature`, `max_tokens`, ...).
         """
         output = options.pop("response_model", None) or self.config.response_model
         loop, messages = await self._loop(message, options)
@@ -141,7 +143,10 @@ class LlmAgent(MeshLlmAgent):
     ) -> tuple[ToolLoop, list[Message]]:
         context: Mapping[str, Any] = options.pop("context", None) or {}
         system_prompt: str | None = options.pop("system_prompt", None)
+        media = options.pop("media", None)
         messages = self._messages(message, context, system_prompt)
+        if media:
+            messages[-1] = await _with_media(messages[-1], media)
         loop = ToolLoop(
             self.model,
             await self.tools(),
@@ -193,3 +198,11 @@ class _Renamed(ToolCallback):
         self, arguments: Mapping[str, Any] | None = None, context: ToolContext | None = None
     ) -> dict[str, Any]:
         return await self.inner.call_result(arguments, context)
+
+
+async def _with_media(message: Message, media: Any) -> Message:
+    """The last message with the media's parts after its text (one URI or a list of them)."""
+    uris = [media] if isinstance(media, str) else list(media)
+    content = message.get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+    return {**message, "content": parts + await media_parts(uris)}

@@ -22,6 +22,7 @@ from ..callbacks.definition import ToolCallback
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
 from ..tracing.spans import llm_iteration
+from .media import tool_result_content
 from .model import LlmIterationLimit, LlmModel, LlmOutputError, LlmProviderError
 from .types import LlmToolCall, LlmTurn, LlmUsage, Message, tool_spec
 
@@ -160,7 +161,7 @@ class ToolLoop:
             f"(the transcript has {len(messages)} messages); raise max_iterations or simplify the task"
         )
 
-    async def _call(self, call: LlmToolCall) -> str:
+    async def _call(self, call: LlmToolCall) -> str | list[dict[str, Any]]:
         callback = self.tools.get(call.name)
         if callback is None:
             offered = ", ".join(sorted(self.tools)) or "none"
@@ -168,7 +169,8 @@ class ToolLoop:
         if call.arguments is None:
             return f"Error: the arguments of '{call.name}' are not a JSON object: {call.raw_arguments[:200]}"
         try:
-            return result_text(await callback.call_result(call.arguments, self.context))
+            result = await callback.call_result(call.arguments, self.context)
+            return await tool_result_content(result, result_text(result))  # images/PDFs as parts
         except ToolExecutionError as exc:
             logger.info("%s: tool '%s' failed: %s", self.label, call.name, exc.message)
             return f"Error: {exc.message}"

@@ -107,6 +107,12 @@ def _part(part: Any) -> Block:
             media_type, data = url[5:].split(";base64,", 1)
             return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
         return {"type": "image", "source": {"type": "url", "url": url}}
+    if part.get("type") == "file":  # OpenAI's file part (a PDF as a data URL): a document block
+        file = part.get("file")
+        data_url = str(file.get("file_data") or "") if isinstance(file, Mapping) else ""
+        if data_url.startswith("data:") and ";base64," in data_url:
+            media_type, data = data_url[5:].split(";base64,", 1)
+            return {"type": "document", "source": {"type": "base64", "media_type": media_type, "data": data}}
     return dict(part)
 
 

@@ -27,6 +27,7 @@ from ._common import (
     status_text,
     without_none,
 )
+from ._openai_media import openai_messages
 from ._openai_stream import openai_deltas
 
 __all__ = ["OpenAIChatModel", "is_strict_schema", "response_format"]
@@ -189,7 +190,7 @@ class OpenAIChatModel(VendorModel):
         response_schema: Mapping[str, Any] | None,
         parallel_tool_calls: bool | None,
     ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        request: dict[str, Any] = {"model": self.model, "messages": openai_messages(messages)}
         if tools:
             request["tools"] = [dict(tool) for tool in tools]
             if parallel_tool_calls is not None:

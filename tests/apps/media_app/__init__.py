@@ -1,0 +1,58 @@
+"""An agent with media: media parameters read from the store, media results, the store injected by type,
+LLM tools that pass media to OpenAI and Anthropic models (and a tool returning an image to the model),
+and an upload route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from mesh_framework import MeshLlmAgent, mesh_agent, mesh_llm, mesh_route, mesh_tool
+from mesh_framework.content import Content
+from mesh_framework.media import MediaParam, MediaStore, media_result, save_upload
+from tests.media_files import png
+
+
+@mesh_agent(name="media-app", version="1.0.0")
+class MediaApp:
+    pass
+
+
+@mesh_tool()
+async def measure(image: MediaParam("image/*")) -> dict[str, Any]:
+    """Size and type of an image."""
+    media = await image.read()
+    return {"size": media.size, "mime": media.mime_type}
+
+
+@mesh_tool()
+async def render(size: int, filename: str = "chart.png") -> Content:
+    """Render a chart of about `size` bytes."""
+    return await media_result(png(size), filename, "image/png", name="Chart", description="q3")
+
+
+@mesh_tool()
+def where(store: MediaStore) -> str:
+    """Where this agent keeps media."""
+    return store.describe()
+
+
+@mesh_tool()
+@mesh_llm(provider="openai/gpt-4o-mini", tools=[render])
+async def describe(question: str, llm: MeshLlmAgent, image: MediaParam("image/*") = None) -> str:
+    """Answer a question about an image."""
+    return str(await llm(question, media=[image] if image else None))
+
+
+@mesh_tool()
+@mesh_llm(provider="anthropic/claude-sonnet-4-5", tools=[render])
+async def describe_claude(question: str, llm: MeshLlmAgent, document: MediaParam("*/*") = None) -> str:
+    """Answer a question about an image or a PDF."""
+    return str(await llm(question, media=[document] if document else None))
+
+
+@mesh_route("/api/upload", methods=["POST"])
+async def upload(request: Request) -> dict[str, str]:
+    form = await request.form()
+    return {"uri": await save_upload(form["file"], accept="image/*,application/pdf")}
