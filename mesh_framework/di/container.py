@@ -178,6 +178,11 @@ def build_a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> 
     return a2a_routes(settings, tools)
 
 
+def build_media(settings: MeshSettings) -> MediaStore:
+    """The media store `media.storage` names (media/active.py)."""
+    return build_media_store(settings.media)
+
+
 class MeshContainer(containers.DeclarativeContainer):
     __self__ = providers.Self()
 
@@ -197,6 +202,7 @@ class MeshContainer(containers.DeclarativeContainer):
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
+    media_store = providers.ThreadSafeSingleton(build_media, settings=settings)
     a2a_clients = providers.ThreadSafeSingleton(
         build_a2a_clients, settings=settings, proxy_factory=proxy_factory
     )
