@@ -19,7 +19,7 @@ from a2a.helpers import get_artifact_text, new_text_message
 from a2a.types import GetTaskRequest, Role, SendMessageRequest, TaskState
 
 from mesh_framework.a2a import A2aClient, A2aError
-from tests.agents import ROOT, AgentProcess, agent_env, run_agent, stop
+from tests.agents import ROOT, AgentProcess, agent_env, run_agent, stop, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -73,7 +73,7 @@ async def test_the_a2a_sdk_client_reads_our_card_and_sends_a_message(skills: Age
         )
         card = sdk._card  # what the sdk resolved from our /.well-known/agent-card.json
         assert card.name == "a2a-agent" and card.version == "1.2.0"
-        assert {s.id for s in card.skills} == {"echo", "words", "slow-count", "add", "fail"}
+        assert {s.id for s in card.skills} == {"echo", "words", "slow-count", "add", "crunch", "fail"}
         echo = next(s for s in card.skills if s.id == "echo")
         assert list(echo.tags) == ["demo"] and list(echo.examples) == ["hello"]
         message = new_text_message("hello", role=Role.ROLE_USER)
@@ -121,6 +121,24 @@ def test_progress_becomes_task_status_updates_and_failures_a_failed_task(skills:
     failed = rpc(skills.base_url + "/a2a/fail", legacy_send("tasks/send", "f-1", "now")).json()["result"]
     assert failed["status"]["state"] == "failed"
     assert "asked to fail: now" in failed["status"]["message"]["parts"][0]["text"]
+
+
+async def test_a_background_tool_is_a_task_its_progress_status_updates_and_cancel_stops_its_job(
+    skills: AgentProcess,
+) -> None:
+    current = client(skills.base_url)
+    events = [e async for e in current.stream(data={"steps": 3}, skill="crunch")]
+    progress = [e.text for e in events if e.kind == "status" and e.text]
+    assert progress[-1] == "step 3" and set(progress) <= {"step 1", "step 2", "step 3"}
+    assert events[-1].state == "completed" and '"steps":3' in "".join(e.text for e in events)
+    legacy = client(skills.base_url + "/a2a/crunch", dialect="mcp-mesh")
+    started = await legacy.send('{"steps": -1}', wait=False)
+    assert started.state == "working"
+    canceled = await legacy.cancel(started.id)
+    assert canceled.state == "canceled"
+    assert (await legacy.get_task(started.id)).state == "canceled"
+    stopped = wait_until(lambda: json.loads(call(skills, "get_server_status", {}))["status"] == "cancelled")
+    assert stopped
 
 
 # -- served: MCP Mesh's dialect ------------------------------------------------------------------------------
@@ -185,7 +203,9 @@ def test_bad_json_rpc_is_answered_not_raised(skills: AgentProcess) -> None:
     assert unknown.json()["error"]["code"] == -32601
     no_skill = rpc(skills.base_url + "/a2a/nope", legacy_send("tasks/send", "x", "hi"))
     assert no_skill.status_code == 404
-    assert "no A2A skill 'nope'; this agent serves: echo, words, slow-count, add, fail" in no_skill.text
+    assert (
+        "no A2A skill 'nope'; this agent serves: echo, words, slow-count, add, crunch, fail" in no_skill.text
+    )
     several = rpc(
         skills.base_url + "/a2a",
         {

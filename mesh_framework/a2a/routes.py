@@ -3,6 +3,8 @@ card requests answered with a clear 404."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -15,7 +17,8 @@ from .marks import A2A_ATTR
 __all__ = ["a2a_routes"]
 
 
-def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[BaseRoute]:
+def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: Any = None) -> list[BaseRoute]:
+    """The skills' routes (`jobs`: the JobService running background tools), else the no-skill answers."""
     if not any(getattr(w.spec.function, A2A_ATTR, None) is not None for w in tools):
         return _no_skill_routes(settings)
     try:
@@ -24,7 +27,7 @@ def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[B
         raise WiringError(
             [f"A2A skills need the a2a extra: pip install 'mesh-framework[a2a]' ({exc})"]
         ) from None
-    return skill_routes(settings, tools)
+    return skill_routes(settings, tools, getattr(jobs, "runner", None))
 
 
 def _no_skill_routes(settings: MeshSettings) -> list[BaseRoute]:

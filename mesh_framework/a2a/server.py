@@ -13,6 +13,8 @@ both dialects share one task store.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections import OrderedDict
@@ -63,6 +65,7 @@ logger = logging.getLogger("mesh_framework.a2a")
 LEGACY_METHODS = ("tasks/send", "tasks/get", "tasks/cancel", "tasks/sendSubscribe")
 LEGACY_IDS_KEPT = 1000
 SKILL_STATE = "mesh_a2a_skill"
+JOB_PROGRESS_INTERVAL = 0.1  # seconds between looks at a running job's progress
 
 
 def _skill_proto(skill: A2aSkill) -> AgentSkill:
@@ -121,8 +124,9 @@ def _result_text(result: dict[str, Any]) -> str:
 class SkillExecutor(AgentExecutor):
     """Runs a message's skill (its tool), publishing progress and stream chunks as task updates."""
 
-    def __init__(self, skills: dict[str, A2aSkill]) -> None:
+    def __init__(self, skills: dict[str, A2aSkill], runner: Any = None) -> None:
         self.skills = skills
+        self.runner = runner  # the JobRunner of background tools' jobs
 
     def skill_for(self, context: RequestContext) -> A2aSkill:
         wanted = context.call_context.state.get(SKILL_STATE) if context.call_context else None
@@ -180,6 +184,12 @@ class SkillExecutor(AgentExecutor):
         finally:
             if token is not None:
                 CHUNK_SINK.reset(token)
+        job_id = (result.get("structuredContent") or {}).get("job_id") if wrapper.spec.background else None
+        if isinstance(job_id, str) and self.runner is not None:
+            followed = await self._follow(job_id, updater)
+            if followed is None:
+                return
+            result = followed
         if result.get("isError"):
             await updater.failed(updater.new_agent_message([Part(text=_result_text(result))]))
             return
@@ -188,6 +198,35 @@ class SkillExecutor(AgentExecutor):
         else:
             await updater.add_artifact([Part(text=_result_text(result))], artifact_id="result", name="result")
         await updater.complete()
+
+    async def _follow(self, job_id: str, updater: TaskUpdater) -> dict[str, Any] | None:
+        """A background tool's job to its end, its progress as task status updates; its CallToolResult,
+        or None when it was cancelled (the task then is too)."""
+        runner = self.runner
+        job = runner.store.get(job_id)
+        shown: tuple[float, str | None] | None = None
+        try:
+            while not job.terminal:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(runner.settled(job), JOB_PROGRESS_INTERVAL)
+                seen = (job.progress, job.progress_message)
+                if not job.terminal and seen != shown and job.progress_message:
+                    shown = seen
+                    await updater.update_status(
+                        TaskState.TASK_STATE_WORKING,
+                        message=updater.new_agent_message([Part(text=job.progress_message)]),
+                        metadata={"progress": job.progress},
+                    )
+        except asyncio.CancelledError:  # the A2A task was canceled: so is its job
+            with contextlib.suppress(Exception):
+                runner.cancel(job_id, "A2A task canceled")
+            raise
+        if job.status == "cancelled":
+            await updater.cancel()
+            return None
+        if job.status == "failed":
+            return {"content": [{"type": "text", "text": job.error or "the job failed"}], "isError": True}
+        return job.answer or {"content": [{"type": "text", "text": str(job.result)}], "isError": False}
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
@@ -206,8 +245,9 @@ class _SkillContextBuilder(DefaultServerCallContextBuilder):
 class LegacyDialect:
     """MCP Mesh's `tasks/*` JSON-RPC, translated onto the a2a-sdk handler (one task store)."""
 
-    def __init__(self, handler: DefaultRequestHandler) -> None:
+    def __init__(self, handler: DefaultRequestHandler, skills: dict[str, A2aSkill]) -> None:
         self.handler = handler
+        self.skills = skills
         self.ids: OrderedDict[str, str] = OrderedDict()  # the client's task id -> the handler's
 
     async def __call__(self, body: dict[str, Any], context: ServerCallContext) -> Response:
@@ -216,7 +256,11 @@ class LegacyDialect:
         params = _dict(body.get("params"))
         try:
             if method == "tasks/send":
-                result = await self._send(params, context)
+                skill = self.skills.get(str(context.state.get(SKILL_STATE)))
+                # a background skill answers at once, `working` (MCP Mesh's long-running tasks)
+                result = await self._send(
+                    params, context, skill is not None and skill.wrapper.spec.background
+                )
                 return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
             if method == "tasks/sendSubscribe":
                 return StreamingResponse(
@@ -240,7 +284,7 @@ class LegacyDialect:
             text = f"Unknown task id: {params.get('id')}" if code == -32602 else str(exc)
             return _error(request_id, code, text)
 
-    def _request(self, params: dict[str, Any]) -> SendMessageRequest:
+    def _request(self, params: dict[str, Any], at_once: bool = False) -> SendMessageRequest:
         message = _dict(params.get("message"))
         parts = []
         for part in message.get("parts") or []:
@@ -254,6 +298,8 @@ class LegacyDialect:
         }
         if metadata.get("skill"):
             wire["message"]["metadata"] = {"skill": metadata["skill"]}
+        if at_once:
+            wire["configuration"] = {"returnImmediately": True}
         request: SendMessageRequest = ParseDict(wire, SendMessageRequest())
         return request
 
@@ -262,9 +308,11 @@ class LegacyDialect:
         while len(self.ids) > LEGACY_IDS_KEPT:
             self.ids.popitem(last=False)
 
-    async def _send(self, params: dict[str, Any], context: ServerCallContext) -> dict[str, Any]:
+    async def _send(
+        self, params: dict[str, Any], context: ServerCallContext, at_once: bool
+    ) -> dict[str, Any]:
         outer = str(params.get("id") or "")
-        answer = await self.handler.on_message_send(self._request(params), context)
+        answer = await self.handler.on_message_send(self._request(params, at_once), context)
         task = answer
         self._remember(outer or task.id, task.id)
         return _legacy_task(task, outer or task.id)
@@ -324,8 +372,9 @@ def _legacy_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
 
 
 def _legacy_status(status: dict[str, Any]) -> dict[str, Any]:
+    state = state_name(status.get("state"))
     out: dict[str, Any] = {
-        "state": state_name(status.get("state")),
+        "state": "working" if state == "submitted" else state,  # MCP Mesh's dialect has no `submitted`
         "timestamp": status.get("timestamp") or datetime.now(UTC).isoformat().replace("+00:00", "Z"),
     }
     message = status.get("message")
@@ -395,16 +444,18 @@ def _base_url(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 
-def skill_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[BaseRoute]:
+def skill_routes(
+    settings: MeshSettings, tools: MeshToolWrapperRegistry, runner: Any = None
+) -> list[BaseRoute]:
     """The A2A routes of the agent's skills."""
     skills = skills_of(tools)
     by_id = {skill.id: skill for skill in skills}
     path = settings.a2a.path
     placeholder = _card(settings, skills, path, "")
-    handler = DefaultRequestHandler(SkillExecutor(by_id), InMemoryTaskStore(), placeholder)
+    handler = DefaultRequestHandler(SkillExecutor(by_id, runner), InMemoryTaskStore(), placeholder)
     builder = _SkillContextBuilder()
     dispatcher = JsonRpcDispatcher(request_handler=handler, context_builder=builder, enable_v0_3_compat=True)
-    legacy = LegacyDialect(handler)
+    legacy = LegacyDialect(handler, by_id)
 
     async def card(request: Request) -> JSONResponse:
         from a2a.server.request_handlers.response_helpers import agent_card_to_dict

@@ -171,11 +171,11 @@ def build_a2a_clients(settings: MeshSettings, proxy_factory: McpMeshToolProxyFac
     return A2aClients(settings, proxy_factory)
 
 
-def build_a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> list[Any]:
+def build_a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: JobService) -> list[Any]:
     """The A2A card and JSON-RPC routes of `@mesh_a2a` tools (a2a/routes.py)."""
     from ..a2a.routes import a2a_routes
 
-    return a2a_routes(settings, tools)
+    return a2a_routes(settings, tools, jobs)
 
 
 def build_media(settings: MeshSettings) -> MediaStore:
@@ -274,7 +274,7 @@ class MeshContainer(containers.DeclarativeContainer):
             web_routes,
             status_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
             web=web_app,
-            a2a=providers.Callable(build_a2a_routes, settings=settings, tools=tools),
+            a2a=providers.Callable(build_a2a_routes, settings=settings, tools=tools, jobs=job_service),
         ),
         middleware=web_app.provided.middleware,
     )

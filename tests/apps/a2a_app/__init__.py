@@ -1,6 +1,6 @@
 """A2A skills: a plain tool, a streaming tool, a tool reporting progress, a failing tool, a tool with two
-arguments (a data part or JSON text), one plain MCP tool that is not a skill, and a consumer tool calling a
-peer through an injected `A2aClient` (peer `echo`, pointed at by settings)."""
+arguments (a data part or JSON text), a background job, one plain MCP tool that is not a skill, and
+consumer tools calling peers through an injected `A2aClient` (pointed at by settings or the registry)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Annotated
 from mesh_framework import (
     A2aClient,
     A2aPeer,
+    JobContext,
     Stream,
     ToolContext,
     ToolExecutionError,
@@ -53,6 +54,20 @@ async def count(n: int, ctx: ToolContext) -> dict[str, int]:
 async def add(a: int, b: int) -> int:
     """Add two numbers."""
     return a + b
+
+
+@mesh_a2a()
+@mesh_tool(background=True)
+async def crunch(steps: int, job: JobContext) -> dict[str, int]:
+    """A background job: reports each step, then answers; `steps` < 0 waits until it is cancelled."""
+    if steps < 0:
+        while not job.cancelled:
+            await asyncio.sleep(0.01)  # a job body polls its own cancellation
+        return {"steps": 0}
+    for i in range(steps):
+        job.progress(i + 1, steps, f"step {i + 1}")
+        await asyncio.sleep(0.05)
+    return {"steps": steps}
 
 
 @mesh_a2a()
