@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from ..config.settings import MeshSettings
+from ..console import SPAN_BUFFER, ConsolePush
 from ..events import ApplicationEventPublisher
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..security.redaction import redact_url
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from ..tracing.state import state as trace_state
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .proxy_factory import McpMeshToolProxyFactory
@@ -35,6 +38,7 @@ class MeshRuntime:
     health: HealthMonitor | None = None
     registry_observer: Callable[[str, float, bool], None] | None = None
     jobs: Any = None  # the JobService (jobs/service.py): joins and leaves the registry with the agent
+    console: Any = None  # the console's TrafficRecorder (console/): pushed to the registry once joined
 
     def __init__(
         self,
@@ -54,6 +58,7 @@ class MeshRuntime:
         self.reasons: UnresolvedReasons | None = None
         self.port: int | None = None
         self._embedded: Any = None
+        self.console_push: Any = None
         self._slots = {**tool_slots(tools), **route_slots(self.routes)}
 
     async def start(self, port: int) -> None:
@@ -93,6 +98,7 @@ class MeshRuntime:
             timeout=settings.registry.timeout,
             token=token,
         )
+
         def refused(_wrapper: Any, _dependency: Any) -> None:
             heartbeat.wake()
             reasons.refused()
@@ -120,7 +126,24 @@ class MeshRuntime:
                 after=heartbeat.registered,
             )
             self.subscription.start()
+        if self.console is not None:
+            self._start_console(client, heartbeat, token)
         logger.info("joining the mesh at %s as %s", ", ".join(map(redact_url, urls)), settings.agent.id)
+
+    def _start_console(self, client: RegistryClient, heartbeat: Heartbeat, token: str | None) -> None:
+        """Spans go to a buffer and counters to the registry every second (console/, tracing/state.py)."""
+        spans: deque[Any] = deque(maxlen=SPAN_BUFFER)
+        trace_state.spans = spans
+        self.console_push = ConsolePush(
+            self.factory.http,
+            lambda: client.url,
+            heartbeat.agent_id,
+            self.console,
+            spans,
+            headers={"Authorization": f"Bearer {token}"} if token else None,
+            after=heartbeat.registered,
+        )
+        self.console_push.start()
 
     async def _take_over(self, port: int, token: str | None) -> None:
         if self._embedded is None:
@@ -167,6 +190,10 @@ class MeshRuntime:
             self.subscription = None
         if self.reasons is not None:
             await self.reasons.stop()
+        if self.console_push is not None:
+            await self.console_push.stop()
+            self.console_push.off()
+            self.console_push = None
         if self.heartbeat is not None:
             await self.heartbeat.stop(unregister=True)
             self.heartbeat = None

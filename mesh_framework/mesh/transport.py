@@ -279,7 +279,7 @@ class McpTransport:
                         timed_out=True,
                     )
                 timeout = left if timeout is None else min(timeout, left)
-        if trace_state.tracer is not None:
+        if trace_state.tracer is not None or trace_state.spans is not None:
             inject_trace(method, body_params, headers)
         if timeout is not None:
             headers["X-Mesh-Timeout"] = _seconds(timeout)

@@ -12,6 +12,8 @@
 - GET `/explain?agent_id=&function_name=&dep_index=`: how that dependency slot resolves now, every stage.
 - GET `/topology/stream?agent_id=ID`: the agent's answers pushed as they change (SSE, registry/push.py).
 - GET `/ui`, `/ui/state`, `/ui/stream`: the mesh page, its JSON and its change stream (registry/ui/).
+- POST `/console/push`, GET `/ui/console`, `/ui/tools`, `/ui/events`, POST `/ui/call`: the console's
+  traffic, traces, events and tool calls (registry/console/).
 
 The app's lifespan runs the health sweep every `check_interval` seconds, and at its end waits until the
 store's database (if any) has every change.
@@ -34,6 +36,7 @@ from starlette.routing import Route
 from .._version import __version__
 from ..metrics.registry_metrics import registry_metrics_route
 from .audit_routes import audit_routes
+from .console import ConsoleBoard, console_routes
 from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
 from .push import TopologyPush
@@ -68,14 +71,20 @@ async def _cancelled(task: asyncio.Task[None] | None) -> None:
 
 
 def build_registry_app(
-    store: RegistryStore, *, check_interval: float | None = None, sweep: bool = True
+    store: RegistryStore,
+    *,
+    check_interval: float | None = None,
+    sweep: bool = True,
+    token_required: bool = False,
 ) -> Starlette:
-    """The registry's ASGI app over `store`; with `sweep`, its lifespan runs `store.sweep()` periodically."""
+    """The registry's ASGI app over `store`; with `sweep`, its lifespan runs `store.sweep()` periodically.
+    `token_required`: the registry's token is checked in front of every route (registry/auth.py)."""
     interval = check_interval if check_interval is not None else default_check_interval(store.timeout)
     if interval <= 0:
         raise ValueError(f"Registry check interval must be positive, not {interval!r}")
     version = __version__
     push = TopologyPush(store)  # GET /topology/stream, /ui/stream: registry/push.py
+    board = ConsoleBoard()  # what agents push for the console: registry/console/
 
     async def heartbeat(request: Request) -> Response:
         length = request.headers.get("content-length")
@@ -153,8 +162,9 @@ def build_registry_app(
         *push.routes(),
         *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
         *ui_routes(store),  # the mesh page: registry/ui/
+        *console_routes(store, board, token_required=token_required),
         registry_metrics_route(store),  # Prometheus gauges over the store: metrics/registry_metrics.py
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.store, app.state.push = store, push
+    app.state.store, app.state.push, app.state.console = store, push, board
     return app

@@ -72,7 +72,7 @@ class RegistryServer:
         if store is None:
             store = RegistryStore(database, timeout=timeout, audit_history=audit_history)
         self.store = store
-        self.app = build_registry_app(self.store, check_interval=check_interval)
+        self.app = build_registry_app(self.store, check_interval=check_interval, token_required=bool(token))
         if token:  # every route but /health wants the token (registry/auth.py)
             self.app.add_middleware(RegistryTokenAuth, token=token)
         self.port: int | None = None

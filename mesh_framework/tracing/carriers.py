@@ -6,7 +6,9 @@ arguments. The first well-formed one wins; a malformed value is ignored (the cal
 
 Out: all of them, so our agents and MCP Mesh's (which read the last two) continue the same trace.
 
-Only a process that traces calls these (OpenTelemetry is loaded on first use, `otel.py`).
+Only a process that traces calls these (OpenTelemetry is loaded on first use, `otel.py`); a process that
+only feeds the console (`state.spans`) reads and writes the same fields with `light_parent` and the
+`light_context` variable, and never loads OpenTelemetry.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .otel import api
+from .state import light_context, state
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import SpanContext, TraceState
 
-__all__ = ["format_traceparent", "inject_trace", "parent_context", "parse_traceparent"]
+__all__ = ["format_traceparent", "inject_trace", "light_parent", "parent_context", "parse_traceparent"]
 
 _TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$")
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -94,6 +97,56 @@ def parent_context(
     return None, ""
 
 
+def _light_traceparent(value: Any) -> tuple[int, int] | None:
+    if not isinstance(value, str):
+        return None
+    match = _TRACEPARENT.match(value.strip())
+    if match is None or match.group(1) == "ff" or (match.group(1) == "00" and match.group(5)):
+        return None
+    trace_id, span_id = int(match.group(2), 16), int(match.group(3), 16)
+    return (trace_id, span_id) if trace_id and span_id else None
+
+
+def _light_mesh(trace_id: Any, parent_span: Any) -> tuple[int, int] | None:
+    if not (isinstance(trace_id, str) and isinstance(parent_span, str)):
+        return None
+    trace_id, parent_span = trace_id.strip().lower(), parent_span.strip().lower()
+    if not (_HEX32.match(trace_id) and _HEX16.match(parent_span)):
+        return None
+    ids = int(trace_id, 16), int(parent_span, 16)
+    return ids if all(ids) else None
+
+
+def light_parent(
+    params: Mapping[str, Any], raw_headers: Iterable[tuple[bytes, bytes]]
+) -> tuple[int, int] | None:
+    """The caller's (trace id, span id) of one `tools/call`, from the same fields in the same order as
+    `parent_context`, without OpenTelemetry; None when it sent none."""
+    meta = params.get("_meta")
+    if isinstance(meta, Mapping) and "traceparent" in meta:
+        found = _light_traceparent(meta.get("traceparent"))
+        if found is not None:
+            return found
+    trace_id = parent_span = None
+    for key, value in raw_headers:
+        if key == b"traceparent":
+            found = _light_traceparent(value.decode("latin-1"))
+            if found is not None:
+                return found
+        elif key == b"x-trace-id":
+            trace_id = value.decode("latin-1")
+        elif key == b"x-parent-span":
+            parent_span = value.decode("latin-1")
+    if trace_id is not None:
+        found = _light_mesh(trace_id, parent_span)
+        if found is not None:
+            return found
+    arguments = params.get("arguments")
+    if isinstance(arguments, Mapping) and "_trace_id" in arguments:
+        return _light_mesh(arguments.get("_trace_id"), arguments.get("_parent_span"))
+    return None
+
+
 def _as_parent(span_context: SpanContext) -> Context:
     otel = api()
     parent: Context = otel.trace.set_span_in_context(otel.NonRecordingSpan(span_context))
@@ -107,20 +160,34 @@ def format_traceparent(span_context: SpanContext) -> str:
 def inject_trace(method: str, params: dict[str, Any], headers: dict[str, str]) -> None:
     """Put the current span's context on an outgoing request (`params` and `headers` are the request's
     own copies). Nothing happens outside a span."""
+    if state.tracer is None:  # only the console's spans: its light context
+        ids = light_context.get()
+        if ids is None:
+            return
+        trace_id, span_id = f"{ids[0]:032x}", f"{ids[1]:016x}"
+        _inject(method, params, headers, (f"00-{trace_id}-{span_id}-01", trace_id, span_id, ""))
+        return
     span_context = api().trace.get_current_span().get_span_context()
     if not span_context.is_valid:
         return
     traceparent = format_traceparent(span_context)
     trace_id, span_id = f"{span_context.trace_id:032x}", f"{span_context.span_id:016x}"
+    state_header = span_context.trace_state.to_header() if span_context.trace_state else ""
+    _inject(method, params, headers, (traceparent, trace_id, span_id, state_header))
+
+
+def _inject(
+    method: str, params: dict[str, Any], headers: dict[str, str], ids: tuple[str, str, str, str]
+) -> None:
+    traceparent, trace_id, span_id, tracestate = ids
     headers["traceparent"] = traceparent
     headers["X-Trace-ID"] = trace_id
     headers["X-Parent-Span"] = span_id
     meta = dict(params.get("_meta") or {})
     meta["traceparent"] = traceparent
-    state = span_context.trace_state.to_header() if span_context.trace_state else ""
-    if state:
-        headers["tracestate"] = state
-        meta["tracestate"] = state
+    if tracestate:
+        headers["tracestate"] = tracestate
+        meta["tracestate"] = tracestate
     params["_meta"] = meta
     if method == "tools/call":
         arguments = params.get("arguments")

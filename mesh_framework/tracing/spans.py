@@ -1,16 +1,21 @@
 """The spans an agent records: an incoming tool call, an outbound proxy call, a registry call, an LLM
-iteration. Each helper returns a context manager; with tracing and call logging off it is one shared
-object that does nothing, so the call path pays an attribute read and a `with`."""
+iteration. Each helper returns a context manager; with tracing, call logging and the console off it is one
+shared object that does nothing, so the call path pays an attribute read and a `with`.
+
+While the console gathers spans (`state.spans`), each finished span is also appended there as a tuple: the
+OpenTelemetry span's ids when tracing is on, else ids of the light context (`state.light_context`)."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping
+from random import getrandbits
+from time import perf_counter, time
 from typing import TYPE_CHECKING, Any
 
-from .carriers import parent_context
+from .carriers import light_parent, parent_context
 from .otel import api as _api
-from .state import CallInfo, current_call, state
+from .state import CallInfo, current_call, light_context, state
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
@@ -45,7 +50,23 @@ NOOP = SpanScope()
 class _Span(SpanScope):
     """A span when tracing is on (`kind`: a `SpanKind` name), else only the call's log context."""
 
-    __slots__ = ("_attributes", "_call", "_call_token", "_kind", "_name", "_parent", "_span", "_token")
+    __slots__ = (
+        "_attributes",
+        "_call",
+        "_call_token",
+        "_console",
+        "_detail",
+        "_error",
+        "_ids",
+        "_kind",
+        "_light",
+        "_light_token",
+        "_name",
+        "_parent",
+        "_span",
+        "_started",
+        "_token",
+    )
 
     def __init__(
         self,
@@ -54,15 +75,26 @@ class _Span(SpanScope):
         attributes: dict[str, Any],
         parent: Context | None = None,
         call: CallInfo | None = None,
+        *,
+        detail: str = "",
+        light: tuple[int, int] | None = None,
+        console: bool = True,
     ) -> None:
         self._name = name
         self._kind = kind
         self._attributes = attributes
         self._parent = parent
         self._call = call
+        self._detail = detail  # what the console shows beside the name (the agent's tool, the provider)
+        self._light = light  # the caller's (trace id, span id) when OpenTelemetry is off
+        self._console = console
         self._span: Any = None
         self._token: Any = None
         self._call_token: Any = None
+        self._light_token: Any = None
+        self._ids: tuple[int, int, int] | None = None  # (trace id, span id, parent span id) for the console
+        self._error = ""
+        self._started = 0.0
 
     def __enter__(self) -> SpanScope:
         if self._call is not None:
@@ -74,31 +106,59 @@ class _Span(SpanScope):
                 self._name, context=self._parent, kind=otel.SpanKind[self._kind], attributes=self._attributes
             )
             self._token = otel.context.attach(otel.trace.set_span_in_context(span))
+            if state.spans is not None and self._console:
+                context, parent = span.get_span_context(), getattr(span, "parent", None)
+                self._ids = (context.trace_id, context.span_id, parent.span_id if parent else 0)
+                self._started = perf_counter()
+        elif state.spans is not None and self._console:
+            parent_ids = self._light if self._kind == "SERVER" else light_context.get()
+            if parent_ids is None:
+                self._ids = (getrandbits(128) or 1, getrandbits(64) or 1, 0)
+            else:
+                self._ids = (parent_ids[0], getrandbits(64) or 1, parent_ids[1])
+            self._light_token = light_context.set(self._ids[:2])
+            self._started = perf_counter()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         span = self._span
+        failed = exc is not None and not isinstance(exc, GeneratorExit)
         if span is not None:
             otel = _api()
-            if exc is not None and not isinstance(exc, GeneratorExit):
+            if failed:
                 span.record_exception(exc)
                 span.set_status(otel.Status(otel.StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
             span.end()
             otel.context.detach(self._token)
+        ids = self._ids
+        if ids is not None:
+            seconds = perf_counter() - self._started
+            error = f"{type(exc).__name__}: {exc}"[:300] if failed else self._error
+            spans = state.spans
+            if spans is not None:
+                spans.append((*ids, self._name, self._kind, self._detail, time() - seconds, seconds, error))
+            if self._light_token is not None:
+                light_context.reset(self._light_token)
         if self._call_token is not None:
             current_call.reset(self._call_token)
 
     def set(self, key: str, value: Any) -> None:
         if self._span is not None:
             self._span.set_attribute(key, value)
+        if key == "mesh.provider.agent_id" and self._ids is not None:
+            self._detail = f"{self._detail} → {value}"
 
     def event(self, name: str, attributes: Mapping[str, Any] | None = None) -> None:
         if self._span is not None:
             self._span.add_event(name, dict(attributes or {}))
 
     def result(self, result: Mapping[str, Any]) -> None:
-        if self._span is not None and result.get("isError"):
-            _failed(self._span, result)
+        if result.get("isError"):
+            if self._span is not None:
+                _failed(self._span, result)
+            if self._ids is not None:
+                texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
+                self._error = ("; ".join(t for t in texts if t) or "isError")[:300]
 
 
 def _failed(span: Any, result: Mapping[str, Any]) -> None:
@@ -122,19 +182,22 @@ def incoming_call(
 ) -> SpanScope:
     """The server span of one `tools/call`, continuing the caller's trace when it sent one (`rpc_id`, the
     JSON-RPC id, is not recorded: the SDK checks every attribute on the call path)."""
-    if state.tracer is None and not state.log_calls:
+    if state.tracer is None and not state.log_calls and state.spans is None:
         return NOOP
     call = None
     if state.log_calls:
         call = CallInfo(tool, _request_id(raw_headers))
     if state.tracer is None:
-        return _Span("", "SERVER", {}, call=call)
+        if state.spans is None:
+            return _Span("", "SERVER", {}, call=call)
+        light = light_parent(params, raw_headers)
+        return _Span(f"tools/call {tool}", "SERVER", {}, call=call, detail=state.agent, light=light)
     parent, source = parent_context(params, raw_headers)
     # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
     if source:
         attributes["mesh.trace.source"] = source
-    return _Span(f"tools/call {tool}", "SERVER", attributes, parent, call)
+    return _Span(f"tools/call {tool}", "SERVER", attributes, parent, call, detail=state.agent)
 
 
 def _request_id(raw_headers: Iterable[tuple[bytes, bytes]]) -> str:
@@ -146,27 +209,29 @@ def _request_id(raw_headers: Iterable[tuple[bytes, bytes]]) -> str:
 
 def outbound_call(capability: str, tool: str) -> SpanScope:
     """The client span of one proxy call (failovers included); the transport sends its context."""
-    if state.tracer is None:
+    if state.tracer is None and state.spans is None:
         return NOOP
     attributes = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "mesh.capability": capability}
-    return _Span(f"tools/call {tool}", "CLIENT", attributes)
+    return _Span(f"tools/call {tool}", "CLIENT", attributes, detail=f"{state.agent}: {capability}")
 
 
 def registry_call(method: str, url: str, name: str) -> SpanScope:
     """The client span of one registry request (`name`: the route, without ids)."""
-    if state.tracer is None:
+    # The console keeps only registry calls made inside a trace, not every agent's heartbeats.
+    console = state.spans is not None and light_context.get() is not None
+    if state.tracer is None and not console:
         return NOOP
     attributes = {"http.request.method": method, "url.full": url}
-    return _Span(f"registry {method} {name}", "CLIENT", attributes)
+    return _Span(f"registry {method} {name}", "CLIENT", attributes, detail=state.agent, console=console)
 
 
 def llm_iteration(label: str, iteration: int) -> SpanScope:
     """One turn of an LLM tool loop: the model's answer and the tools it asked for."""
-    if state.tracer is None:
+    if state.tracer is None and state.spans is None:
         return NOOP
     attributes = {
         "gen_ai.operation.name": "chat",
         "mesh.llm.label": label,
         "mesh.llm.iteration": iteration,
     }
-    return _Span(f"llm iteration {iteration + 1}", "INTERNAL", attributes)
+    return _Span(f"llm iteration {iteration + 1}", "INTERNAL", attributes, detail=f"{state.agent}: {label}")

@@ -1,17 +1,25 @@
 """What this process traces and logs per call: one tracer (or none) and whether calls are logged.
 
 Tracing is per process, as OpenTelemetry's own provider is: an agent is a process. The application sets
-this at build time (`configure_tracing`); the hot paths read two attributes and do nothing more when
-both are off.
+this at build time (`configure_tracing`); the hot paths read three attributes and do nothing more when
+all are off.
+
+`spans` is the console's buffer (console/): while a registry gathers this agent's spans, each finished span
+is appended to it as a `SpanRecord`, with or without OpenTelemetry. Without OpenTelemetry the trace context
+is carried in `light_context` (trace id, span id), which is all the console needs.
 """
 
 from __future__ import annotations
 
 import contextvars
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CallInfo", "TracingState", "current_call", "state"]
+__all__ = ["CallInfo", "SpanRecord", "TracingState", "current_call", "light_context", "state"]
+
+# (trace id, span id, parent span id or 0, name, kind, detail, start epoch seconds, seconds, error or "")
+SpanRecord = tuple[int, int, int, str, str, str, float, float, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,10 +31,13 @@ class CallInfo:
 
 
 current_call: contextvars.ContextVar[CallInfo | None] = contextvars.ContextVar("mesh_call", default=None)
+light_context: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar(
+    "mesh_light_span", default=None
+)
 
 
 class TracingState:
-    __slots__ = ("agent", "key", "log_calls", "provider", "tracer")
+    __slots__ = ("agent", "key", "log_calls", "provider", "spans", "tracer")
 
     def __init__(self) -> None:
         self.tracer: Any = None  # an opentelemetry Tracer while tracing is on
@@ -34,6 +45,7 @@ class TracingState:
         self.key: Any = None  # the settings it was built from
         self.agent = ""
         self.log_calls = False  # structured logs want the call's tool and request id
+        self.spans: deque[SpanRecord] | None = None  # the console's buffer while a registry gathers spans
 
 
 state = TracingState()
