@@ -94,8 +94,13 @@ def summarize(data: Any) -> str:
     return f"no provider of {spec}: " + ", ".join(evictions)
 
 
+def _kept_text(kept: Sequence[Any]) -> str:
+    return ", ".join(str(k) for k in kept) if len(kept) <= 2 else f"{len(kept)} candidates"
+
+
 def stage_rows(data: Any) -> list[tuple[str, str, str, str]]:
-    """`(stage, candidate, verdict, why)` rows, kept candidates first in each stage."""
+    """`(stage, candidate, verdict, why)` rows: each eviction on its own row, the candidates a stage kept
+    on one (named when there are at most two), the tiebreaker's choice on its own."""
     data = data if isinstance(data, Mapping) else {}
     rows: list[tuple[str, str, str, str]] = []
     for stage in data.get("stages") or ():
@@ -103,11 +108,11 @@ def stage_rows(data: Any) -> list[tuple[str, str, str, str]]:
             continue
         name = str(stage.get("stage", "?"))
         chosen = stage.get("chosen")
-        for kept in stage.get("kept") or ():
-            if chosen and kept == chosen:
-                rows.append((name, str(kept), "chosen", str(stage.get("reason") or "")))
-            else:
-                rows.append((name, str(kept), "kept", ""))
+        kept = [k for k in stage.get("kept") or () if not (chosen and k == chosen)]
+        if chosen:
+            rows.append((name, str(chosen), "chosen", str(stage.get("reason") or "")))
+        if kept:
+            rows.append((name, _kept_text(kept), "kept", ""))
         for evicted in stage.get("evicted") or ():
             if isinstance(evicted, Mapping):
                 reason = str(evicted.get("reason", ""))

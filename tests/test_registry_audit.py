@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from mesh_framework.registry import RegistryStore, build_registry_app
 from mesh_framework.registry.audit import AuditLog
-from mesh_framework.resolution_audit import summarize
+from mesh_framework.resolution_audit import stage_rows, summarize
 from mesh_framework.schemas import canonical_schema
 from tests.agents import run_mesh
 
@@ -110,6 +110,9 @@ def test_the_consumer_wires_only_to_the_provider_with_the_shape_it_expects(regis
     assert evicted["id"] == "lab-1:label_it" and evicted["reason"] == "SchemaIncompatible"
     assert evicted["details"]["mode"] == "subset"
     assert evicted["details"]["reasons"] == [{"field": "text", "kind": "missing_field", "path": "text"}]
+    assert ("schema", "lab-1:label_it", "SchemaIncompatible", "missing text") in stage_rows(data)
+    assert stage_rows(data)[-1] == ("tiebreaker", "cap-1:caption_it", "chosen", "HighestScoreThenVersion")
+    assert stage_rows(data)[0] == ("health", "lab-1:label_it, cap-1:caption_it", "kept", "")
     assert data["chosen"] == {
         "agent_id": "cap-1",
         "endpoint": "http://127.0.0.1:9002",
