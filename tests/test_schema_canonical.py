@@ -275,3 +275,14 @@ def test_subset_recurses_into_nested_objects_and_array_items() -> None:
     assert subset_diff(wanted, offered) == [{"field": "id", "kind": "missing_field", "path": "rows.[].id"}]
     no_items = {"type": "object", "properties": {"rows": {"type": "array"}}}
     assert subset_diff(wanted, no_items) == [{"kind": "missing_items_schema", "path": "rows.[]"}]
+
+
+def test_a_selector_checks_its_match_mode() -> None:
+    from mesh_framework import Selector
+
+    assert Selector("caption", expected_type=Caption).match_mode == "subset"  # MCP Mesh's default
+    assert Selector("caption").match_mode is None
+    with pytest.raises(ValueError, match="match_mode must be 'subset' or 'strict', not 'loose'"):
+        Selector("caption", expected_type=Caption, match_mode="loose")
+    with pytest.raises(ValueError, match="match_mode='strict' needs expected_type"):
+        Selector("caption", match_mode="strict")
