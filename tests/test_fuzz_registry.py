@@ -26,9 +26,9 @@ from mesh_framework.registry.store import RegistryStore
 from tests.agents import AgentProcess, run_registry
 
 SPEC = Path(registry_package.__file__).parent / "openapi.yaml"
-# Routes described on their own pages (job API, push streams, the mesh page, Prometheus metrics in
-# docs/operations.md), not in openapi.yaml.
-ELSEWHERE = ("/jobs", "/topology/", "/ui", "/metrics")
+# Routes described on their own pages (job API, push streams, the mesh page and its console, Prometheus
+# metrics in docs/operations.md), not in openapi.yaml.
+ELSEWHERE = ("/jobs", "/topology/", "/ui", "/console/", "/metrics")
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 
 schema = schemathesis.openapi.from_path(SPEC)
