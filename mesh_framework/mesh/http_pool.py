@@ -15,11 +15,12 @@ from __future__ import annotations
 import logging
 import socket
 import ssl
+from collections.abc import Callable
 from typing import Any
 
 import httpx2
 
-__all__ = ["IDEMPOTENT", "StaleConnectionRetry", "asyncio_transport", "build_http_client"]
+__all__ = ["IDEMPOTENT", "StaleConnectionRetry", "TlsOnDemand", "asyncio_transport", "build_http_client"]
 
 logger = logging.getLogger("mesh_framework.mesh")
 
@@ -50,16 +51,52 @@ class StaleConnectionRetry(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+class TlsOnDemand(httpx2.AsyncBaseTransport):
+    """http requests on one transport, https ones on another built at the first https request (with the TLS
+    context `make_tls` gives it): a client that only ever speaks http never loads certificates."""
+
+    def __init__(
+        self, plain: httpx2.AsyncBaseTransport, make_tls: Callable[[], httpx2.AsyncBaseTransport]
+    ) -> None:
+        self.plain = plain
+        self.make_tls = make_tls
+        self.tls: httpx2.AsyncBaseTransport | None = None
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.scheme != "https":
+            return await self.plain.handle_async_request(request)
+        if self.tls is None:
+            self.tls = self.make_tls()
+        return await self.tls.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.plain.aclose()
+        if self.tls is not None:
+            await self.tls.aclose()
+
+
 def build_http_client(
-    *, keepalive_expiry: float = 4.0, verify: ssl.SSLContext | bool = True
+    *,
+    keepalive_expiry: float = 4.0,
+    verify: ssl.SSLContext | bool | Callable[[], ssl.SSLContext | bool] = True,
 ) -> httpx2.AsyncClient:
     """The pooled client (TCP_NODELAY, keep-alive `keepalive_expiry` seconds, the stale-connection retry,
-    asyncio's network layer: `asyncio_network.py`); `verify` checks the servers' certificates."""
+    asyncio's network layer: `asyncio_network.py`); `verify` checks the servers' certificates, or is the
+    function giving what does, called at the first https request (`TlsOnDemand`)."""
     nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
     limits = httpx2.Limits(
         max_connections=256, max_keepalive_connections=64, keepalive_expiry=keepalive_expiry
     )
-    inner = asyncio_transport(socket_options=nodelay, limits=limits, verify=verify)
+
+    def transport(tls: ssl.SSLContext | bool) -> httpx2.AsyncBaseTransport:
+        return asyncio_transport(socket_options=nodelay, limits=limits, verify=tls)
+
+    inner: httpx2.AsyncBaseTransport
+    if callable(verify):
+        make_tls = verify
+        inner = TlsOnDemand(transport(False), lambda: transport(make_tls()))
+    else:
+        inner = transport(verify)
     return httpx2.AsyncClient(transport=StaleConnectionRetry(inner), trust_env=False)
 
 

@@ -10,7 +10,7 @@ import httpx2
 from ..config.settings import MeshSettings
 from ..injectables import McpMeshTool
 from ..security.credentials import credential_headers
-from ..security.tls import client_ssl_context, mesh_https
+from ..security.tls import client_verify, mesh_https
 from ..specs import DependencySpec
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .http_pool import build_http_client
@@ -53,7 +53,7 @@ class McpMeshToolProxyFactory:
         if self._http is None:
             self._http = build_http_client(
                 keepalive_expiry=self.settings.client.keepalive_expiry,  # below the peers' keep-alive
-                verify=client_ssl_context(self.settings.tls),  # security/tls.py: CA bundle, mutual TLS
+                verify=client_verify(self.settings.tls),  # security/tls.py: CA bundle, mutual TLS
             )
         return self._http
 

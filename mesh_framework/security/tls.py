@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..config.settings import TlsSettings
 
-__all__ = ["ServerTls", "client_ssl_context", "mesh_https", "server_tls"]
+__all__ = ["ServerTls", "client_ssl_context", "client_verify", "mesh_https", "server_tls"]
 
 
 def _readable(path: str, key: str) -> str:
@@ -70,6 +72,18 @@ def client_ssl_context(tls: TlsSettings) -> ssl.SSLContext | bool:
     if cert and key:
         context.load_cert_chain(_readable(cert, "client_cert_file"), _readable(key, "client_key_file"))
     return context
+
+
+def client_verify(tls: TlsSettings) -> ssl.SSLContext | bool | Callable[[], ssl.SSLContext | bool]:
+    """`client_ssl_context(tls)` for a pooled client; when it can only be the system's default (verification
+    on, no `ca_file`, no client certificate), the function that builds it, which the client calls at its
+    first https request: loading the system's certificate authorities takes megabytes and tens of
+    milliseconds, which a mesh on http never needs. A configured file is read at once (a bad one stops
+    start-up)."""
+    configured = tls.ca_file or tls.client_cert_file or tls.client_key_file or tls.require_client_cert
+    if tls.verify and not configured:
+        return partial(client_ssl_context, tls)
+    return client_ssl_context(tls)
 
 
 def mesh_https(tls: TlsSettings) -> bool:
