@@ -21,6 +21,7 @@ from ..specs import Selector
 from .loop import ToolLoop
 from .model import LlmIterationLimit, LlmModel, LlmProviderError
 from .types import LlmToolCall, LlmTurn, Message
+from .vendors._openai_media import openai_messages
 
 __all__ = ["STREAM_SUFFIX", "MeshProviderModel", "buffered_name", "parse_frame", "parse_provider_answer"]
 
@@ -205,7 +206,7 @@ class MeshProviderModel(LlmModel):
         if parallel_tool_calls is not None:
             model_params["parallel_tool_calls"] = parallel_tool_calls
         return {
-            "messages": list(messages),
+            "messages": openai_messages(messages),  # images from tools as MCP Mesh sends them
             "tools": list(tools),
             "model_params": model_params,
             "context": None,

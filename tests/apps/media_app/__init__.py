@@ -46,10 +46,17 @@ async def describe(question: str, llm: MeshLlmAgent, image: MediaParam("image/*"
 
 
 @mesh_tool()
-@mesh_llm(provider="anthropic/claude-sonnet-4-5", tools=[render])
+@mesh_llm(provider="anthropic/claude-sonnet-4-6", tools=[render])
 async def describe_claude(question: str, llm: MeshLlmAgent, document: MediaParam("*/*") = None) -> str:
     """Answer a question about an image or a PDF."""
     return str(await llm(question, media=[document] if document else None))
+
+
+@mesh_tool()
+@mesh_llm(provider={"capability": "llm", "tags": ["+fake"]}, tools=[render])
+async def describe_mesh(question: str, llm: MeshLlmAgent, image: MediaParam("image/*") = None) -> str:
+    """Answer a question about an image with the mesh's LLM provider."""
+    return str(await llm(question, media=[image] if image else None))
 
 
 @mesh_route("/api/upload", methods=["POST"])
