@@ -1,0 +1,93 @@
+"""Media with the real MCP Mesh 3.8, both ways, on its Go registry and one shared media store: a chart an
+mcp-mesh agent stores (`mesh.MediaResult`) is read by our tool, an upload to our route is read by its
+`mesh.MediaParam` tool, and its tool calls our `render` through the mesh and reads our `resource_link`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.agents import run_agent
+from tests.agents import wait_until as wait_for
+from tests.interop.mcp_mesh import (
+    AGENTS_DIR,
+    call_mesh_tool,
+    missing_tools,
+    run_mesh_python_agent,
+    run_mesh_registry,
+)
+from tests.media_files import png
+
+pytestmark = pytest.mark.timeout(150)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def installed() -> None:
+    missing = missing_tools()
+    assert not missing, f"run scripts/install-mcp-mesh.sh first (missing: {', '.join(missing)})"
+
+
+def result_of(message: dict[str, Any]) -> dict[str, Any]:
+    assert "result" in message, message
+    result: dict[str, Any] = message["result"]
+    return result
+
+
+def structured(message: dict[str, Any]) -> Any:
+    result = result_of(message)
+    assert not result.get("isError"), result
+    return result.get("structuredContent") or json.loads(result["content"][0]["text"])
+
+
+def test_media_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    shared = {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)}
+    with run_mesh_registry(tmp_path / "registry") as registry:
+        ours_env = {
+            **shared,
+            "MCP_MESH_REGISTRY_URL": registry.url,
+            "MCP_MESH_HEALTH_INTERVAL": "1",
+            "MESH_REGISTRY__ENABLED": "true",
+        }
+        with (
+            run_agent("tests.apps.media_app", env=ours_env) as ours,
+            run_mesh_python_agent(AGENTS_DIR / "media_chart.py", registry, env=shared) as theirs,
+        ):
+            # theirs -> ours: mcp-mesh's MediaResult link, read by our MediaParam tool
+            [link] = result_of(call_mesh_tool(theirs.endpoint, "mesh_chart", {}))["content"]
+            assert link["type"] == "resource_link"
+            assert link["uri"] == f"file://{store}/media/mesh-chart.png"
+            size = (store / "media" / "mesh-chart.png").stat().st_size
+            assert link["size"] == size
+            measured = structured(call_mesh_tool(ours.base_url, "measure", {"image": link["uri"]}))
+            assert measured == {"size": size, "mime": "image/png"}
+
+            # ours -> theirs: an upload to our route, read by mcp-mesh's MediaParam tool
+            image = png(4000)
+            files = {"file": ("upload.png", image, "image/png")}
+            uploaded = httpx2.post(ours.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
+            uri = uploaded.json()["uri"]
+            inspected = structured(call_mesh_tool(theirs.endpoint, "mesh_inspect", {"image": uri}))
+            assert inspected == {"size": len(image), "mime": "image/png"}
+
+            # theirs calls our render through the mesh and reads the resource_link it answers
+            answer: Any = None
+
+            def read_ours() -> bool:
+                nonlocal answer
+                answer = result_of(call_mesh_tool(theirs.endpoint, "mesh_render_inspect", {"size": 40_000}))
+                return not answer.get("isError") and "uri" in (answer.get("structuredContent") or {})
+
+            assert wait_for(read_ours, timeout=40), (answer, theirs.output()[-3000:])
+            got = answer["structuredContent"]
+            written = (store / "media" / "for-mesh.png").stat().st_size
+            assert got == {
+                "uri": f"file://{store}/media/for-mesh.png",
+                "size": written,
+                "mime": "image/png",
+                "link_size": written,
+            }
