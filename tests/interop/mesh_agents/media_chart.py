@@ -2,7 +2,7 @@
 """mcp-mesh 3.8 fixture agent ``mesh-media-chart``, on a shared media store (MCP_MESH_MEDIA_STORAGE_PATH):
 
 - ``mesh_chart(name)`` stores a small PNG with ``mesh.MediaResult`` and returns its ``resource_link``;
-- ``mesh_inspect(image)`` takes a ``mesh.MediaParam("image/*")`` URI and reads it with ``mesh.download_media``;
+- ``mesh_inspect(image)`` takes a ``mesh.MediaParam("image/*")`` URI, read with ``mesh.download_media``;
 - ``mesh_render_inspect(size)`` calls the ``render`` capability (ours) through the mesh and reads the media
   that its ``resource_link`` names.
 """
