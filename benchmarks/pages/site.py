@@ -10,6 +10,7 @@ from .callbacks import callbacks_section
 from .features import jobs_section, metrics_section, tracing_section
 from .fleet import fleet_section
 from .llm import llm_section
+from .media import media_section
 from .mesh import mesh_page, mesh_summary
 from .robustness import robustness_section
 from .schema import schema_section
@@ -52,6 +53,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *callbacks_section(r.get("callbacks")),
         *service_section(r.get("service")),
         *schema_section(r.get("schema")),
+        *media_section(r.get("media")),
         *fleet_section(r.get("fleet")),
         *jobs_section(r.get("jobs")),
         *tracing_section(r.get("tracing")),
