@@ -168,3 +168,23 @@ def test_traffic_and_one_trace_across_three_real_agents() -> None:
             ids = {s[0] for s in spans}
             assert all(s[1] in ids for s in spans if s[1])  # one tree: every parent is in the trace
             json.dumps(view)
+
+
+def test_a_direct_mode_llm_tool_is_listed_with_its_model() -> None:
+    """The starter's `ask` calls its vendor itself: the page lists it with the model, not 'no LLM tools'."""
+    with run_registry(0, "--timeout", "120") as registry:
+        url = registry.base_url
+
+        def ask_entry() -> dict[str, Any] | None:
+            state = httpx2.get(url + "/ui/state", timeout=5, trust_env=False).json()
+            return next((e for e in state["llm"] if e["tool"] == "ask"), None)
+
+        with run_agent("starter_app", env={"MCP_MESH_REGISTRY_URL": url}):
+            entry = wait_until(ask_entry, timeout=30)
+            assert isinstance(entry, dict)
+            assert entry == {
+                "agent": entry["agent"],
+                "kind": "direct",
+                "tool": "ask",
+                "model": "openai/gpt-4o-mini",
+            }

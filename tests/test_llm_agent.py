@@ -294,4 +294,5 @@ def test_filters_on_the_wire_like_mcp_mesh() -> None:
     }
     assert fields["llm_provider"]["namespace"] == "ns"
     wildcard = resolve_llm_config("everything", everything, load_settings(environ={})).heartbeat_fields("ns")
-    assert wildcard == {"llm_filter": {"filter": ["*"], "filter_mode": "*"}}
+    # a direct-mode tool also names its model (for the mesh page; MCP Mesh's registry ignores the field)
+    assert wildcard == {"llm_filter": {"filter": ["*"], "filter_mode": "*"}, "llm_model": "openai/x"}

@@ -55,8 +55,11 @@ class LlmToolConfig:
         return isinstance(self.provider, str)
 
     def heartbeat_fields(self, namespace: str) -> dict[str, Any]:
-        """`llm_filter` and `llm_provider` as MCP Mesh's heartbeat carries them for this tool."""
+        """`llm_filter` and `llm_provider` as MCP Mesh's heartbeat carries them for this tool; a direct-mode
+        tool adds `llm_model` (its `vendor/model`, for the mesh page; MCP Mesh's registry ignores it)."""
         fields: dict[str, Any] = {}
+        if isinstance(self.provider, str):
+            fields["llm_model"] = self.model or self.provider
         if self.filter:
             entries = [_filter_wire(f) for f in self.filter]
             fields["llm_filter"] = {"filter": entries, "filter_mode": self.filter_mode}

@@ -1,7 +1,8 @@
 """The mesh page: `GET /ui` (one self-contained HTML page, no CDN) and `GET /ui/state` (its JSON).
 
 The page draws the agents, the dependency graph (SVG) and the LLM providers and filters, and redraws
-whenever the registry's `/ui/stream` (registry/push.py) says something changed.
+whenever the registry's `/ui/stream` (registry/push.py) says something changed. Its console (traffic,
+tokens, traces, events, try a tool: `console.js`, inlined into the page) reads registry/console/'s routes.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ __all__ = ["mesh_state", "page_html", "ui_routes"]
 
 
 def page_html() -> str:
-    """The page's HTML (package data next to this module)."""
-    return resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
+    """The page's HTML with its console script inlined (package data next to this module)."""
+    files = resources.files(__package__)
+    script = files.joinpath("console.js").read_text(encoding="utf-8")
+    page = files.joinpath("page.html").read_text(encoding="utf-8")
+    return page.replace("<!-- console.js -->", "<script>\n" + script + "</script>", 1)
 
 
 def ui_routes(store: RegistryStore) -> list[Route]:

@@ -16,7 +16,8 @@ __all__ = ["mesh_state"]
 
 
 def _llm_declarations(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Each tool's `llm_filter` and `llm_provider` as the agent declared them."""
+    """Each tool's `llm_filter` and `llm_provider` (or, direct mode, `llm_model`) as the agent declared
+    them."""
     filters: list[dict[str, Any]] = []
     providers: list[dict[str, Any]] = []
     tools = raw.get("tools") if isinstance(raw, dict) else None
@@ -28,6 +29,8 @@ def _llm_declarations(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, An
             filters.append({"tool": name, "filter": tool["llm_filter"]})
         if tool.get("llm_provider") is not None:
             providers.append({"tool": name, "selector": tool["llm_provider"]})
+        elif isinstance(tool.get("llm_model"), str):  # direct mode: the tool calls its vendor itself
+            providers.append({"tool": name, "model": tool["llm_model"]})
     return filters, providers
 
 
@@ -100,6 +103,9 @@ def mesh_state(store: RegistryStore) -> dict[str, Any]:
                 {"agent": agent_id, "kind": "filter", **entry, "matches": matched.get(entry["tool"], [])}
             )
         for entry in providers:
+            if "model" in entry:
+                llm.append({"agent": agent_id, "kind": "direct", **entry})
+                continue
             by = resolved_by.get(entry["tool"]) or None
             llm.append({"agent": agent_id, "kind": "provider", **entry, "resolved_by": by})
             if by is None:  # answers leave unresolved LLM providers out (as MCP Mesh does): draw them
