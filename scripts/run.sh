@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the starter app: both of its agents and an embedded registry, then shows one cross-agent call
 # (calculator.sum_of_squares calls the starter agent's `add` through the mesh) and one tool using an MCP
-# server of the catalog (`jot` keeps notes with config/mcp-servers.json's `notes`). Ctrl-C stops everything.
+# server of the catalog (`jot` keeps notes with config/mcp-servers.json's `notes`), and prints the address of
+# the chat page (the `ask` tool's answer streamed to the browser). Ctrl-C stops everything.
 # Extra arguments go to `mesh run` (e.g. --profile dev).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +21,11 @@ for _ in $(seq 1 60); do
     notes=$("$mesh" call jot '{"text": "try the catalog"}' 2>&1) || true
     echo "catalog server through a tool: starter.jot(text=\"try the catalog\") -> notes = $notes"
     echo "try it yourself: .venv/bin/mesh list; .venv/bin/mesh call sum_of_squares '{\"a\": 5, \"b\": 12}'"
+    # The starter agent's endpoint as the registry lists it (its port may come from a profile or option).
+    starter=$("$mesh" list --json 2>/dev/null | "$root/.venv/bin/python" -c \
+      'import json, sys; print(next(a["endpoint"] for a in json.load(sys.stdin)["agents"] if a["name"] == "starter"))' \
+      2>/dev/null) || starter="http://127.0.0.1:8080"
+    echo "chat page (streams the LLM tool ask; needs OPENAI_API_KEY or llm.vendors.openai): ${starter%/}/chat"
     break
   fi
   sleep 0.5

@@ -1,5 +1,5 @@
 """Tools: plain functions (sync and async), the methods of a component, one using a catalog server, one
-asking an LLM and one running in the background."""
+asking an LLM (its answer streams) and one running in the background."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from mesh_framework import JobContext, MeshLlmAgent, ToolCallbackProvider, component, mesh_llm, mesh_tool
+from mesh_framework import (
+    JobContext,
+    MeshLlmAgent,
+    Stream,
+    ToolCallbackProvider,
+    component,
+    mesh_llm,
+    mesh_tool,
+)
 
 from .greeting import GreetingService
 
@@ -61,9 +69,13 @@ async def slow_echo(text: str, delay: Annotated[float, Field(ge=0, le=10)] = 0.0
 
 @mesh_tool(capability="ask", tags=["llm"])
 @mesh_llm(provider="openai/gpt-4o-mini", tools=[add, "notes"], system_prompt="file://prompts/assistant.j2")
-async def ask(question: Annotated[str, Field(description="A question or a task")], llm: MeshLlmAgent) -> str:
-    """Ask an LLM that can add numbers and keep notes (set OPENAI_API_KEY, or llm.vendors.openai)."""
-    return str(await llm(question))
+async def ask(
+    question: Annotated[str, Field(description="A question or a task")], llm: MeshLlmAgent
+) -> Stream[str]:
+    """Ask an LLM that can add numbers and keep notes (set OPENAI_API_KEY, or llm.vendors.openai); the
+    answer streams as the model writes it (a caller without a progress token gets it whole)."""
+    async for chunk in llm.stream(question):
+        yield chunk
 
 
 @mesh_tool(capability="countdown", tags=["jobs"], background=True)

@@ -103,6 +103,6 @@ def _tools_imports(*, dependent: bool, llm: bool, catalog: bool) -> list[str]:
     if catalog:
         names.add("ToolCallbackProvider")
     if llm:
-        names |= {"MeshLlmAgent", "mesh_llm"}
+        names |= {"MeshLlmAgent", "Stream", "mesh_llm"}
     # isort's order: classes (CamelCase) before functions
     return sorted(names, key=lambda name: (not name[:1].isupper(), name))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
+from starlette.responses import Response
 
 from ..a2a.client import A2aClient, A2aPeer
 from ..content import CONTENT_TYPES, ToolResult
@@ -126,6 +127,8 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
         return None, None, False
     core, _ = _unwrap(annotation)
     if core is type(None) or _is_subclass(core, ToolResult) or _is_subclass(core, CONTENT_TYPES):
+        return None, None, False
+    if _is_subclass(core, Response):  # a route's own answer (HTMLResponse, ...), sent as it is
         return None, None, False
     if get_origin(core) in (list, tuple) and any(_is_subclass(a, CONTENT_TYPES) for a in get_args(core)):
         return None, None, False

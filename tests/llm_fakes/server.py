@@ -123,10 +123,21 @@ class FakeLlmServer:
                 if frame == "hold":
                     await self._sleep(3600)
                     return
+                if frame == "pause":
+                    await self._wait(turn.resume)
+                    continue
                 yield frame
         except (asyncio.CancelledError, GeneratorExit):
             self.left_early.set()
             raise
+
+    async def _wait(self, resume: threading.Event | None) -> None:
+        """Waits (at most 60 s) until the test sets `resume`, or the server stops."""
+        deadline = time.monotonic() + 60
+        while resume is not None and not resume.is_set() and not self._stopping.is_set():
+            if time.monotonic() > deadline:
+                raise _DroppedByScript(f"fake {self.wire.name} server: the test never resumed the stream")
+            await asyncio.sleep(0.002)
 
     async def _sleep(self, seconds: float) -> None:
         """Sleeps, but wakes when the server stops, so a delayed turn never holds up the shutdown."""

@@ -3,7 +3,8 @@
 
 A turn's `chunks` are its text deltas (its `text` once when it has none). `fail_after=N` ends the stream
 after N deltas, with the vendor's error event (`fail="error"`) or by dropping the connection
-(`fail="drop"`); `hold=True` keeps the stream open after the deltas until the client leaves.
+(`fail="drop"`); `hold=True` keeps the stream open after the deltas until the client leaves;
+`pause_after=N` yields "pause" after N deltas, where the server waits for the turn's `resume` event.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def _openai(turn: Turn, model: str, number: int, usage: bool) -> Iterator[str | 
         if turn.fail_after is not None and sent == turn.fail_after:
             yield None
             return
+        if sent == turn.pause_after:
+            yield "pause"
         yield chunk({"content": text})
     if turn.fail_after is not None and turn.fail_after >= len(_deltas(turn)) and not turn.hold:
         yield None
@@ -94,6 +97,8 @@ def _anthropic(turn: Turn, model: str, number: int) -> Iterator[str | None]:
             if turn.fail_after is not None and sent == turn.fail_after:
                 yield None
                 return
+            if sent == turn.pause_after:
+                yield "pause"
             yield _event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}})
         if turn.fail_after is not None and turn.fail_after >= len(deltas) and not turn.hold:
             yield None

@@ -10,11 +10,13 @@ delayed(5.0, text("late"))                        answered after a delay
 streamed("Hel", "lo")                             a final answer streamed in these deltas (to stream=True)
 streamed("Hel", "lo", fail_after=1, fail="drop")  the stream breaks after one delta (or "error" event)
 streamed("Hel", hold=True)                        the stream stays open after its deltas
+streamed("Hel", "lo", pause_after=1, resume=event)  "Hel", then "lo" once the test sets `event`
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -66,6 +68,8 @@ class Turn:
     fail_after: int | None = None
     fail: str = "error"
     hold: bool = False
+    pause_after: int | None = None  # after this many deltas the stream waits for `resume` to be set
+    resume: threading.Event | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,25 @@ def delayed(seconds: float, turn: Turn | None = None) -> Turn:
 
 
 def streamed(
-    *chunks: str, fail_after: int | None = None, fail: str = "error", hold: bool = False, **options: Any
+    *chunks: str,
+    fail_after: int | None = None,
+    fail: str = "error",
+    hold: bool = False,
+    pause_after: int | None = None,
+    resume: threading.Event | None = None,
+    **options: Any,
 ) -> Turn:
-    """A final answer whose text is sent (to a streaming request) as these deltas."""
-    return Turn(text="".join(chunks), chunks=chunks, fail_after=fail_after, fail=fail, hold=hold, **options)
+    """A final answer whose text is sent (to a streaming request) as these deltas; with `pause_after`,
+    the stream stops after that many deltas until `resume` is set (so a test sees the first ones alone)."""
+    if (pause_after is None) != (resume is None):
+        raise ValueError("streamed(): pause_after and resume go together")
+    return Turn(
+        text="".join(chunks),
+        chunks=chunks,
+        fail_after=fail_after,
+        fail=fail,
+        hold=hold,
+        pause_after=pause_after,
+        resume=resume,
+        **options,
+    )

@@ -1,0 +1,110 @@
+"""The starter's chat page in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+A real registry and a real `mesh run starter_app` process; the `ask` tool's model is the fake OpenAI server
+speaking the streaming wire. The fake sends the first delta and then waits for the test, so the page must
+show that delta on its own before the rest exists. The screenshot is docs/images/starter-chat.png.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from .agents import ROOT, AgentProcess, run_agent, run_registry, wait_until
+from .llm_fakes import FakeLlmServer, fake_openai, streamed
+from .test_mesh_page import CHROMIUM, FLAGS, WAIT_MS
+
+SCREENSHOT = ROOT / "docs" / "images" / "starter-chat.png"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-system-packages.sh (or set CHROMIUM)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 900, "height": 320})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def model() -> Iterator[FakeLlmServer]:
+    with fake_openai() as server:
+        yield server
+
+
+@pytest.fixture
+def starter(model: FakeLlmServer) -> Iterator[AgentProcess]:
+    """The starter agent in a mesh of its own, once its chat route has found `ask` (its own tool)."""
+    with run_registry(0, "--timeout", "120") as registry:
+        env = {
+            "MCP_MESH_REGISTRY_URL": registry.base_url,
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "test-key",
+            # the `notes` catalog server `ask` may use is started as `python ...`: this interpreter's
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        with run_agent("starter_app", env=env, timeout=30) as running:
+            wait_until(lambda: "ask -> " in running.text(), timeout=30)
+            yield running
+
+
+def ask(page: Page, question: str) -> None:
+    page.fill("#question", question)
+    page.click("#send")
+
+
+def test_the_answer_appears_as_the_model_writes_it(
+    starter: AgentProcess, model: FakeLlmServer, page: Page
+) -> None:
+    resume = threading.Event()
+    model.add(streamed("Hello", " from", " the", " mesh!", pause_after=1, resume=resume))
+    page.goto(starter.base_url + "/chat")
+    ask(page, "Say hello")
+    answer = page.locator(".answer").last
+    expect(answer).to_have_text("Hello", timeout=WAIT_MS)  # the rest is still held by the model
+    expect(answer).to_have_class(re.compile(r"\bstreaming\b"))
+    expect(page.locator("#send")).to_be_disabled()
+    resume.set()
+    expect(answer).to_have_text("Hello from the mesh!", timeout=WAIT_MS)
+    expect(answer).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=WAIT_MS)
+    expect(page.locator("#send")).to_be_enabled()
+    request = model.requests[0]
+    assert request["stream"] is True
+    assert request["messages"][-1] == {"role": "user", "content": "Say hello"}
+
+    # the model breaks off mid-answer: what came stays, the error follows it
+    model.add(streamed("Par", "tial", fail_after=1))
+    ask(page, "And now?")
+    failed = page.locator(".answer").last
+    expect(failed).to_have_class(re.compile(r"\bfailed\b"), timeout=WAIT_MS)
+    expect(failed).to_contain_text("Par")
+    expect(failed).to_contain_text("Error: ")
+    expect(page.locator(".question")).to_have_text(["Say hello", "And now?"])
+
+    # the screenshot for the docs: one finished answer
+    page.goto(starter.base_url + "/chat")
+    model.add(streamed("2 + 3", " = 5.", " Anything", " else?"))
+    ask(page, "What is 2 + 3?")
+    expect(page.locator(".answer")).to_have_text("2 + 3 = 5. Anything else?", timeout=WAIT_MS)
+    expect(page.locator(".answer")).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=WAIT_MS)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
