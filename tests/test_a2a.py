@@ -156,6 +156,10 @@ def test_mcp_mesh_dialect_card_send_get_and_subscribe(skills: AgentProcess) -> N
     assert task["artifacts"] == [
         {"name": "result", "parts": [{"type": "text", "text": "echo:hello"}], "index": 0}
     ]
+    anonymous = legacy_send("tasks/send", "", "no id")
+    del anonymous["params"]["id"]
+    answer = rpc(surface, anonymous).json()["result"]  # MCP Mesh's default id: a UUID4
+    assert len(answer["id"]) == 36 and answer["artifacts"][0]["parts"][0]["text"] == "echo:no id"
     got = rpc(surface, {"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {"id": "t-1"}}).json()
     assert got["result"]["artifacts"][0]["parts"][0]["text"] == "echo:hello"
     stream = rpc(skills.base_url + "/a2a/words", legacy_send("tasks/sendSubscribe", "t-2", "a b"))
