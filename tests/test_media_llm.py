@@ -5,6 +5,7 @@ request is built, in each vendor's input shape (the bytes the servers received a
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,20 @@ async def test_media_that_does_not_exist_fails_the_tool_before_the_model_is_aske
     assert result["isError"] is True
     assert f"Media 'file://{tmp_path}/media/gone.png' does not exist" in result["content"][0]["text"]
     assert server.requests == []
+
+
+async def test_the_model_is_told_which_parameters_take_media_and_passes_uris(tmp_path: Path) -> None:
+    image = png(800)
+    uri = stored(tmp_path, "photo.png", image)
+    script = [tool_call("measure", {"image": uri}, id="call_1"), text("800 bytes or so.")]
+    with fake_openai(script) as server:
+        async with mesh_client(load(tmp_path, "openai", server.base_url)) as client:
+            result = await client.call_tool("describe", {"question": "How big is the photo?"})
+    assert result["structuredContent"] == {"result": "800 bytes or so."}
+    offered = {t["function"]["name"]: t["function"] for t in server.requests[0]["tools"]}
+    assert offered["measure"]["description"] == (
+        "Size and type of an image. Accepts media: 'image' accepts image/* URIs."
+    )
+    assert offered["render"]["description"] == "Render a chart of about `size` bytes."
+    tool_message = server.requests[1]["messages"][-1]
+    assert json.loads(tool_message["content"]) == {"size": len(image), "mime": "image/png"}

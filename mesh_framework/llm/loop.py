@@ -22,7 +22,7 @@ from ..callbacks.definition import ToolCallback
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
 from ..tracing.spans import llm_iteration
-from .media import tool_result_content
+from .media import media_note, tool_result_content
 from .model import LlmIterationLimit, LlmModel, LlmOutputError, LlmProviderError
 from .types import LlmToolCall, LlmTurn, LlmUsage, Message, tool_spec
 
@@ -59,7 +59,12 @@ class ToolLoop:
         self.model = model
         self.tools = {callback.definition.name: callback for callback in tools}
         self.specs = [
-            tool_spec(c.definition.name, c.definition.description, c.definition.input_schema) for c in tools
+            tool_spec(
+                c.definition.name,
+                media_note(c.definition.description, c.definition.input_schema),
+                c.definition.input_schema,
+            )
+            for c in tools
         ]
         self.max_iterations = max_iterations
         self.params = dict(params or {})

@@ -16,10 +16,27 @@ from ..media.errors import MediaError
 from ..media.media import Media, filename_of
 from ..media.store import MediaStore
 
-__all__ = ["media_parts", "part_of", "tool_result_content"]
+__all__ = ["media_note", "media_parts", "part_of", "tool_result_content"]
 
 _TEXT_LIMIT = 50_000
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/csv")
+
+
+def media_note(description: str, schema: Mapping[str, Any]) -> str:
+    """`description` with MCP Mesh's note on media parameters appended for the model
+    (`Accepts media: 'image' accepts image/* URIs.`), so it knows to pass URIs there."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return description
+    accepted = [
+        f"'{name}' accepts {prop['x-media-type']} URIs"
+        for name, prop in properties.items()
+        if isinstance(prop, Mapping) and "x-media-type" in prop
+    ]
+    if not accepted:
+        return description
+    note = "Accepts media: " + ", ".join(accepted) + "."
+    return f"{description} {note}" if description else note
 
 
 def part_of(media: Media) -> dict[str, Any]:

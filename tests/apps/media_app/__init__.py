@@ -39,7 +39,7 @@ def where(store: MediaStore) -> str:
 
 
 @mesh_tool()
-@mesh_llm(provider="openai/gpt-4o-mini", tools=[render])
+@mesh_llm(provider="openai/gpt-4o-mini", tools=[render, measure])
 async def describe(question: str, llm: MeshLlmAgent, image: MediaParam("image/*") = None) -> str:
     """Answer a question about an image."""
     return str(await llm(question, media=[image] if image else None))
