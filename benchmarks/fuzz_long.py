@@ -35,6 +35,7 @@ def main() -> int:
             "files": FILES,
             "exit_status": done.returncode,
             "summary": lines[-1].strip("= ") if lines else "",
+            "failed": [line.removeprefix("FAILED ").strip() for line in lines if line.startswith("FAILED ")],
         },
     )
     return done.returncode

@@ -37,6 +37,8 @@ def robustness_section(
             "command runs the same properties with fewer examples.",
             "",
         ]
+        if fuzz.get("failed"):
+            lines += ["Failed in this run:", "", *[f"* `{name}`" for name in fuzz["failed"]], ""]
     lines += ["### Faults (`benchmarks/faults_bench.py`)", ""]
     if faults is None:
         lines += [*missing("faults", ".venv/bin/python benchmarks/faults_bench.py"), ""]
@@ -63,7 +65,15 @@ def robustness_section(
             for r in faults["results"]
         ]
         header = ["fault", "calls", "lost", "first loss after s", "recovered after s", "WARNING lines"]
-        lines += [*table(header, rows), ""]
+        lines += [
+            *table(header, rows),
+            "",
+            '"Registry down at start" counts the calls made while the registry was away: the consumer cannot '
+            "resolve its dependency until the registry serves, and answers each such call at once with an "
+            "error "
+            "naming the capability; its recovery is from the registry serving to the first successful call.",
+            "",
+        ]
     lines += ["### Soak (`benchmarks/soak.py`)", ""]
     if soak is None:
         return [*lines, *missing("the soak", ".venv/bin/python benchmarks/soak.py --minutes 3"), ""]
