@@ -190,3 +190,28 @@ def test_media_through_the_mesh_llm_provider_in_mcp_mesh_shape(tmp_path: Path) -
     assert tool_message == {"role": "tool", "tool_call_id": "call_1", "content": "[Image from tool result]"}
     chart = (tmp_path / "media" / "chart.png").read_bytes()
     assert base64.b64decode(images["content"][1]["image_url"]["url"].split(",", 1)[1]) == chart
+
+
+def test_media_a_dependency_answers_is_read_through_media_refs(tmp_path: Path) -> None:
+    with run_registry() as registry:
+        env = {
+            "MCP_MESH_REGISTRY_URL": registry.base_url,
+            "MESH_REGISTRY__ENABLED": "true",
+            "MCP_MESH_HEALTH_INTERVAL": "1",
+            "MCP_MESH_MEDIA_STORAGE_PATH": str(tmp_path),
+        }
+        with run_agent("tests.apps.media_app", env=env) as running:
+            answer: Any = None
+
+            def forwarded() -> bool:
+                nonlocal answer
+                answer = call(running, "forward", {"size": 30_000})
+                return not answer["isError"]
+
+            assert wait_until(forwarded, timeout=20), answer
+    written = (tmp_path / "media" / "forwarded.png").stat().st_size
+    assert answer["structuredContent"] == {
+        "uri": f"file://{tmp_path}/media/forwarded.png",
+        "size": written,
+        "mime": "image/png",
+    }

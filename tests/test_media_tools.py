@@ -89,3 +89,25 @@ async def test_a_value_that_is_not_a_media_uri_is_refused_as_an_argument(tmp_pat
         result: dict[str, Any] = await client.call_tool("measure", {"image": "chart.png"})
     assert result["isError"] is True
     assert "expected a media URI (file://... or s3://...), got 'chart.png'" in result["content"][0]["text"]
+
+
+async def test_audio_and_other_media_are_embedded_with_their_types(tmp_path: Path) -> None:
+    async with mesh_client(load(tmp_path)) as client:
+        [clip] = (await client.call_tool("sound", {"seconds": 2}))["content"]
+        [pdf] = (await client.call_tool("report", {}))["content"]
+    assert clip["type"] == "audio" and clip["mimeType"] == "audio/wav"
+    assert base64.b64decode(clip["data"]) == (tmp_path / "media" / "clip.wav").read_bytes()
+    assert pdf["type"] == "resource"
+    assert pdf["resource"]["uri"] == f"file://{tmp_path}/media/report.pdf"
+    assert pdf["resource"]["mimeType"] == "application/pdf"
+    assert base64.b64decode(pdf["resource"]["blob"]) == b"%PDF-1.4\n%%EOF\n"
+
+
+def test_media_refs_read_both_link_shapes() -> None:
+    from mesh_framework.media import media_refs
+
+    ours = [{"type": "text", "text": "x"}, {"type": "resource_link", "uri": "s3://b/m/a.png", "name": "a"}]
+    mcp_mesh = {"type": "resource_link", "resource": {"uri": "file:///tmp/mcp-mesh-media/media/b.png"}}
+    assert media_refs(ours) == ["s3://b/m/a.png"]
+    assert media_refs(mcp_mesh) == ["file:///tmp/mcp-mesh-media/media/b.png"]
+    assert media_refs("plain text") == []

@@ -3,6 +3,7 @@ uploads from web routes, and images and PDFs for LLMs (llm/media.py)."""
 
 from .active import build_media_store, current_media, use_media
 from .errors import MediaError, MediaNotFound, MediaStoreUnavailable
+from .links import media_refs
 from .local import LocalMediaStore
 from .media import Media
 from .params import MediaParam, MediaRef
@@ -24,6 +25,7 @@ __all__ = [
     "build_media_store",
     "current_media",
     "media_link",
+    "media_refs",
     "media_result",
     "save_upload",
     "save_upload_result",

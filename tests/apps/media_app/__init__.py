@@ -8,9 +8,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from mesh_framework import MeshLlmAgent, mesh_agent, mesh_llm, mesh_route, mesh_tool
+from mesh_framework import McpMeshTool, MeshLlmAgent, mesh_agent, mesh_llm, mesh_route, mesh_tool
 from mesh_framework.content import Content
-from mesh_framework.media import MediaParam, MediaStore, media_result, save_upload
+from mesh_framework.media import MediaParam, MediaStore, media_refs, media_result, save_upload
 from tests.media_files import png
 
 
@@ -30,6 +30,27 @@ async def measure(image: MediaParam("image/*")) -> dict[str, Any]:
 async def render(size: int, filename: str = "chart.png") -> Content:
     """Render a chart of about `size` bytes."""
     return await media_result(png(size), filename, "image/png", name="Chart", description="q3")
+
+
+@mesh_tool()
+async def sound(seconds: int) -> Content:
+    """A short (silent) WAV clip."""
+    return await media_result(b"RIFF" + bytes(36 + 8 * seconds), "clip.wav", "audio/wav")
+
+
+@mesh_tool()
+async def report() -> Content:
+    """A one-page PDF report."""
+    return await media_result(b"%PDF-1.4\n%%EOF\n", "report.pdf", "application/pdf")
+
+
+@mesh_tool(dependencies=["render"])
+async def forward(size: int, render: McpMeshTool | None = None) -> dict[str, Any]:
+    """Asks the mesh's render for a chart and reads the media it answers."""
+    assert render is not None
+    [ref] = media_refs(await render(size=size, filename="forwarded.png"))
+    media = await ref.read()
+    return {"uri": ref.uri, "size": media.size, "mime": media.mime_type}
 
 
 @mesh_tool()
