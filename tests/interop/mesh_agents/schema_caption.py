@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mcp-mesh 3.8 fixture agent ``mesh-caption``: provides ``caption`` answering a Caption (text, confidence)."""
+"""mcp-mesh 3.8 fixture agent ``mesh-caption``: provides ``caption``, a Caption (text, confidence)."""
 
 import mesh
 from fastmcp import FastMCP
