@@ -144,6 +144,7 @@ def mesh_tool(
     max_concurrent: int | None = None,
     scopes: Sequence[str] = (),
     prepare: Callable[..., Any] | None = None,
+    output_schema_strict: bool = True,
     **kwargs: Any,
 ) -> Callable[[F], F]:
     """Serve a function (or a component's method) as an MCP tool and advertise it as `capability`.
@@ -166,8 +167,12 @@ def mesh_tool(
     the job, whose body reads the answers from its own `ToolContext`.
 
     `scopes` are the OAuth scopes a caller's access token needs (with `auth.*` configured; else HTTP 403).
-    `a2a=True` serves the tool as an A2A skill too (as `@mesh_a2a()` does).
+    `a2a=True` serves the tool as an A2A skill too (as `@mesh_a2a()` does). `output_schema_strict=False`
+    lets the agent start when the tool's schema has no canonical form (verdict `BLOCK`, logged instead),
+    and exempts it from `tools.schema_strict`.
     """
+    if not isinstance(output_schema_strict, bool):
+        raise ValueError(f"output_schema_strict must be True or False, got {output_schema_strict!r}")
     if isinstance(scopes, str) or any(not isinstance(s, str) or not s or " " in s for s in scopes):
         raise ValueError(f"scopes must be a list of scope names without spaces, got {scopes!r}")
     if max_concurrent is not None and max_concurrent <= 0:
@@ -209,6 +214,7 @@ def mesh_tool(
             scopes=tuple(scopes),
             task_required=background == "required",
             prepare=prepare,
+            output_schema_strict=output_schema_strict,
         )
         setattr(function, TOOL_ATTR, spec)
         if a2a and getattr(function, A2A_ATTR, None) is None:

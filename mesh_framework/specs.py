@@ -125,6 +125,7 @@ class ToolSpec:
     max_concurrent: int | None = None  # this tool's own limit of running jobs
     task_required: bool = False  # background="required": MCP clients with a task form must use it
     prepare: Callable[..., Any] | None = None  # a background tool's input rounds before its job starts
+    output_schema_strict: bool = True  # False: a BLOCK schema verdict is logged, not refused (schemas/policy)
 
 
 @dataclass(frozen=True, slots=True)

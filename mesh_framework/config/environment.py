@@ -38,6 +38,7 @@ MCP_MESH_ENV_NAMES: dict[str, str] = {
     "MCP_MESH_MEDIA_STORAGE_PREFIX": "media.prefix",
     "MCP_MESH_MEDIA_STORAGE_BUCKET": "media.bucket",
     "MCP_MESH_MEDIA_STORAGE_ENDPOINT": "media.endpoint",
+    "MCP_MESH_SCHEMA_STRICT": "tools.schema_strict",
     "MESH_LLM_MODEL": "llm.defaults.model",
     "MESH_LLM_MAX_ITERATIONS": "llm.defaults.max_iterations",
 }

@@ -314,6 +314,11 @@ class ToolSettings(BaseModel):
         description="Tell remote callers only that a tool failed and an error id (logged with the "
         "exception), not the exception's type and message",
     )
+    schema_strict: bool = Field(
+        False,
+        description="Refuse to start when a tool's or an expected schema loses something in canonical form "
+        "(verdict WARN), not only when it has none (BLOCK); a tool with output_schema_strict=False is exempt",
+    )
 
 
 class JobRetentionSettings(BaseModel):

@@ -226,6 +226,7 @@ def _plan_tools(
                     bean_for=lambda annotation: bean_name_for(catalog, annotation),
                     owner=owners.get(tool.owner) if tool.owner is not None else None,
                     attribute=tool.attribute,
+                    schema_strict=loaded.settings.tools.schema_strict,
                 )
             )
         except SignatureError as exc:

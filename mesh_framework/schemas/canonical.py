@@ -16,6 +16,10 @@ The rules apply to every object of the schema, the `properties` map included, ex
 normalizer applies them (so a property named `title` or `default` is dropped there too): the hash must be
 byte-equal with the one MCP Mesh's agents publish. The hash is `sha256:` + the hex SHA-256 of the
 canonical form as compact JSON with sorted keys (non-ASCII characters written as they are).
+
+Inlining is bounded as MCP Mesh bounds it: every inlined definition adds the JSON values of its body to a
+count, and a count over `max_inlined_nodes` (500,000, MCP Mesh's default) stops with verdict `BLOCK` and
+no canonical form (a diamond-shaped `$defs` graph expands exponentially).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
 __all__ = [
+    "MAX_INLINED_NODES",
     "CanonicalSchema",
     "SchemaTypeError",
     "Verdict",
@@ -43,7 +48,9 @@ __all__ = [
     "type_name",
 ]
 
-Verdict = Literal["OK", "WARN"]
+Verdict = Literal["OK", "WARN", "BLOCK"]
+
+MAX_INLINED_NODES = 500_000
 
 ADDITIONAL_TRUE_WARNING = "stripped additionalProperties: true (lossy)"
 _STRIPPED = (
@@ -74,10 +81,14 @@ class CanonicalSchema:
     canonical: dict[str, Any]
     hash: str
     warnings: tuple[str, ...] = ()
+    blocked: bool = False  # no canonical form (canonical is {} and hash ""): see `warnings`
 
     @property
     def verdict(self) -> Verdict:
-        """MCP Mesh's verdict: `WARN` when something was dropped that a consumer might have relied on."""
+        """MCP Mesh's verdict: `BLOCK` when there is no canonical form, `WARN` when something was dropped
+        that a consumer might have relied on, else `OK`."""
+        if self.blocked:
+            return "BLOCK"
         return "WARN" if self.warnings else "OK"
 
 
@@ -167,16 +178,25 @@ def _canonical_of_type(tp: Any) -> CanonicalSchema:
     return normalize_schema(json_schema_of(tp))
 
 
-def normalize_schema(schema: Mapping[str, Any]) -> CanonicalSchema:
+def normalize_schema(
+    schema: Mapping[str, Any], *, max_inlined_nodes: int = MAX_INLINED_NODES
+) -> CanonicalSchema:
     """Reduce a JSON Schema to MCP Mesh's canonical form (see the module's docstring)."""
-    raw = json.loads(json.dumps(schema))  # a private copy holding only JSON values
+    try:
+        raw = json.loads(json.dumps(schema))  # a private copy holding only JSON values
+    except (TypeError, ValueError) as exc:
+        return CanonicalSchema({}, "", (f"invalid JSON input: {exc}",), blocked=True)
     defs: dict[str, Any] = {}
     for key in ("$defs", "definitions"):
         found = raw.get(key) if isinstance(raw, dict) else None
         if isinstance(found, dict):
             defs.update(found)
-    state = _State(defs, _cyclic(defs))
-    normalized = state.normalize(state.inline(raw))
+    state = _State(defs, _cyclic(defs), max_inlined_nodes)
+    try:
+        inlined = state.inline(raw)
+    except _BudgetExceeded:
+        return CanonicalSchema({}, "", (_budget_message(max_inlined_nodes),), blocked=True)
+    normalized = state.normalize(inlined)
     if state.cyclic:
         bodies = {name: state.normalize(state.inline(defs[name])) for name in sorted(state.cyclic)}
         rename = {name: "Recursive_" + _shape_hash(body)[:12] for name, body in bodies.items()}
@@ -185,6 +205,26 @@ def normalize_schema(schema: Mapping[str, Any]) -> CanonicalSchema:
             normalized["$defs"] = {rename[n]: _rename_refs(b, rename) for n, b in bodies.items()}
     canonical = normalized if isinstance(normalized, dict) else {}
     return CanonicalSchema(canonical, schema_hash(canonical), tuple(state.warnings))
+
+
+class _BudgetExceeded(Exception):
+    """Inlining went over `max_inlined_nodes`."""
+
+
+def _budget_message(budget: int) -> str:
+    return (
+        f"schema exceeds the $ref inlining budget of {budget} nodes: shared $defs are inlined once per use "
+        "site, so a diamond-shaped $defs graph expands exponentially"
+    )
+
+
+def _count_nodes(value: Any) -> int:
+    """The JSON values in `value`, itself included (how MCP Mesh measures an inlined definition)."""
+    if isinstance(value, dict):
+        return 1 + sum(_count_nodes(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_count_nodes(v) for v in value)
+    return 1
 
 
 def _ref_name(ref: str) -> str | None:
@@ -354,11 +394,14 @@ def _json_type(value: Any) -> str | None:
 
 
 class _State:
-    def __init__(self, defs: dict[str, Any], cyclic: set[str]) -> None:
+    def __init__(self, defs: dict[str, Any], cyclic: set[str], budget: int) -> None:
         self.defs = defs
         self.cyclic = cyclic
         self.visiting: list[str] = []
         self.warnings: list[str] = []
+        self.budget = budget
+        self.inlined = 0
+        self.sizes: dict[str, int] = {}
 
     def inline(self, value: Any) -> Any:
         if isinstance(value, list):
@@ -380,6 +423,11 @@ class _State:
             if name not in self.defs:
                 self.warnings.append(f"unresolved $ref: {ref}")
                 return {}
+            if name not in self.sizes:
+                self.sizes[name] = _count_nodes(self.defs[name])
+            self.inlined += self.sizes[name]
+            if self.inlined > self.budget:
+                raise _BudgetExceeded
             self.visiting.append(name)
             resolved = self.inline(self.defs[name])
             self.visiting.pop()

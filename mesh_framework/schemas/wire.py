@@ -12,11 +12,18 @@ from pydantic import TypeAdapter
 
 from .canonical import CanonicalSchema, canonical_schema, normalize_schema
 
-__all__ = ["dependency_schema_fields", "expected_schema", "tool_schema_fields"]
+__all__ = [
+    "DEMOTED_PREFIX",
+    "dependency_schema_fields",
+    "expected_schema",
+    "tool_schema_fields",
+    "tool_schemas",
+]
 
 logger = logging.getLogger("mesh_framework.schemas")
 
 _STREAM_OUTPUT = {"type": "string"}  # a Stream[str] tool's output, as MCP Mesh describes it
+DEMOTED_PREFIX = "[demoted from BLOCK] "  # a BLOCK warning of a tool with output_schema_strict=False
 
 
 def expected_schema(selector: Any) -> CanonicalSchema | None:
@@ -41,17 +48,14 @@ def dependency_schema_fields(selector: Any) -> dict[str, Any]:
     }
 
 
-def tool_schema_fields(
+def tool_schemas(
     input_schema: Mapping[str, Any] | None, output: TypeAdapter[Any] | None, *, streams: bool = False
-) -> dict[str, Any]:
-    """A tool's canonical input and output schemas with their hashes, and `schemaWarnings` when the
-    canonical forms lost something. `output` is the tool's result type (None: no output schema)."""
-    fields: dict[str, Any] = {}
-    warnings: list[str] = []
+) -> dict[str, CanonicalSchema]:
+    """A tool's canonical `input` and `output` schemas (either may be absent). `output` is the tool's
+    result type (None: no output schema)."""
+    found: dict[str, CanonicalSchema] = {}
     if input_schema is not None:
-        found = normalize_schema(input_schema)
-        fields["inputSchemaCanonical"], fields["inputSchemaHash"] = found.canonical, found.hash
-        warnings.extend(found.warnings)
+        found["input"] = normalize_schema(input_schema)
     raw: dict[str, Any] | None = _STREAM_OUTPUT if streams else None
     if output is not None and not streams:
         try:
@@ -59,8 +63,23 @@ def tool_schema_fields(
         except Exception as exc:  # a type pydantic serializes but cannot describe: no output schema
             logger.debug("no output schema: %s", exc)
     if raw is not None:
-        found = normalize_schema(raw)
-        fields["outputSchemaCanonical"], fields["outputSchemaHash"] = found.canonical, found.hash
+        found["output"] = normalize_schema(raw)
+    return found
+
+
+def tool_schema_fields(
+    input_schema: Mapping[str, Any] | None, output: TypeAdapter[Any] | None, *, streams: bool = False
+) -> dict[str, Any]:
+    """A tool's canonical input and output schemas with their hashes, and `schemaWarnings` when the
+    canonical forms lost something. A `BLOCK` schema (only served with `output_schema_strict=False`) is
+    sent without canonical form, its warnings marked as demoted, as MCP Mesh does."""
+    fields: dict[str, Any] = {}
+    warnings: list[str] = []
+    for kind, found in tool_schemas(input_schema, output, streams=streams).items():
+        if found.blocked:
+            warnings.extend(DEMOTED_PREFIX + w for w in found.warnings)
+            continue
+        fields[f"{kind}SchemaCanonical"], fields[f"{kind}SchemaHash"] = found.canonical, found.hash
         warnings.extend(found.warnings)
     if warnings:
         fields["schemaWarnings"] = warnings

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..schemas.canonical import SchemaTypeError
+from ..schemas.policy import check_expected_schema, check_tool_schemas
 from ..schemas.wire import expected_schema
 from ..services import service_dependencies
 from ..specs import ToolSpec
@@ -43,8 +44,10 @@ def plan_tool(
     bean_for: Callable[[Any], str],
     owner: str | None = None,
     attribute: str = "",
+    schema_strict: bool = False,
 ) -> ToolPlan:
-    """Analyze one tool. Raises SignatureError (message without location) when it cannot be served."""
+    """Analyze one tool. Raises SignatureError (message without location) when it cannot be served;
+    `schema_strict` is `tools.schema_strict` (schemas/policy.py)."""
     function = spec.function
     name = spec.name or function.__name__
     signature = analyze_signature(
@@ -66,7 +69,17 @@ def plan_tool(
     services = [(p.slot, p.service) for p in signature.injected if p.service is not None]
     if services:  # on the wire, a service's methods are ordinary dependencies after the declared ones
         spec = dataclasses.replace(spec, dependencies=spec.dependencies + service_dependencies(services))
-    _check_expected_types(spec)
+    _check_expected_types(spec, schema_strict)
+    problems = check_tool_schemas(
+        name,
+        signature.input_schema,
+        signature.output_adapter,
+        streams=signature.streams,
+        cluster_strict=schema_strict,
+        tool_strict=spec.output_schema_strict,
+    )
+    if problems:
+        raise SignatureError("; ".join(problems))
     description = spec.description if spec.description is not None else inspect.getdoc(function) or ""
     return ToolPlan(
         key=key,
@@ -82,15 +95,18 @@ def plan_tool(
     )
 
 
-def _check_expected_types(spec: ToolSpec) -> None:
-    """Every dependency's `expected_type` has a schema (computed now, once: the heartbeat reuses it)."""
+def _check_expected_types(spec: ToolSpec, schema_strict: bool) -> None:
+    """Every dependency's `expected_type` has a schema (computed now, once: the heartbeat reuses it) whose
+    verdict lets the agent start."""
     for dependency in spec.dependencies:
+        what = f"dependency {dependency.index} ('{dependency.selector.capability}'): expected_type"
         try:
-            expected_schema(dependency.selector)
+            found = expected_schema(dependency.selector)
         except SchemaTypeError as exc:
-            raise SignatureError(
-                f"dependency {dependency.index} ('{dependency.selector.capability}'): expected_type: {exc}"
-            ) from None
+            raise SignatureError(f"{what}: {exc}") from None
+        problem = None if found is None else check_expected_schema(found, what, cluster_strict=schema_strict)
+        if problem is not None:
+            raise SignatureError(problem)
 
 
 def build_wrappers(
