@@ -13,6 +13,7 @@ from ..security.credentials import credential_headers
 from ..security.tls import client_verify, mesh_https
 from ..specs import DependencySpec
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .direct_http import DirectHttp
 from .http_pool import build_http_client
 from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
 from .transport import McpTransport
@@ -67,6 +68,7 @@ class McpMeshToolProxyFactory:
                 client_version=agent.version,
                 timeout=self.settings.tools.timeout,
                 https=mesh_https(self.settings.tls),
+                direct=DirectHttp(keepalive_expiry=self.settings.client.keepalive_expiry),
             )
         return self._transport
 
@@ -116,6 +118,8 @@ class McpMeshToolProxyFactory:
         return dict(self._proxies)
 
     async def aclose(self) -> None:
+        if self._transport is not None and self._transport.direct is not None:
+            self._transport.direct.close()
         if self._http is not None:
             await self._http.aclose()
             self._http = None

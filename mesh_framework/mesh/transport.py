@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 from pydantic_core import from_json, to_json
 
+from ..deadline import Expired
 from ..propagation import budget_left, propagated_headers
 from ..protocol.versions import (
     LATEST_MODERN_VERSION,
@@ -29,6 +32,7 @@ from ..protocol.versions import (
 )
 from ..tracing.carriers import inject_trace
 from ..tracing.state import state as trace_state
+from .direct_http import ConnectFailed, ConnectionBroken, DirectHttp
 from .http_pool import IDEMPOTENT
 
 __all__ = ["LEGACY", "McpTransport", "ProviderUnreachable", "RemoteError"]
@@ -40,6 +44,10 @@ LEGACY = "legacy"
 NEGOTIATION_CODES = {UNSUPPORTED_PROTOCOL_VERSION, -32004, -32001}
 MODERN_CODES = {-32020, -32021, *NEGOTIATION_CODES}
 ACCEPT = "application/json, text/event-stream"
+# A request head's header lines as the direct client writes them: token names, no CR, LF or NUL in values.
+_HEADER_LINES = re.compile(r"(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+: [\t\x20-\x7e\x80-\xff]*\r\n)*")
+
+DirectTarget = tuple[str, int, bytes]  # host, port, and the start of a request (or a whole request)
 
 
 class ProviderUnreachable(Exception):
@@ -80,8 +88,12 @@ class McpTransport:
         client_version: str,
         timeout: float | None = 30.0,
         https: bool = False,
+        direct: DirectHttp | None = None,
     ) -> None:
         self.http = http
+        # POSTs whose answer is read whole, to plain-http endpoints, go through the lean client when given
+        self.direct = direct
+        self._direct_targets: dict[str, DirectTarget | None] = {}
         self.timeout = timeout
         self.https = https  # a TLS mesh: registry endpoints say http://, agents are called over https://
         self._client_info = {"name": client_name, "version": client_version}
@@ -229,6 +241,12 @@ class McpTransport:
         url, headers, content, request_id, timeout = self._prepare(
             url, method, params, era, timeout, extra=extra
         )
+        if self.direct is not None:
+            request = self._direct_request(url, headers, content)
+            if request is not None:
+                return await self._direct_post(
+                    url, method, request, request_id, timeout=timeout, idempotent=idempotent
+                )
         try:
             response = await self.http.post(
                 url,
@@ -250,6 +268,57 @@ class McpTransport:
             # A stopping agent refused the call before processing it (health/drain.py): another may take it.
             raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
         return response.status_code, _decode(response, request_id)
+
+    async def _direct_post(
+        self,
+        url: str,
+        method: str,
+        request: DirectTarget,
+        request_id: int,
+        *,
+        timeout: float | None,
+        idempotent: bool,
+    ) -> tuple[int, Any]:
+        """`_post` over the direct client: the same answers and the same errors."""
+        assert self.direct is not None
+        host, port, data = request
+        try:
+            response = await self.direct.post(
+                host,
+                port,
+                data,
+                timeout=None if timeout is None else timeout + 1.0,
+                idempotent=idempotent or method != "tools/call",
+            )
+        except ConnectFailed as exc:
+            raise ProviderUnreachable(url, str(exc)) from None
+        except Expired:
+            raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
+        except ConnectionBroken as exc:
+            raise RemoteError(f"{url}: connection failed during {method} ({exc})") from None
+        if response.status == 503 and response.retry_after:
+            raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
+        return response.status, _decode_body(response.content_type, response.body, request_id)
+
+    def _direct_request(self, url: str, headers: Mapping[str, str], content: bytes) -> DirectTarget | None:
+        """Host, port and the whole request for the direct client; None when httpx2 must send it (https,
+        a URL with credentials or a query, a header value that is not plain latin-1 text)."""
+        try:
+            target = self._direct_targets[url]
+        except KeyError:
+            target = self._direct_targets[url] = _direct_target(url)
+        if target is None:
+            return None
+        block = "".join([f"{name}: {value}\r\n" for name, value in headers.items()])
+        if _HEADER_LINES.fullmatch(block) is None or block.count("\n") != len(headers):
+            return None
+        try:
+            head = block.encode("latin-1")
+        except UnicodeEncodeError:
+            return None
+        host, port, start = target
+        length = b"content-length: %d\r\n\r\n" % len(content)
+        return host, port, b"".join((start, head, length, content))
 
     def _prepare(
         self,
@@ -340,12 +409,28 @@ async def _events(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
                 yield message
 
 
+def _direct_target(url: str) -> DirectTarget | None:
+    """Where the direct client sends a POST to `url`, with the start of its head; None unless plain http."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or parts.query or parts.fragment or "@" in parts.netloc or not parts.hostname:
+        return None
+    try:
+        port = parts.port or 80
+        start = f"POST {parts.path or '/'} HTTP/1.1\r\nhost: {parts.netloc}\r\n".encode("ascii")
+    except (ValueError, UnicodeEncodeError):
+        return None
+    return parts.hostname, port, start
+
+
 def _decode(response: httpx2.Response, request_id: int) -> Any:
-    content_type = response.headers.get("content-type", "")
+    return _decode_body(response.headers.get("content-type", ""), response.content, request_id)
+
+
+def _decode_body(content_type: str, content: bytes, request_id: int) -> Any:
     try:
         if content_type.startswith("text/event-stream"):
-            return _from_event_stream(response.text, request_id)
-        return from_json(response.content) if response.content else {}
+            return _from_event_stream(content.decode("utf-8", "replace"), request_id)
+        return from_json(content) if content else {}
     except ValueError:
         return {}
 

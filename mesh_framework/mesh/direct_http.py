@@ -1,0 +1,212 @@
+"""A lean HTTP/1.1 client for the proxies' calls over plain http: one write per request, httptools (uvicorn's
+C parser) for the answer, keep-alive connections reused per host.
+
+httpx2 spends ~0.4 ms of CPU per request in its request and header models, httpcore2's pool and h11, six
+to seven times what the request itself costs; on a call through two agents that is most of the consumer's
+time. A proxy's `tools/call` is one POST with a small body whose whole answer is read before it is used,
+which needs none of that: this client writes the request in one piece and parses the answer in C.
+
+What httpx2 and the pool (`http_pool.py`) do for the proxies, this does too: idle connections are dropped
+once older than `keepalive_expiry` (before the peers drop them), a connection that fails to open raises
+`ConnectFailed` (nothing was sent: another provider may take the call), and a request that met a reused
+connection the peer had just closed is sent once more on a fresh one only when it is idempotent. TLS,
+streamed answers and anything else go through httpx2 (`transport.py` decides).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from typing import Any
+
+import httptools
+
+from ..deadline import within
+
+__all__ = ["ConnectFailed", "ConnectionBroken", "DirectHttp", "DirectResponse"]
+
+_MAX_IDLE = 64  # idle connections kept per host
+
+
+class ConnectFailed(Exception):
+    """The connection could not be opened: the request was not sent."""
+
+
+class ConnectionBroken(Exception):
+    """The connection failed before the whole answer arrived (the request may have been processed);
+    `stale`: it was a reused connection that received nothing, so the peer had closed it."""
+
+    def __init__(self, message: str, *, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
+
+
+class DirectResponse:
+    """An answer read whole: status, the two headers the transport reads, and the body."""
+
+    __slots__ = ("body", "content_type", "retry_after", "status")
+
+    def __init__(self, status: int, content_type: str, retry_after: bool, body: bytes) -> None:
+        self.status = status
+        self.content_type = content_type
+        self.retry_after = retry_after
+        self.body = body
+
+
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection; `exchange` sends a request and waits for its whole answer."""
+
+    def __init__(self) -> None:
+        self.parser = httptools.HttpResponseParser(self)
+        self.transport: asyncio.Transport | None = None
+        self.waiter: asyncio.Future[DirectResponse] | None = None
+        self.closed = False
+        self.used = False  # answered a request before (a reused connection)
+        self.received = False  # bytes of the current answer arrived
+        self.idle_since = 0.0
+        self._content_type = ""
+        self._retry_after = False
+        self._body: list[bytes] = []
+
+    # -- asyncio.Protocol ----------------------------------------------------------------------------
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def data_received(self, data: bytes) -> None:
+        self.received = True
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            self._fail(ConnectionBroken(f"invalid HTTP answer ({exc})"))
+            self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.waiter is not None and not self.waiter.done():
+            stale = self.used and not self.received
+            reason = f"{type(exc).__name__}: {exc}" if exc else "the server closed the connection"
+            self._fail(ConnectionBroken(reason, stale=stale))
+
+    # -- httptools callbacks -------------------------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        self._content_type, self._retry_after, self._body = "", False, []
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        name = name.lower()
+        if name == b"content-type":
+            self._content_type = value.decode("latin-1")
+        elif name == b"retry-after":
+            self._retry_after = True
+
+    def on_body(self, body: bytes) -> None:
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        waiter, self.waiter = self.waiter, None
+        body = self._body[0] if len(self._body) == 1 else b"".join(self._body)
+        response = DirectResponse(self.parser.get_status_code(), self._content_type, self._retry_after, body)
+        if not self.parser.should_keep_alive():
+            self.close()
+        if waiter is not None and not waiter.done():
+            waiter.set_result(response)
+
+    # -- use -----------------------------------------------------------------------------------------
+
+    async def exchange(self, request: bytes) -> DirectResponse:
+        assert self.transport is not None
+        self.received = False
+        self.waiter = waiter = asyncio.get_running_loop().create_future()
+        self.transport.write(request)
+        response: DirectResponse = await waiter
+        self.used = True
+        return response
+
+    def _fail(self, exc: Exception) -> None:
+        waiter, self.waiter = self.waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(exc)
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+class DirectHttp:
+    """Keep-alive connections per (host, port), for POSTs over plain http."""
+
+    def __init__(self, keepalive_expiry: float = 4.0) -> None:
+        self.keepalive_expiry = keepalive_expiry
+        self._idle: dict[tuple[str, int], list[_Connection]] = {}
+
+    async def post(
+        self, host: str, port: int, request: bytes, *, timeout: float | None, idempotent: bool = False
+    ) -> DirectResponse:
+        """Send `request` (a whole HTTP/1.1 request, head and body) and read the answer, within `timeout`
+        seconds (None: no bound; `deadline.Expired` when it passes). Raises ConnectFailed or
+        ConnectionBroken."""
+        running = self._post(host, port, request, idempotent)
+        return await (running if timeout is None else within(timeout, running))
+
+    async def _post(self, host: str, port: int, request: bytes, idempotent: bool) -> DirectResponse:
+        key = (host, port)
+        connection = self._take(key)
+        if connection is None:
+            connection = await self._connect(host, port)
+        try:
+            try:
+                response = await connection.exchange(request)
+            except ConnectionBroken as exc:
+                if not (exc.stale and idempotent):
+                    raise
+                connection = await self._connect(host, port)  # the peer closed it idle: once more
+                response = await connection.exchange(request)
+        except BaseException:
+            connection.close()  # cancelled or failed mid-answer: its state is unknown
+            raise
+        if not connection.closed:
+            self._give_back(key, connection)
+        return response
+
+    def _take(self, key: tuple[str, int]) -> _Connection | None:
+        idle = self._idle.get(key)
+        if not idle:
+            return None
+        oldest_kept = time.monotonic() - self.keepalive_expiry
+        while idle:
+            connection = idle.pop()
+            if connection.closed or connection.idle_since < oldest_kept:
+                connection.close()
+                continue
+            return connection
+        return None
+
+    def _give_back(self, key: tuple[str, int], connection: _Connection) -> None:
+        idle = self._idle.setdefault(key, [])
+        if len(idle) >= _MAX_IDLE:
+            connection.close()
+            return
+        connection.idle_since = time.monotonic()
+        idle.append(connection)
+
+    @staticmethod
+    async def _connect(host: str, port: int) -> _Connection:
+        loop = asyncio.get_running_loop()
+        try:
+            _transport, connection = await loop.create_connection(_Connection, host, port)
+        except OSError as exc:
+            raise ConnectFailed(str(exc) or type(exc).__name__) from None
+        return connection
+
+    def close(self) -> None:
+        """Close every idle connection."""
+        for idle in self._idle.values():
+            for connection in idle:
+                connection.close()
+        self._idle.clear()

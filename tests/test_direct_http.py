@@ -1,0 +1,218 @@
+"""The proxies' direct HTTP client (mesh/direct_http.py) against real servers on loopback: keep-alive reuse,
+the transport's answers and errors as over httpx2, the stale-connection retry, and the fallback to httpx2."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx2
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from mesh_framework.config.settings import MeshSettings
+from mesh_framework.deadline import Expired
+from mesh_framework.mesh.direct_http import ConnectFailed, ConnectionBroken, DirectHttp
+from mesh_framework.mesh.proxy import DownEndpoints, McpMeshToolProxy, Provider
+from mesh_framework.mesh.proxy_factory import McpMeshToolProxyFactory
+from mesh_framework.mesh.transport import LEGACY, McpTransport, ProviderUnreachable, RemoteError
+from mesh_framework.propagation import propagating
+from tests.test_keepalive import _serve
+from tests.test_transport import Peer
+
+pytestmark = pytest.mark.timeout(60)
+
+_OK = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+
+
+async def _slow(request: Request) -> Response:
+    await asyncio.sleep(5)
+    return JSONResponse({})
+
+
+async def _stopping(request: Request) -> Response:
+    return Response("shutting down", status_code=503, headers={"retry-after": "1"})
+
+
+async def _echo_headers(request: Request) -> Response:
+    body = await request.json()
+    headers = {k: v for k, v in request.headers.items() if k.startswith("x-")}
+    result = {"content": [], "structuredContent": headers, "isError": False}
+    return JSONResponse({"jsonrpc": "2.0", "id": body["id"], "result": result})
+
+
+@pytest.fixture
+async def peer_url() -> AsyncIterator[tuple[Peer, str]]:
+    peer = Peer(accepts={None}, plain_400=True, sse=True)  # an older server answering event streams
+    routes = [
+        Route("/mcp", peer.endpoint, methods=["POST"]),
+        Route("/slow/mcp", _slow, methods=["POST"]),
+        Route("/stopping/mcp", _stopping, methods=["POST"]),
+        Route("/echo/mcp", _echo_headers, methods=["POST"]),
+    ]
+    async for url in _serve(Starlette(routes=routes), 5.0):
+        yield peer, url
+
+
+def _transport(http: httpx2.AsyncClient, direct: DirectHttp) -> McpTransport:
+    return McpTransport(http, client_name="t", client_version="1", timeout=30.0, direct=direct)
+
+
+async def test_calls_reuse_one_connection_and_negotiate_as_over_httpx(peer_url: tuple[Peer, str]) -> None:
+    """A modern request refused with a plain 400 falls back to legacy, SSE answers are read, and three
+    calls share one kept-alive connection; httpx2 sends nothing."""
+    peer, url = peer_url
+    direct = DirectHttp()
+    sent_by_httpx: list[httpx2.Request] = []
+
+    async def count(request: httpx2.Request) -> None:
+        sent_by_httpx.append(request)
+
+    async with httpx2.AsyncClient(event_hooks={"request": [count]}) as http:
+        transport = _transport(http, direct)
+        for _ in range(3):
+            result = await transport.request(f"{url}/mcp", "tools/call", {"name": "add", "arguments": {}})
+            assert result["structuredContent"] == {"result": 5}
+    assert transport.era(f"{url}/mcp") == LEGACY
+    assert [version for version, _ in peer.seen] == ["2026-07-28", None, None, None]
+    assert sent_by_httpx == []
+    idle = list(direct._idle.values())
+    assert len(idle) == 1 and len(idle[0]) == 1  # one connection, back in the pool
+    direct.close()
+
+
+async def test_errors_map_as_over_httpx(peer_url: tuple[Peer, str]) -> None:
+    _, url = peer_url
+    direct = DirectHttp()
+    async with httpx2.AsyncClient() as http:
+        transport = _transport(http, direct)
+        with pytest.raises(RemoteError) as timed_out:
+            await transport.request(f"{url}/slow/mcp", "tools/call", {"name": "x"}, timeout=0.2)
+        assert timed_out.value.timed_out
+        with pytest.raises(ProviderUnreachable, match="shutting down"):
+            await transport.request(f"{url}/stopping/mcp", "tools/call", {"name": "x"})
+    # the chosen provider's port is closed: unreachable, so the proxy fails over to the alternate
+    async with httpx2.AsyncClient() as http:
+        closed = DownEndpoints(10)
+        proxy = McpMeshToolProxy(
+            _transport(http, direct),
+            capability="add",
+            provider=Provider("gone", "http://127.0.0.1:1", "add"),
+            alternates=[Provider("here", url, "add")],
+            down=closed,
+        )
+        assert await proxy(a=1, b=2) == 5
+        assert closed.is_down("http://127.0.0.1:1")
+    direct.close()
+
+
+async def test_connect_failure_is_provider_unreachable() -> None:
+    direct = DirectHttp()
+    async with httpx2.AsyncClient() as http:
+        with pytest.raises(ProviderUnreachable):
+            await _transport(http, direct).request("http://127.0.0.1:1/mcp", "tools/call", {"name": "x"})
+    with pytest.raises(ConnectFailed):
+        await direct.post("127.0.0.1", 1, b"POST / HTTP/1.1\r\n\r\n", timeout=5.0)
+
+
+async def test_header_values_that_are_not_plain_text_go_through_httpx(peer_url: tuple[Peer, str]) -> None:
+    """A propagated value with CR/LF cannot split the request head: the direct client leaves the request
+    to httpx2, which refuses it; plain values travel on the direct path."""
+    _, url = peer_url
+    direct = DirectHttp()
+    sent_by_httpx: list[httpx2.Request] = []
+
+    async def count(request: httpx2.Request) -> None:
+        sent_by_httpx.append(request)
+
+    async with httpx2.AsyncClient(event_hooks={"request": [count]}) as http:
+        transport = _transport(http, direct)
+        with propagating({"x-tenant": "acme"}):
+            result = await transport.request(f"{url}/echo/mcp", "tools/call", {"name": "x"})
+        assert result["structuredContent"]["x-tenant"] == "acme"
+        assert sent_by_httpx == []
+        with propagating({"x-tenant": "acme\r\nx-injected: 1"}), pytest.raises(RemoteError, match="Illegal"):
+            await transport.request(f"{url}/echo/mcp", "tools/call", {"name": "x"})
+        assert len(sent_by_httpx) == 1  # httpx2 got it, and refused to send it
+    direct.close()
+
+
+class _OneAnswerPerConnection(asyncio.Protocol):
+    """Answers the first request of a connection, then closes it when the next one arrives unanswered:
+    what a reused connection meets when the server closed it idle at the same moment."""
+
+    connections = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.answered = False
+        type(self).connections += 1
+
+    def data_received(self, data: bytes) -> None:
+        if self.answered:
+            self.transport.close()
+            return
+        self.answered = True
+        self.transport.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(_OK)
+            + _OK
+        )
+
+
+@pytest.fixture
+async def one_answer_server() -> AsyncIterator[int]:
+    _OneAnswerPerConnection.connections = 0
+    server = await asyncio.get_running_loop().create_server(_OneAnswerPerConnection, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_stale_connection_is_retried_only_for_an_idempotent_request(one_answer_server: int) -> None:
+    port = one_answer_server
+    request = b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+    direct = DirectHttp()
+    assert (await direct.post("127.0.0.1", port, request, timeout=5.0)).body == _OK
+    answer = await direct.post("127.0.0.1", port, request, timeout=5.0, idempotent=True)
+    assert answer.status == 200 and _OneAnswerPerConnection.connections == 2  # sent again, fresh
+    with pytest.raises(ConnectionBroken) as broken:
+        await direct.post("127.0.0.1", port, request, timeout=5.0)  # a tool call: never repeated
+    assert broken.value.stale
+    assert _OneAnswerPerConnection.connections == 2
+    direct.close()
+
+
+async def test_expired_connections_are_not_reused(one_answer_server: int) -> None:
+    port = one_answer_server
+    request = b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+    direct = DirectHttp(keepalive_expiry=0.05)
+    await direct.post("127.0.0.1", port, request, timeout=5.0)
+    idle = direct._idle[("127.0.0.1", port)][0]
+    idle.idle_since -= 1.0  # idle longer than keepalive_expiry
+    answer = await direct.post("127.0.0.1", port, request, timeout=5.0)  # not idempotent, yet fine
+    assert answer.status == 200 and _OneAnswerPerConnection.connections == 2
+    direct.close()
+
+
+async def test_a_deadline_bounds_the_whole_exchange_and_drops_the_connection(
+    peer_url: tuple[Peer, str],
+) -> None:
+    _, url = peer_url
+    port = int(url.rsplit(":", 1)[1])
+    direct = DirectHttp()
+    request = b"POST /slow/mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+    with pytest.raises(Expired):
+        await direct.post("127.0.0.1", port, request, timeout=0.1)
+    assert not direct._idle.get(("127.0.0.1", port))  # its state is unknown: never reused
+    direct.close()
+
+
+def test_the_factory_gives_its_proxies_the_direct_client() -> None:
+    factory = McpMeshToolProxyFactory(MeshSettings())
+    assert isinstance(factory.transport.direct, DirectHttp)
