@@ -71,7 +71,8 @@ else
     log="${TOOLS_DIR}/.pip-mcp-mesh.log"
     # Our constraints pin the verified set; a machine-wide pip config (find-links, extra index,
     # a global constraint file capping unrelated packages) still applies on top.
-    if ! "${VENV_PY}" -m pip install --quiet --disable-pip-version-check -c "${CONSTRAINTS}" "${PY_SPEC}" \
+    # boto3: mcp-mesh's S3 media store (MCP_MESH_MEDIA_STORAGE=s3) imports it; the media interop tests use it.
+    if ! "${VENV_PY}" -m pip install --quiet --disable-pip-version-check -c "${CONSTRAINTS}" "${PY_SPEC}" boto3 \
         >"${log}" 2>&1; then
         cat "${log}" >&2
         die "pip install ${PY_SPEC} into ${VENV_DIR} failed (log: ${log})"

@@ -1,10 +1,12 @@
-"""Media with the real MCP Mesh 3.8, both ways, on its Go registry and one shared media store: a chart an
-mcp-mesh agent stores (`mesh.MediaResult`) is read by our tool, an upload to our route is read by its
-`mesh.MediaParam` tool, and its tool calls our `render` through the mesh and reads our `resource_link`."""
+"""Media with the real MCP Mesh 3.8, both ways, on its Go registry and one shared store (a local folder, then
+S3 on a real S3 API server): a chart an mcp-mesh agent stores (`mesh.MediaResult`) is read by our tool, an
+upload to our route is read by its `mesh.MediaParam` tool, and its tool calls our `render` through the mesh
+and reads our `resource_link`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from tests.interop.mcp_mesh import (
     run_mesh_registry,
 )
 from tests.media_files import png
+from tests.s3_server import S3_ENV, s3_server
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -43,9 +46,9 @@ def structured(message: dict[str, Any]) -> Any:
     return result.get("structuredContent") or json.loads(result["content"][0]["text"])
 
 
-def test_media_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
-    store = tmp_path / "store"
-    shared = {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)}
+def exchange(tmp_path: Path, shared: dict[str, str], base: str, stored: Callable[[str], bytes]) -> None:
+    """Both agents on the store `shared` configures; `base` is where its URIs start, `stored(name)` the
+    bytes the store holds under `name`."""
     with run_mesh_registry(tmp_path / "registry") as registry:
         ours_env = {
             **shared,
@@ -60,8 +63,8 @@ def test_media_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
             # theirs -> ours: mcp-mesh's MediaResult link, read by our MediaParam tool
             [link] = result_of(call_mesh_tool(theirs.endpoint, "mesh_chart", {}))["content"]
             assert link["type"] == "resource_link"
-            assert link["uri"] == f"file://{store}/media/mesh-chart.png"
-            size = (store / "media" / "mesh-chart.png").stat().st_size
+            assert link["uri"] == f"{base}mesh-chart.png"
+            size = len(stored("mesh-chart.png"))
             assert link["size"] == size
             measured = structured(call_mesh_tool(ours.base_url, "measure", {"image": link["uri"]}))
             assert measured == {"size": size, "mime": "image/png"}
@@ -71,6 +74,7 @@ def test_media_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
             files = {"file": ("upload.png", image, "image/png")}
             uploaded = httpx2.post(ours.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
             uri = uploaded.json()["uri"]
+            assert uri == f"{base}upload.png"
             inspected = structured(call_mesh_tool(theirs.endpoint, "mesh_inspect", {"image": uri}))
             assert inspected == {"size": len(image), "mime": "image/png"}
 
@@ -83,11 +87,37 @@ def test_media_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
                 return not answer.get("isError") and "uri" in (answer.get("structuredContent") or {})
 
             assert wait_for(read_ours, timeout=40), (answer, theirs.output()[-3000:])
-            got = answer["structuredContent"]
-            written = (store / "media" / "for-mesh.png").stat().st_size
-            assert got == {
-                "uri": f"file://{store}/media/for-mesh.png",
+            written = len(stored("for-mesh.png"))
+            assert answer["structuredContent"] == {
+                "uri": f"{base}for-mesh.png",
                 "size": written,
                 "mime": "image/png",
                 "link_size": written,
             }
+
+
+def test_media_on_a_shared_folder_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    exchange(
+        tmp_path,
+        {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)},
+        f"file://{store}/media/",
+        lambda name: (store / "media" / name).read_bytes(),
+    )
+
+
+def test_media_on_a_shared_s3_bucket_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
+    with s3_server("shared-media") as s3:
+        shared = {
+            **S3_ENV,
+            "MCP_MESH_MEDIA_STORAGE": "s3",
+            "MCP_MESH_MEDIA_STORAGE_BUCKET": "shared-media",
+            "MCP_MESH_MEDIA_STORAGE_ENDPOINT": s3.endpoint,
+        }
+        client = s3.client()
+
+        def stored(name: str) -> bytes:
+            data: bytes = client.get_object(Bucket="shared-media", Key=f"media/{name}")["Body"].read()
+            return data
+
+        exchange(tmp_path, shared, "s3://shared-media/media/", stored)
