@@ -25,7 +25,13 @@ def registry() -> Iterator[AgentProcess]:
 
 
 @pytest.fixture(scope="module")
-def mesh(registry: AgentProcess) -> Iterator[AgentProcess]:
+def route_viewer(registry: AgentProcess) -> Iterator[AgentProcess]:
+    with run_agent("tests.apps.schema_route_app", env=mesh_env(registry.base_url)) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def mesh(registry: AgentProcess, route_viewer: AgentProcess) -> Iterator[AgentProcess]:
     env = mesh_env(registry.base_url)
     with (
         run_agent("tests.apps.schema_caption_app", env=env),
@@ -73,6 +79,23 @@ def test_an_unmatched_shape_is_refused_with_the_registrys_reason(mesh: AgentProc
         "tool 'show_rating': dependency 0 is unresolved: no provider of `caption` with tags -sloppy"
         in mesh.text()
     )
+
+
+def test_an_unmatched_route_is_named_with_its_method(mesh: AgentProcess, route_viewer: AgentProcess) -> None:
+    answered(mesh, "show")  # the providers are up
+    expected = (
+        "tool 'GET:/api/missing': dependency 0 is unresolved: no provider of `caption` with tags -sloppy"
+    )
+
+    def logged() -> bool:
+        response = httpx2.get(
+            route_viewer.base_url + "/api/missing", params={"text": "x"}, timeout=5, trust_env=False
+        )
+        assert response.status_code == 503
+        return expected in route_viewer.text()
+
+    assert wait_until(logged, timeout=20)
+    assert "tool '/api/missing'" not in route_viewer.text()
 
 
 def test_a_result_that_does_not_fit_the_expected_type_names_the_field(mesh: AgentProcess) -> None:

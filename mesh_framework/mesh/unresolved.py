@@ -116,9 +116,8 @@ class UnresolvedReasons:
             reason = summarize(data)
             if self.reasons.get(key) != reason:
                 function_name, index = wanted[key]
-                logger.warning(
-                    "tool '%s': dependency %d is unresolved: %s", function_name.split(":")[-1], index, reason
-                )
+                # the name on the wire, whole: a route's pseudo-tool is `GET:/api/x`
+                logger.warning("tool '%s': dependency %d is unresolved: %s", function_name, index, reason)
                 self.reasons[key] = reason
 
     async def _explained(self, wanted: Mapping[str, tuple[str, int]]) -> dict[str, Any]:
