@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from mesh_framework import ConfigError
+from mesh_framework.catalog import catalog_from_settings
 from mesh_framework.catalog import placeholders as catalog_placeholders
 from mesh_framework.catalog.definitions import StdioDefinition
-from mesh_framework.catalog.loading import catalog_from_settings
 from mesh_framework.catalog.placeholders import PlaceholderError
 from mesh_framework.config import placeholders
 from mesh_framework.config.loader import load_settings

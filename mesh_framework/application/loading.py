@@ -91,7 +91,7 @@ def load_application(
 def server_catalog(loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str]) -> Any:
     """The MCP server catalog of `mcp.servers` and `mcp.catalog`; every server named elsewhere in the
     settings (`mcp.gateway`, `mcp.default_servers`) must be in it."""
-    from ..catalog.loading import catalog_from_settings
+    from ..catalog.catalog import catalog_from_settings
 
     catalog = catalog_from_settings(loaded, config_dir, environ)
     problems = []

@@ -1,9 +1,9 @@
 """The MCP server catalog: servers described once (stdio, SSE, streamable HTTP), resolved by name and
 translated into every client's configuration format."""
 
-from .catalog import CatalogBuilder, McpServerCatalog
+from .catalog import CatalogBuilder, McpServerCatalog, catalog_from_settings
 from .definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
-from .loading import catalog_from_settings, load_catalog, parse_server
+from .loading import load_catalog, parse_server
 from .masking import masked
 from .runner import AgentRunResult, ClaudeCodeRunner, CodingAgentError, CodingAgentRunner, GeminiCliRunner
 from .selection import select_servers

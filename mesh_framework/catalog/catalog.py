@@ -11,11 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from ..errors import CatalogError
 from .definitions import McpServerDefinition
+from .loading import read_catalog, read_settings_catalog
 
-__all__ = ["McpServerCatalog"]
+if TYPE_CHECKING:
+    from ..config.loader import LoadedSettings
+
+__all__ = ["CatalogBuilder", "McpServerCatalog", "catalog_from_settings", "load_catalog_with_origins"]
 
 
 class McpServerCatalog:
@@ -61,8 +66,6 @@ class McpServerCatalog:
         """Load a catalog file, or every `*.json` file of a folder (merged; a name in two files is an
         error naming both). `${VAR}` and `${VAR:-default}` are resolved from `environ` (default: the
         process environment)."""
-        from .loading import load_catalog_with_origins
-
         return load_catalog_with_origins([Path(path)], environ)
 
     def get_all(self) -> Mapping[str, McpServerDefinition]:
@@ -122,3 +125,20 @@ class CatalogBuilder:
 
     def build(self) -> McpServerCatalog:
         return McpServerCatalog(self._servers)
+
+
+def load_catalog_with_origins(
+    paths: Iterable[str | Path], environ: Mapping[str, str] | None = None
+) -> McpServerCatalog:
+    """The catalog of these files (a folder stands for its `*.json` files), knowing each server's file."""
+    servers, origins = read_catalog(paths, environ)
+    return McpServerCatalog(servers, origins=origins)
+
+
+def catalog_from_settings(
+    loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str] | None = None
+) -> McpServerCatalog:
+    """The catalog of `mcp.catalog` files (relative paths against `config_dir`, else the working
+    directory) and `mcp.servers` entries. A settings entry replaces a file entry of the same name."""
+    servers, origins = read_settings_catalog(loaded, config_dir, environ)
+    return McpServerCatalog(servers, origins=origins)

@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import CatalogError, display_path
-from .catalog import McpServerCatalog
 from .definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
 from .placeholders import PlaceholderError, expand
 
 if TYPE_CHECKING:
     from ..config.loader import LoadedSettings
 
-__all__ = ["catalog_from_settings", "load_catalog", "parse_server"]
+__all__ = ["load_catalog", "parse_server", "read_catalog", "read_settings_catalog"]
 
 logger = logging.getLogger("mesh_framework.catalog")
 
@@ -69,21 +68,22 @@ def load_catalog(
     return servers
 
 
-def load_catalog_with_origins(
+def read_catalog(
     paths: Iterable[str | Path], environ: Mapping[str, str] | None = None
-) -> McpServerCatalog:
-    """`load_catalog` as an `McpServerCatalog` that knows which file each server came from."""
+) -> tuple[dict[str, McpServerDefinition], dict[str, str]]:
+    """`load_catalog` with the file each server came from, by server name."""
     servers, origins, problems = _load_files([Path(p) for p in paths], _environ(environ))
     if problems:
         raise CatalogError(problems)
-    return McpServerCatalog(servers, origins=origins)
+    return servers, origins
 
 
-def catalog_from_settings(
+def read_settings_catalog(
     loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str] | None = None
-) -> McpServerCatalog:
-    """The catalog of `mcp.catalog` files (relative paths against `config_dir`, else the working
-    directory) and `mcp.servers` entries. A settings entry replaces a file entry of the same name."""
+) -> tuple[dict[str, McpServerDefinition], dict[str, str]]:
+    """The servers, and where each came from, of `mcp.catalog` files (relative paths against
+    `config_dir`, else the working directory) and `mcp.servers` entries. A settings entry replaces a file
+    entry of the same name."""
     environ = _environ(environ)
     mcp = loaded.settings.mcp
     base = config_dir if config_dir is not None else Path.cwd()
@@ -113,7 +113,7 @@ def catalog_from_settings(
         origins[name] = where(None)
     if problems:
         raise CatalogError(problems)
-    return McpServerCatalog(servers, origins=origins)
+    return servers, origins
 
 
 # -- files ----------------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ def _list(catalog: Any, *, json_output: bool) -> int:
 
 def _load(args: argparse.Namespace) -> Any:
     from ..app import MeshApplication
-    from ..catalog.loading import load_catalog_with_origins
+    from ..catalog.catalog import load_catalog_with_origins
 
     if args.file:
         return load_catalog_with_origins(args.file)

@@ -21,8 +21,8 @@ from pydantic import ValidationError
 from ..config.masking import MASK
 from ..config.sources import CLI_OPTIONS, cli_origin, parse_env_value
 from .common import EXIT_USAGE, CliError
-from .config import settings_rows
 from .output import echo, is_terminal, plain_table, rich_table
+from .settings_table import settings_rows
 
 __all__ = ["explain", "show_explanation"]
 

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.server import McpError
 from ..protocol.versions import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from ..tools.wrapper import error_result
-from .mcp_tasks import AS_TASK, POLL_INTERVAL_MS, TASK_STATUS, TaskCall, iso_time, visible_job
+from .mcp_tasks import POLL_INTERVAL_MS, TASK_STATUS, iso_time, visible_job
 from .model import Job
+from .task_call import AS_TASK, TaskCall
 
 if TYPE_CHECKING:
     from ..tools.wrapper import MeshToolWrapper

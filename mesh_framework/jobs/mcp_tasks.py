@@ -14,9 +14,6 @@ not a protocol one), as the SEP says.
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +27,7 @@ from ..protocol.versions import (
     MISSING_CLIENT_CAPABILITY,
 )
 from .model import Job
+from .task_call import AS_TASK, TaskCall
 
 if TYPE_CHECKING:
     from ..tools.context import ToolContext
@@ -37,11 +35,9 @@ if TYPE_CHECKING:
     from .runner import JobRunner
 
 __all__ = [
-    "AS_TASK",
     "TASKS_EXTENSION",
     "TASK_STATUS",
     "McpTasks",
-    "TaskCall",
     "declares_tasks",
     "iso_time",
     "visible_job",
@@ -50,27 +46,6 @@ __all__ = [
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 POLL_INTERVAL_MS = 500
 TASK_STATUS = {"queued": "working", "working": "working", "input_required": "input_required"}
-
-
-@dataclass(frozen=True, slots=True)
-class TaskCall:
-    """A `tools/call` served as an MCP task: how the version in use answers the job it starts.
-
-    `create` turns the started job into that version's task-creation result; `owner` is the caller's
-    identity (bound to the job, so other callers cannot see it); `must_create` (2025-11-25, where the
-    client asked for a task) answers a call over the job limits with a task that failed at once, where
-    2026-07-28 answers the tool error itself; `input_capabilities` are the kinds of input the client can
-    give during the task (None: it cannot be asked).
-    """
-
-    create: Callable[[Job], dict[str, Any]]
-    owner: str | None = None
-    must_create: bool = False
-    input_capabilities: frozenset[str] | None = None
-
-
-# Set while a tools/call is served as an MCP task: the job runner answers `create(job)`.
-AS_TASK: contextvars.ContextVar[TaskCall | None] = contextvars.ContextVar("mesh_as_mcp_task", default=None)
 
 
 def _declared(params: dict[str, Any]) -> dict[str, Any]:

@@ -28,9 +28,9 @@ from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper, error_result
 from .capture import capturing, release
 from .context import JobCancelled, JobContext
-from .mcp_tasks import AS_TASK
 from .model import Job, JobStatus, new_job_id
 from .store import JobStore
+from .task_call import AS_TASK
 
 if TYPE_CHECKING:
     from ..tools.wrapper_registry import MeshToolWrapperRegistry

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ToolExecutionError
 from ..specs import ToolSpec
@@ -17,7 +17,8 @@ from .store import UnknownJobError
 
 if TYPE_CHECKING:
     from ..tools.wrapper_registry import MeshToolWrapperRegistry
-    from .service import JobService
+    from .client import RegistryJobClient
+    from .runner import JobRunner
 
 __all__ = ["JOB_TOOLS", "JobTools"]
 
@@ -28,10 +29,19 @@ JOB_TOOLS = ("__mesh_job_status", "__mesh_job_result", "__mesh_job_cancel", "get
 MESSAGES_SHOWN = 50
 
 
+class JobOwner(Protocol):
+    """What the job tools read of the agent's job service (`JobService`)."""
+
+    runner: JobRunner
+    client: RegistryJobClient | None
+
+    def cancel_local(self, job_id: str, reason: str | None = None, *, report: bool = True) -> Job: ...
+
+
 class JobTools:
     """The four tools, answering from this agent's jobs first and from the registry for the others."""
 
-    def __init__(self, service: JobService) -> None:
+    def __init__(self, service: JobOwner) -> None:
         self.service = service
 
     def _local(self, job_id: str) -> Job | None:

@@ -49,7 +49,7 @@ def configure_tracing(settings: Any, *, agent: str, json_logs: bool = False) -> 
         provider.add_span_processor(processor)
     from opentelemetry import trace
 
-    from .. import __version__
+    from .._version import __version__
 
     # Until a provider is set, the API hands out its proxy (public in `opentelemetry.trace`, though not in
     # its `__all__`); setting ours only then leaves an application's own provider alone.
