@@ -105,6 +105,21 @@ async def test_the_a2a_sdk_client_streams_a_stream_tool_chunk_by_chunk(skills: A
         await sdk.close()
 
 
+def test_a_sent_task_reads_the_same_when_fetched_again(skills: AgentProcess) -> None:
+    """A plain skill's task is answered without the SDK's machinery: its JSON is what GetTask reads back."""
+    headers = {"A2A-Version": "1.0"}
+    for skill, text, state in (
+        ("echo", "same", "TASK_STATE_COMPLETED"),
+        ("fail", "now", "TASK_STATE_FAILED"),
+    ):
+        message = {"messageId": "m-9", "role": "ROLE_USER", "parts": [{"text": text}], "metadata": {"k": 1}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+        sent = rpc(skills.base_url + f"/a2a/{skill}", body, headers=headers).json()["result"]["task"]
+        assert sent["status"]["state"] == state
+        get = {"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": sent["id"]}}
+        assert rpc(skills.base_url + "/a2a", get, headers=headers).json()["result"] == sent
+
+
 def test_progress_becomes_task_status_updates_and_failures_a_failed_task(skills: AgentProcess) -> None:
     url = skills.base_url + "/a2a/slow-count"
     message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"data": {"n": 3}}]}

@@ -49,7 +49,7 @@ from a2a.types import (
     TaskStatusUpdateEvent,
 )
 from a2a.utils.errors import A2AError
-from google.protobuf.json_format import MessageToDict, ParseDict  # type: ignore[import-untyped]
+from google.protobuf.json_format import MessageToDict, ParseDict, ParseError  # type: ignore[import-untyped]
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
@@ -298,6 +298,44 @@ class DirectSend:
             return None
         return skill
 
+    async def answer(
+        self, skill: A2aSkill, wire: dict[str, Any], context: ServerCallContext
+    ) -> dict[str, Any]:
+        """A `SendMessage` of the current dialect: the finished task as JSON, built beside the stored proto
+        (protobuf's JSON conversion costs more than the rest of the call)."""
+        message = _read_message(wire)
+        if message is None:
+            message = ParseDict(wire, Message())
+            task = await self.run(skill, message, context)
+            return {"task": MessageToDict(task)}
+        task = await self.run(skill, message, context)
+        status: dict[str, Any] = {
+            "state": TaskState.Name(task.status.state),
+            "timestamp": task.status.timestamp.ToJsonString(),
+        }
+        out: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
+        if task.status.HasField("message"):
+            reply = task.status.message
+            status["message"] = {
+                "messageId": reply.message_id,
+                "contextId": reply.context_id,
+                "taskId": reply.task_id,
+                "role": "ROLE_AGENT",
+                "parts": [{"text": reply.parts[0].text}],
+            }
+        else:
+            out["artifacts"] = [
+                {
+                    "artifactId": "result",
+                    "name": "result",
+                    "parts": [{"text": task.artifacts[0].parts[0].text}],
+                }
+            ]
+        history = {k: v for k, v in wire.items() if k not in ("contextId", "taskId")}
+        history.update(contextId=task.context_id, taskId=task.id)
+        out["history"] = [history]
+        return {"task": out}
+
     async def run(self, skill: A2aSkill, message: Message, context: ServerCallContext) -> Task:
         message.task_id = str(uuid.uuid4())
         message.context_id = message.context_id or str(uuid.uuid4())
@@ -324,6 +362,33 @@ class DirectSend:
         task.status.timestamp.GetCurrentTime()
         await self.store.save(task, context)
         return task
+
+
+_PLAIN_MESSAGE_KEYS = frozenset({"messageId", "role", "parts", "metadata", "contextId"})
+
+
+def _read_message(wire: dict[str, Any]) -> Message | None:
+    """A user message of text parts as a proto, without protobuf's JSON parser; None for anything else."""
+    parts = wire.get("parts")
+    if (
+        not wire.keys() <= _PLAIN_MESSAGE_KEYS
+        or wire.get("role") != "ROLE_USER"
+        or not isinstance(wire.get("messageId"), str)
+        or not isinstance(parts, list)
+        or not all(isinstance(p, dict) and p.keys() == {"text"} and isinstance(p["text"], str) for p in parts)
+        or not isinstance(wire.get("metadata", {}), dict)
+        or not isinstance(wire.get("contextId", ""), str)
+    ):
+        return None
+    message = Message(
+        message_id=wire["messageId"],
+        role=Role.ROLE_USER,
+        parts=[Part(text=p["text"]) for p in parts],
+        context_id=wire.get("contextId", ""),
+    )
+    if wire.get("metadata"):
+        message.metadata.update(wire["metadata"])
+    return message
 
 
 class _SkillContextBuilder(DefaultServerCallContextBuilder):
@@ -604,13 +669,12 @@ def skill_routes(
             and request.headers.get("a2a-version") == "1.0"
             and (target := direct.applies(_dict(body.get("params")), skill)) is not None
         ):
+            wire = _dict(_dict(body["params"]).get("message"))
             try:
-                message = ParseDict(_dict(body["params"]).get("message"), Message())
-            except Exception as exc:  # not a valid message: the SDK's answer names the problem
+                result = await direct.answer(target, wire, builder.build(request))
+            except ParseError as exc:  # not a valid message: the SDK's answer names the problem
                 logger.debug("SendMessage with an unreadable message, left to the SDK: %r", exc)
             else:
-                task = await direct.run(target, message, builder.build(request))
-                result = {"task": MessageToDict(task)}
                 return JSONResponse({"result": result, "id": body.get("id"), "jsonrpc": "2.0"})
         request._body = raw  # the dispatcher reads the body again
         return await dispatcher.handle_requests(request)
