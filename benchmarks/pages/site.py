@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .a2a import a2a_section
 from .callbacks import callbacks_section
 from .features import jobs_section, metrics_section, tracing_section
 from .fleet import fleet_section
@@ -54,6 +55,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *service_section(r.get("service")),
         *schema_section(r.get("schema")),
         *media_section(r.get("media")),
+        *a2a_section(r.get("a2a")),
         *fleet_section(r.get("fleet")),
         *jobs_section(r.get("jobs")),
         *tracing_section(r.get("tracing")),
