@@ -105,9 +105,10 @@ class DownEndpoints:
 
 
 class McpMeshToolProxy(McpMeshTool):
-    """Calls a tool of another agent. Alternates (other providers the registry named) are tried once when
-    the chosen provider refuses the connection before the request is sent; a request that may have reached
-    a provider is never repeated, since tools need not be idempotent.
+    """Calls a tool of another agent. One alternate (another provider the registry named) is tried when
+    the chosen provider did not run the call: it refused the connection, or answered 503 with Retry-After
+    because it is stopping. A call that may have run is repeated elsewhere only after a timeout, and only
+    for a tool its provider marked `idempotent=True`; tools need not be idempotent.
     """
 
     # Metrics (`MeshMetrics`: proxy_call, proxy_failover), set by the factory when metrics are on.

@@ -5,7 +5,8 @@ takes the modern path: the `_meta` envelope and the routing headers are checked,
 served and results carry `resultType` and the server-info stamp. A request without the header, or with a
 handshake-era version, takes the legacy stateless path: no session, `initialize` answered, nothing kept.
 
-The tool list never changes while the agent runs, so both eras' `tools/list` results are rendered once.
+Both eras' `tools/list` results are rendered at start-up and again only when the tool list changes (a
+gateway's catalog servers come and go; `refresh_tools`), so a `tools/list` reads a rendered answer.
 Everything on the call path reads precomputed state; the per-request SDK machinery is not involved.
 """
 
