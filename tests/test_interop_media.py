@@ -5,6 +5,7 @@ and reads our `resource_link`."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -22,10 +23,13 @@ from tests.interop.mcp_mesh import (
     run_mesh_python_agent,
     run_mesh_registry,
 )
+from tests.llm_fakes import fake_openai, text, tool_call
 from tests.media_files import png
 from tests.s3_server import S3_ENV, s3_server
 
 pytestmark = pytest.mark.timeout(150)
+
+MESH_PROVIDER = Path(__file__).resolve().parent / "interop" / "llm_provider.py"  # mcp-mesh provider
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -121,3 +125,87 @@ def test_media_on_a_shared_s3_bucket_written_by_one_is_read_by_the_other(tmp_pat
             return data
 
         exchange(tmp_path, shared, "s3://shared-media/media/", stored)
+
+
+def data_url_bytes(part: dict[str, Any]) -> bytes:
+    url = part["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,"), url[:60]
+    return base64.b64decode(url.split(",", 1)[1])
+
+
+def test_mcp_mesh_consumer_sends_media_to_our_provider_whose_tool_image_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    """mcp-mesh's `llm(question, media=[uri])` through our provider, which runs the loop: our `render`
+    answers a resource_link that the provider reads from the shared store (MCP Mesh's shape to OpenAI)."""
+    store = tmp_path / "store"
+    image = png(3000)
+    (store / "media").mkdir(parents=True)
+    (store / "media" / "photo.png").write_bytes(image)
+    shared = {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)}
+    script = [tool_call("render", {"size": 30_000}, id="call_1"), text("A photo and a chart.")]
+    with fake_openai(script) as model, run_mesh_registry(tmp_path / "registry") as registry:
+        ours = {**shared, "MCP_MESH_REGISTRY_URL": registry.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        provider_env = {
+            **ours,
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "sk-test",
+        }
+        with (
+            run_agent("tests.apps.llm_provider_app", env=provider_env),
+            run_agent("tests.apps.media_app", env={**ours, "MESH_REGISTRY__ENABLED": "true"}),
+            run_mesh_python_agent(AGENTS_DIR / "media_asker.py", registry, env=shared) as asker,
+        ):
+            answer: Any = None
+            arguments = {"question": "What is this?", "image": f"file://{store}/media/photo.png"}
+
+            def answered() -> bool:
+                nonlocal answer
+                answer = result_of(call_mesh_tool(asker.endpoint, "mesh_describe", arguments))
+                return not answer.get("isError")
+
+            assert wait_for(answered, timeout=60), (answer, asker.output()[-3000:])
+            assert answer["content"][0]["text"] == "A photo and a chart."
+    first, second = model.requests
+    said, picture = first["messages"][-1]["content"]
+    assert said["text"] == "What is this?"
+    assert data_url_bytes(picture) == image  # mcp-mesh's consumer read the store
+    *_, tool_message, images = second["messages"]
+    assert tool_message == {"role": "tool", "tool_call_id": "call_1", "content": "[Image from tool result]"}
+    assert images["content"][0] == {
+        "type": "text",
+        "text": "Here are the images from the tool results above:",
+    }
+    assert data_url_bytes(images["content"][1]) == (store / "media" / "chart.png").read_bytes()
+
+
+def test_our_consumer_sends_media_to_an_mcp_mesh_provider(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    image = png(2000)
+    (store / "media").mkdir(parents=True)
+    (store / "media" / "photo.png").write_bytes(image)
+    with fake_openai([text("A grey photo.")]) as model, run_mesh_registry(tmp_path / "registry") as registry:
+        provider_env = {"FAKE_OPENAI_BASE_URL": model.base_url, "FAKE_OPENAI_API_KEY": "sk-test"}
+        ours = {
+            "MCP_MESH_MEDIA_STORAGE_PATH": str(store),
+            "MCP_MESH_REGISTRY_URL": registry.url,
+            "MCP_MESH_HEALTH_INTERVAL": "1",
+            "MESH_REGISTRY__ENABLED": "true",
+        }
+        with (
+            run_mesh_python_agent(MESH_PROVIDER, registry, env=provider_env),
+            run_agent("tests.apps.media_app", env=ours) as consumer,
+        ):
+            answer: Any = None
+            arguments = {"question": "What is this?", "image": f"file://{store}/media/photo.png"}
+
+            def answered() -> bool:
+                nonlocal answer
+                answer = result_of(call_mesh_tool(consumer.base_url, "describe_mesh", arguments))
+                return not answer.get("isError")
+
+            assert wait_for(answered, timeout=60), (answer, consumer.text()[-3000:])
+            assert answer["content"][0]["text"] == "A grey photo."
+    said, picture = model.requests[0]["messages"][-1]["content"]
+    assert said == {"type": "text", "text": "What is this?"}
+    assert data_url_bytes(picture) == image
