@@ -201,8 +201,11 @@ class _Renamed(ToolCallback):
 
 
 async def _with_media(message: Message, media: Any) -> Message:
-    """The last message with the media's parts after its text (one URI or a list of them)."""
-    uris = [media] if isinstance(media, str) else list(media)
+    """The last message with the media's parts after its text (one URI or a list of them; None, an
+    optional media parameter left out, is skipped)."""
+    uris = [media] if isinstance(media, str) else [uri for uri in media if uri]
+    if not uris:
+        return message
     content = message.get("content")
     parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
     return {**message, "content": parts + await media_parts(uris)}

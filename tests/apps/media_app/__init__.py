@@ -63,7 +63,7 @@ def where(store: MediaStore) -> str:
 @mesh_llm(provider="openai/gpt-4o-mini", tools=[render, measure])
 async def describe(question: str, llm: MeshLlmAgent, image: MediaParam("image/*") = None) -> str:
     """Answer a question about an image."""
-    return str(await llm(question, media=[image] if image else None))
+    return str(await llm(question, media=[image]))  # without an image: [None], skipped
 
 
 @mesh_tool()
