@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from .call_counters import CallCounters
 from .labels import BoundedLabel
 
 __all__ = ["MAX_ENDPOINTS", "MeshMetrics"]
@@ -71,35 +72,14 @@ class _StateCollector(Collector):
 
 
 class MeshMetrics:
-    """The agent's instruments. Hot paths use pre-bound children (`tool_call` looks one up per tool)."""
+    """The agent's instruments. The per-call hooks (`tool_call`, `proxy_call`) update plain numbers."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.tool_calls = Counter("mesh_tool_calls_total", "Tool calls served", ["tool"], registry=r)
-        self.tool_errors = Counter(
-            "mesh_tool_errors_total", "Tool calls answered with isError", ["tool"], registry=r
-        )
-        self.tool_duration = Histogram(
-            "mesh_tool_call_duration_seconds",
-            "Time to serve a tool call",
-            ["tool"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.proxy_calls = Counter(
-            "mesh_proxy_calls_total",
-            "Calls to other agents' tools, by outcome (ok, error, unreachable)",
-            ["capability", "endpoint", "outcome"],
-            registry=r,
-        )
-        self.proxy_duration = Histogram(
-            "mesh_proxy_call_duration_seconds",
-            "Time of a call to another agent's tool",
-            ["capability"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
+        # served tool calls and calls to other agents: plain numbers read at scrape time (call_counters.py)
+        self.calls = CallCounters(LATENCY_BUCKETS)
+        r.register(self.calls)
         self.proxy_failovers = Counter(
             "mesh_proxy_failovers_total",
             "Calls moved to an alternate provider, by the endpoint that could not take them",
@@ -126,7 +106,6 @@ class MeshMetrics:
         self._state = _StateCollector()
         r.register(self._state)
         self._endpoints: dict[str, BoundedLabel] = {}
-        self._tool_children: dict[str, tuple[Any, Any, Any]] = {}
 
     # -- wiring --------------------------------------------------------------------------------------
 
@@ -142,18 +121,7 @@ class MeshMetrics:
     # -- hooks ---------------------------------------------------------------------------------------
 
     def tool_call(self, tool: str, is_error: bool, seconds: float) -> None:
-        children = self._tool_children.get(tool)
-        if children is None:
-            children = self._tool_children[tool] = (
-                self.tool_calls.labels(tool),
-                self.tool_errors.labels(tool),
-                self.tool_duration.labels(tool),
-            )
-        calls, errors, duration = children
-        calls.inc()
-        if is_error:
-            errors.inc()
-        duration.observe(seconds)
+        self.calls.tool_call(tool, is_error, seconds)
 
     def endpoint_label(self, capability: str, endpoint: str) -> str:
         bounded = self._endpoints.get(capability)
@@ -162,8 +130,7 @@ class MeshMetrics:
         return bounded(endpoint)
 
     def proxy_call(self, capability: str, endpoint: str, outcome: str, seconds: float) -> None:
-        self.proxy_calls.labels(capability, self.endpoint_label(capability, endpoint), outcome).inc()
-        self.proxy_duration.labels(capability).observe(seconds)
+        self.calls.proxy_call(capability, self.endpoint_label(capability, endpoint), outcome, seconds)
 
     def proxy_failover(self, capability: str, endpoint: str) -> None:
         self.proxy_failovers.labels(capability, self.endpoint_label(capability, endpoint)).inc()
