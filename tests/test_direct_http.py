@@ -216,3 +216,32 @@ async def test_a_deadline_bounds_the_whole_exchange_and_drops_the_connection(
 def test_the_factory_gives_its_proxies_the_direct_client() -> None:
     factory = McpMeshToolProxyFactory(MeshSettings())
     assert isinstance(factory.transport.direct, DirectHttp)
+
+
+class _AnswerUntilClose(asyncio.Protocol):
+    """Answers without Content-Length or chunking: the body ends when the connection closes."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.transport.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n"
+        )
+        self.transport.write(_OK)
+        self.transport.close()
+
+
+async def test_an_answer_delimited_by_the_close_is_read_whole() -> None:
+    server = await asyncio.get_running_loop().create_server(_AnswerUntilClose, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    direct = DirectHttp()
+    try:
+        answer = await direct.post("127.0.0.1", port, b"POST / HTTP/1.1\r\nhost: x\r\n\r\n", timeout=5.0)
+        assert (answer.status, answer.body) == (200, _OK)
+        assert not direct._idle.get(("127.0.0.1", port))  # closed: not kept
+    finally:
+        direct.close()
+        server.close()
+        await server.wait_closed()

@@ -67,6 +67,8 @@ class _Connection(asyncio.Protocol):
         self.idle_since = 0.0
         self._content_type = ""
         self._retry_after = False
+        self._framed = False  # the answer's length is known (Content-Length or chunked), not "until close"
+        self._head_read = False
         self._body: list[bytes] = []
 
     # -- asyncio.Protocol ----------------------------------------------------------------------------
@@ -87,6 +89,8 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self._head_read and not self._framed and exc is None:
+            self.on_message_complete()  # an answer without a length ends with the connection
         if self.waiter is not None and not self.waiter.done():
             stale = self.used and not self.received
             reason = f"{type(exc).__name__}: {exc}" if exc else "the server closed the connection"
@@ -96,6 +100,7 @@ class _Connection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self._content_type, self._retry_after, self._body = "", False, []
+        self._framed = self._head_read = False
 
     def on_header(self, name: bytes, value: bytes) -> None:
         name = name.lower()
@@ -103,11 +108,17 @@ class _Connection(asyncio.Protocol):
             self._content_type = value.decode("latin-1")
         elif name == b"retry-after":
             self._retry_after = True
+        elif name in (b"content-length", b"transfer-encoding"):
+            self._framed = True
+
+    def on_headers_complete(self) -> None:
+        self._head_read = True
 
     def on_body(self, body: bytes) -> None:
         self._body.append(body)
 
     def on_message_complete(self) -> None:
+        self._head_read = False
         waiter, self.waiter = self.waiter, None
         body = self._body[0] if len(self._body) == 1 else b"".join(self._body)
         response = DirectResponse(self.parser.get_status_code(), self._content_type, self._retry_after, body)
