@@ -1,9 +1,14 @@
-"""`GET /events` (MCP Mesh's audit endpoint) and `GET /explain` (ours: one slot's trace computed now).
+"""`GET /events` (MCP Mesh's audit endpoint), `GET /explain` (ours: one slot's trace computed now) and
+MCP Mesh's `GET /schemas` and `GET /schemas/{hash}` (registry/schema_catalog.py).
 
 - `/events?agent_id=&type=&function_name=&limit=`: `{"count": N, "events": [...]}`, newest first; `limit`
   is clamped to 1..500 (default 50), a non-integer one is a 400.
 - `/explain?agent_id=&function_name=&dep_index=`: `{"agent_id", "function_name", "dep_index", "trace",
   "summary"}`; 404 naming what is unknown (the agent, or the tool's slot).
+- `/schemas?limit=`: `{"count": N, "schemas": [{canonical, created_at, hash, runtime_origin}, ...]}`, newest
+  first; `limit` is clamped to 1..1000 (default 100), a non-integer one is a 400.
+- `/schemas/{hash}`: one entry; 404 for an unknown hash with MCP Mesh's `error` and `timestamp` and our
+  `status`, `message` and `field`.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..resolution_audit import summarize
-from .audit import DEFAULT_LIMIT, MAX_LIMIT
+from . import schema_catalog
+from .audit import DEFAULT_LIMIT, MAX_LIMIT, timestamp
 from .store import RegistryStore
 
 __all__ = ["audit_routes"]
@@ -68,4 +74,35 @@ def audit_routes(store: RegistryStore) -> list[Route]:
         }
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
-    return [Route("/events", events, methods=["GET"]), Route("/explain", explain, methods=["GET"])]
+    async def schemas(request: Request) -> Response:
+        text = request.query_params.get("limit")
+        limit = schema_catalog.DEFAULT_LIMIT
+        if text:
+            try:
+                limit = int(text)
+            except ValueError:
+                top = schema_catalog.MAX_LIMIT
+                return _refused(400, f"limit must be an integer from 1 to {top}, not {text!r}", "limit")
+        found = store.schemas.newest(limit)
+        return JSONResponse({"count": len(found), "schemas": found})
+
+    async def schema(request: Request) -> Response:
+        digest = request.path_params["digest"]
+        entry = store.schemas.get(digest)
+        if entry is None:
+            body = {
+                "status": "error",
+                "message": f"no schema {digest!r} was published here (GET /schemas lists them)",
+                "field": "hash",
+                "error": f"schema not found: {digest}",  # MCP Mesh's registry answers this and a timestamp
+                "timestamp": timestamp(),
+            }
+            return JSONResponse(body, status_code=404)
+        return JSONResponse(entry)
+
+    return [
+        Route("/events", events, methods=["GET"]),
+        Route("/explain", explain, methods=["GET"]),
+        Route("/schemas", schemas, methods=["GET"]),
+        Route("/schemas/{digest}", schema, methods=["GET"]),
+    ]

@@ -27,6 +27,7 @@ __all__ = [
     "ToolRecord",
     "endpoint_of",
     "parse_registration",
+    "read_canonical",
 ]
 
 AGENT_ID = re.compile(r"[a-z0-9-]+")
@@ -254,6 +255,12 @@ def _canonical(value: Any, path: str) -> dict[str, Any] | None:
     if _depth(schema) > MAX_SCHEMA_DEPTH:
         raise PayloadError(path, f"is nested deeper than {MAX_SCHEMA_DEPTH} levels")
     return schema
+
+
+def read_canonical(value: Any, path: str) -> dict[str, Any] | None:
+    """A canonical schema field as sent (an object or its JSON text), checked as the schema stage needs;
+    raises PayloadError naming `path`."""
+    return _canonical(value, path)
 
 
 def _details(value: Any, path: str) -> SelectorDetails:

@@ -33,6 +33,7 @@ from .events import StoreEvent, StoreEvents
 from .payload import PayloadError, Registration, ToolRecord, parse_registration
 from .persistence import SqliteAgents
 from .resolution import Answer, explain_slot, resolve
+from .schema_catalog import SchemaCatalog
 
 __all__ = ["DEFAULT_TIMEOUT", "AgentState", "HeartbeatResult", "RegistryStore"]
 
@@ -130,6 +131,7 @@ class RegistryStore:
         self._watchers = _Watchers()
         self.events = StoreEvents()  # registry/events.py: the push stream and the page listen
         self.audit = AuditLog(audit_history)  # registry/audit.py: why each slot wired, for GET /events
+        self.schemas = SchemaCatalog()  # registry/schema_catalog.py: published schemas, for GET /schemas
         self._db = SqliteAgents(database) if database is not None else None
         if self._db is not None:
             self._load(self._db)
@@ -164,7 +166,7 @@ class RegistryStore:
         down = isinstance(body, dict) and body.get("status") == "unhealthy"  # MCP Mesh's field: not offered
         state = self._agents.get(agent_id) if isinstance(agent_id, str) else None
         same = state is not None and state.registration.raw == body
-        registration = state.registration if state is not None and same else parse_registration(body)
+        registration = state.registration if state is not None and same else self._parse(body)
         now, wall = self._clock(), self._wall()
         persist = not same
         if state is None:
@@ -209,6 +211,12 @@ class RegistryStore:
             elif answer_changed:
                 self._db.save_answer(registration.agent_id, answer, wall)
         return HeartbeatResult(registration, answer, created)
+
+    def _parse(self, body: Any) -> Registration:
+        """A new or changed registration, its published schemas kept (GET /schemas)."""
+        registration = parse_registration(body)
+        self.schemas.record(registration)
+        return registration
 
     def head(self, agent_id: str) -> int:
         """200 nothing changed for this agent, 202 its answer changed (POST again), 410 unknown/unhealthy."""
@@ -383,5 +391,6 @@ class RegistryStore:
             )
             self._agents[registration.agent_id] = state
             self._add(state)
+            self.schemas.record(registration)
         if self._agents:
             logger.info("loaded %d agent(s) from %s", len(self._agents), db.path)
