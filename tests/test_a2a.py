@@ -19,7 +19,7 @@ from a2a.helpers import get_artifact_text, new_text_message
 from a2a.types import GetTaskRequest, Role, SendMessageRequest, TaskState
 
 from mesh_framework.a2a import A2aClient, A2aError
-from tests.agents import ROOT, AgentProcess, agent_env, run_agent, stop, wait_until
+from tests.agents import ROOT, AgentProcess, agent_env, run_agent, run_registry, stop, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -314,6 +314,23 @@ def test_a_tool_gets_its_a2a_client_injected_and_pointed_by_settings(
         assert call(consumer, "stream_peer", {"text": "x y z"}) == "x |y |z "
         schema = tool_schema(consumer, "ask_peer")
         assert list(schema["properties"]) == ["text"]
+
+
+def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id() -> None:
+    with run_registry() as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        with run_agent("tests.apps.a2a_app", env=env) as agent:
+
+            def listed() -> list[dict[str, Any]]:
+                return httpx2.get(registry.base_url + "/a2a/agents", timeout=5).json()["surfaces"]  # type: ignore[no-any-return]
+
+            surfaces = wait_until(listed)
+            add = next(s for s in surfaces if s["skill_id"] == "add")  # type: ignore[attr-defined]
+            assert add["public_url"] == agent.base_url + "/a2a/add" and add["path"] == "/a2a/add"
+            assert add["agent_card_url"] == agent.base_url + "/a2a/add/.well-known/agent.json"
+            row = next(a for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"])
+            assert (row["a2a_producer"], row["a2a_consumer"]) == (True, True)
+            assert call(agent, "sum_by_registry", {"a": 4, "b": 5}) == "completed:9"
 
 
 def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> str:

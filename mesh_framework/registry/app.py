@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from .._version import __version__
 from ..metrics.registry_metrics import registry_metrics_route
+from .a2a import a2a_surfaces
 from .audit_routes import audit_routes
 from .console import ConsoleBoard, console_routes
 from .jobs import JobBoard, job_routes, pending_jobs_header
@@ -131,6 +132,9 @@ def build_registry_app(
         views = [agent_view(state) for state in store.agents()]
         return JSONResponse({"agents": views, "count": len(views), "timestamp": timestamp()})
 
+    async def a2a_agents(request: Request) -> Response:
+        return JSONResponse({"surfaces": a2a_surfaces(store.agents())})
+
     async def health(request: Request) -> Response:
         return JSONResponse(health_view(store.uptime, version))
 
@@ -157,6 +161,7 @@ def build_registry_app(
         Route("/heartbeat/{agent_id}", heartbeat_head, methods=["HEAD"]),
         Route("/agents/{agent_id}", unregister, methods=["DELETE"]),
         Route("/agents", agents, methods=["GET"]),
+        Route("/a2a/agents", a2a_agents, methods=["GET"]),
         Route("/health", health, methods=["GET", "HEAD"]),
         *audit_routes(store),  # GET /events, /explain: registry/audit_routes.py
         *push.routes(),

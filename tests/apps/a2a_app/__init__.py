@@ -98,6 +98,13 @@ async def ask_registry_peer(text: str, echo_text: Annotated[A2aClient, A2aPeer("
 
 
 @mesh_tool()
+async def sum_by_registry(a: int, b: int, add: A2aClient) -> str:
+    """Add through the A2A skill `add` (the parameter's name), wherever the registry says it is served."""
+    task = await add.send(data={"a": a, "b": b})
+    return f"{task.state}:{task.text}"
+
+
+@mesh_tool()
 async def stream_peer(text: str, peer: Annotated[A2aClient, A2aPeer("words")]) -> str:
     """Stream text through the A2A peer `words`; answer the chunks joined by '|'."""
     chunks = [event.text async for event in peer.stream(text) if event.kind == "artifact" and event.text]
