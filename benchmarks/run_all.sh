@@ -7,7 +7,7 @@
 #   ONLY="server_cpu startup" benchmarks/run_all.sh   some of them (names below), then the pages
 #   .venv/bin/python benchmarks/report.py      the pages from the results as they are, no benchmark
 #
-# Names: server_cpu startup cli inproc mesh topology llm callbacks service a2a fleet jobs tracing metrics fuzz faults soak
+# Names: server_cpu startup cli inproc mesh topology llm stream callbacks service a2a fleet jobs tracing metrics fuzz faults soak
 # Needs the venv (scripts/bootstrap.sh), system `node` and autocannon (scripts/install-node-tools.sh), and for
 # the sides beside MCP Mesh scripts/install-mcp-mesh.sh. Every server is a subprocess on 127.0.0.1 and an
 # ephemeral port, stopped by PID when its script ends.
@@ -19,7 +19,7 @@ py="$root/.venv/bin/python"
 command -v node >/dev/null || { echo "run_all: system 'node' is required" >&2; exit 1; }
 [ -f .tools/autocannon/node_modules/autocannon/autocannon.js ] || scripts/install-node-tools.sh
 quick="${QUICK:-0}"
-all="server_cpu startup cli inproc mesh topology llm callbacks service a2a fleet jobs tracing metrics fuzz faults soak"
+all="server_cpu startup cli inproc mesh topology llm stream callbacks service a2a fleet jobs tracing metrics fuzz faults soak"
 only=" ${ONLY:-$all} "
 
 pick() {  # pick QUICK-VALUE FULL-VALUE
@@ -45,6 +45,7 @@ run() {  # run NAME COMMAND...: the benchmark NAME unless ONLY leaves it out
     run topology "$py" benchmarks/topology_bench.py $(pick "--runs 2" "--runs 5")
     run llm "$py" benchmarks/llm_bench.py $(pick "--quick" "")
     run llm "$py" benchmarks/llm_bench.py --breakdown $(pick "--quick" "")
+    run stream "$py" benchmarks/stream_bench.py $(pick "--quick" "")
     run callbacks "$py" benchmarks/callbacks_bench.py $(pick "--quick" "")
     run service "$py" benchmarks/service_bench.py $(pick "--quick" "")
     run a2a "$py" benchmarks/a2a_bench.py $(pick "--quick" "")

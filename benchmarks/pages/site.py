@@ -17,6 +17,7 @@ from .robustness import robustness_section
 from .schema import schema_section
 from .server import cli_section, cpu_section, inproc_section, startup_section
 from .service import service_section
+from .stream import stream_section
 from .targets import targets_section
 from .topology import topology_section
 
@@ -51,6 +52,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *mesh_summary(r.get("mesh")),
         *topology_section(r.get("topology")),
         *llm_section(r.get("llm"), r.get("llm_breakdown")),
+        *stream_section(r.get("stream")),
         *callbacks_section(r.get("callbacks")),
         *service_section(r.get("service")),
         *schema_section(r.get("schema")),

@@ -12,6 +12,7 @@ from .mesh import calc_values
 from .schema import schema_value
 from .server import cli_values, cpu_ratios, inproc_ratio, starter_values
 from .service import service_value
+from .stream import stream_values
 from .text import DASH, X, table
 from .topology import topology_values
 
@@ -134,8 +135,17 @@ def _schema(r: Results) -> list[Row]:
     return [_row(goals.SCHEMA, f"{value:.3f} {X}", value, _source("schema matching", data))]
 
 
-def _unbuilt(r: Results) -> list[Row]:
-    return [_not_run(g, "no benchmark yet") for g in (goals.STREAM_FIRST, goals.STREAM_CHUNK)]
+def _stream(r: Results) -> list[Row]:
+    data = r.get("stream")
+    values = stream_values(data) if data else None
+    if data is None or values is None:
+        return [_not_run(g, "no results yet") for g in (goals.STREAM_FIRST, goals.STREAM_CHUNK)]
+    source = _source("streaming", data)
+    first, chunk = values["first_ms"], values["chunk_ms"]
+    return [
+        _row(goals.STREAM_FIRST, f"{first:.2f} ms", first, source),
+        _row(goals.STREAM_CHUNK, f"{chunk:.3f} ms", chunk, source),
+    ]
 
 
 ROWS: tuple[Callable[[Results], list[Row]], ...] = (
@@ -148,7 +158,7 @@ ROWS: tuple[Callable[[Results], list[Row]], ...] = (
     _llm,
     _service,
     _schema,
-    _unbuilt,
+    _stream,
 )
 
 
