@@ -240,6 +240,26 @@ def test_bad_json_rpc_is_answered_not_raised(skills: AgentProcess) -> None:
     assert "Traceback" not in skills.text()
 
 
+async def test_with_auth_configured_the_cards_stay_public_and_calls_need_a_token_with_the_scopes() -> None:
+    tokens = '[{"token": "good", "scopes": ["a2a"], "client_id": "c"}, {"token": "weak", "client_id": "w"}]'
+    env = {"MESH_AUTH__TOKENS": tokens, "MESH_AUTH__REQUIRED_SCOPES": '["a2a"]'}
+    with run_agent("tests.apps.a2a_app", env=env) as secured:
+        card = httpx2.get(secured.base_url + "/.well-known/agent-card.json", timeout=10).json()
+        assert card["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
+        legacy_card = httpx2.get(secured.base_url + "/a2a/echo/.well-known/agent.json", timeout=10).json()
+        assert legacy_card["authentication"] == {"schemes": ["bearer"]}
+        body = legacy_send("tasks/send", "s-1", "hi")
+        missing = rpc(secured.base_url + "/a2a/echo", body)
+        assert missing.status_code == 401 and missing.json()["error"]["code"] == -32001
+        bad = rpc(secured.base_url + "/a2a/echo", body, headers={"Authorization": "Bearer nope"})
+        assert bad.status_code == 401 and "not valid" in bad.json()["error"]["message"]
+        weak = rpc(secured.base_url + "/a2a/echo", body, headers={"Authorization": "Bearer weak"})
+        assert weak.status_code == 403 and weak.json()["error"]["message"].endswith("scope(s) a2a")
+        assert (await client(secured.base_url, token="good").send("hi", skill="echo")).text == "echo:hi"
+        with pytest.raises(A2aError, match="authentication required; set a2a.peers.peer.token"):
+            await client(secured.base_url + "/a2a/echo", dialect="mcp-mesh").send("hi")
+
+
 def test_an_agent_without_skills_answers_card_requests_with_a_clear_404() -> None:
     with run_agent("tests.apps.stream_app") as plain:
         for path in (

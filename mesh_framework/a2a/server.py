@@ -39,10 +39,14 @@ from a2a.types import (
     Artifact,
     CancelTaskRequest,
     GetTaskRequest,
+    HTTPAuthSecurityScheme,
     Message,
     Part,
     Role,
+    SecurityRequirement,
+    SecurityScheme,
     SendMessageRequest,
+    StringList,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
@@ -55,9 +59,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from ..config.settings import MeshSettings
+from ..security.authorization import verifier_from_settings
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .guard import A2aGuard
 from .skills import A2aSkill, skills_of
 from .wire import state_name
 
@@ -139,6 +145,9 @@ class SkillExecutor(AgentExecutor):
     def __init__(self, skills: dict[str, A2aSkill], runner: Any = None) -> None:
         self.skills = skills
         self.runner = runner  # the JobRunner of background tools' jobs
+
+    def only_skill(self) -> A2aSkill | None:
+        return next(iter(self.skills.values())) if len(self.skills) == 1 else None
 
     def skill_for(self, context: RequestContext) -> A2aSkill:
         wanted = context.call_context.state.get(SKILL_STATE) if context.call_context else None
@@ -567,9 +576,33 @@ def _legacy_task(task: Any, outer: str) -> dict[str, Any]:
     }
 
 
+def _named_skill(body: Any) -> Any:
+    """The skill a request's metadata names (the message's, or MCP Mesh's params'), if any."""
+    params = _dict(_dict(body).get("params"))
+    return _dict(_dict(params.get("message")).get("metadata")).get("skill") or _dict(
+        params.get("metadata")
+    ).get("skill")
+
+
+def verifier_configured(settings: MeshSettings) -> bool:
+    return bool(settings.auth.tokens or settings.auth.jwks_url)
+
+
+def _guard(settings: MeshSettings) -> A2aGuard | None:
+    verifier = verifier_from_settings(settings)
+    return None if verifier is None else A2aGuard(verifier, settings.auth.required_scopes)
+
+
 def _card(settings: MeshSettings, skills: list[A2aSkill], url: str, base_url: str) -> AgentCard:
     agent = settings.agent
+    secured = verifier_configured(settings)
     return AgentCard(
+        security_schemes={
+            "bearer": SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(scheme="Bearer"))
+        }
+        if secured
+        else None,
+        security_requirements=[SecurityRequirement(schemes={"bearer": StringList()})] if secured else None,
         name=agent.name,
         description=agent.description or agent.name,
         version=agent.version,
@@ -601,7 +634,7 @@ def _legacy_card(settings: MeshSettings, skill: A2aSkill, url: str) -> dict[str,
             }
         ],
         "url": url,
-        "authentication": {"schemes": []},
+        "authentication": {"schemes": ["bearer"] if verifier_configured(settings) else []},
     }
 
 
@@ -618,6 +651,7 @@ def skill_routes(
     path = settings.a2a.path
     placeholder = _card(settings, skills, path, "")
     executor = SkillExecutor(by_id, runner)
+    guard = _guard(settings)
     store = BoundedTaskStore()
     handler = DefaultRequestHandler(executor, store, placeholder)
     builder = _SkillContextBuilder()
@@ -661,6 +695,12 @@ def skill_routes(
             body = json.loads(raw)
         except ValueError as exc:
             return _error(None, -32700, f"Parse error: the body is not JSON ({exc})", 400)
+        if guard is not None:
+            named = skill or _named_skill(body)
+            target_skill = by_id.get(str(named)) if named else executor.only_skill()
+            refused = await guard.refusal(request, target_skill)
+            if refused is not None:
+                return refused
         if isinstance(body, dict) and body.get("method") in LEGACY_METHODS:
             return await legacy(body, builder.build(request))
         if (

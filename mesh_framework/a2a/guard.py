@@ -1,0 +1,54 @@
+"""Bearer tokens on the A2A endpoints, with the agent's MCP authorization settings (`auth.*`).
+
+The cards stay public (A2A clients read them before they authenticate, as MCP Mesh serves them); each
+JSON-RPC request needs a valid token with `auth.required_scopes` and the skill's tool scopes. Refusals
+are JSON-RPC errors in MCP Mesh's shape: 401 with `-32001`, 403 with `-32003`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from ..security.verifiers import TokenVerifier
+from .skills import A2aSkill
+
+__all__ = ["A2aGuard"]
+
+logger = logging.getLogger("mesh_framework.a2a")
+
+
+def _refuse(status: int, code: int, message: str) -> JSONResponse:
+    body = {"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": None}
+    return JSONResponse(body, status_code=status, headers={"WWW-Authenticate": "Bearer"})
+
+
+class A2aGuard:
+    def __init__(self, verifier: TokenVerifier, required_scopes: list[str]) -> None:
+        self.verifier = verifier
+        self.required = frozenset(required_scopes)
+
+    async def refusal(self, request: Request, skill: A2aSkill | None) -> JSONResponse | None:
+        """None when the request may go on, else the answer that refuses it."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return _refuse(
+                401, -32001, "Authentication required: missing Authorization: Bearer <token> header"
+            )
+        try:
+            granted = await self.verifier.verify(token)
+        except Exception as exc:  # a verifier's failure is a refusal, never a traceback
+            logger.warning("A2A token verifier %s failed: %s", self.verifier.describe(), type(exc).__name__)
+            granted = None
+        if granted is None:
+            return _refuse(401, -32001, "Authentication failed: the bearer token is not valid or has expired")
+        needed = self.required | frozenset(skill.wrapper.spec.scopes if skill is not None else ())
+        missing = sorted(needed - granted.scopes)
+        if missing:
+            return _refuse(
+                403, -32003, f"Insufficient scope: this call needs the scope(s) {', '.join(missing)}"
+            )
+        return None
