@@ -125,3 +125,16 @@ async def test_the_model_is_told_which_parameters_take_media_and_passes_uris(tmp
     assert offered["render"]["description"] == "Render a chart of about `size` bytes."
     tool_message = server.requests[1]["messages"][-1]
     assert json.loads(tool_message["content"]) == {"size": len(image), "mime": "image/png"}
+
+
+async def test_a_tool_image_that_cannot_be_fetched_is_a_line_for_the_model(tmp_path: Path) -> None:
+    script = [tool_call("vanished", {}, id="call_1"), text("The chart is gone.")]
+    with fake_openai(script) as server:
+        async with mesh_client(load(tmp_path, "openai", server.base_url)) as client:
+            result = await client.call_tool("describe", {"question": "Show the chart"})
+    assert result["structuredContent"] == {"result": "The chart is gone."}
+    tool_message = server.requests[1]["messages"][-1]  # no image, so no user message of images
+    assert tool_message["role"] == "tool"
+    line = tool_message["content"]
+    assert line.startswith(f"[resource_link: Vanished (image/png) at file://{tmp_path}/media/vanished.png")
+    assert "(fetch failed: Media " in line and "does not exist" in line

@@ -10,7 +10,15 @@ from starlette.requests import Request
 
 from mesh_framework import McpMeshTool, MeshLlmAgent, mesh_agent, mesh_llm, mesh_route, mesh_tool
 from mesh_framework.content import Content
-from mesh_framework.media import MediaParam, MediaStore, media_refs, media_result, save_upload
+from mesh_framework.media import (
+    MediaParam,
+    MediaStore,
+    current_media,
+    media_link,
+    media_refs,
+    media_result,
+    save_upload,
+)
 from tests.media_files import png
 
 
@@ -44,6 +52,13 @@ async def report() -> Content:
     return await media_result(b"%PDF-1.4\n%%EOF\n", "report.pdf", "application/pdf")
 
 
+@mesh_tool()
+def vanished() -> Content:
+    """A link to a chart that is no longer in the store."""
+    folder = current_media().store.describe().removeprefix("local folder ")
+    return media_link(f"file://{folder}/vanished.png", "Vanished", "image/png", size=10)
+
+
 @mesh_tool(dependencies=["render"])
 async def forward(size: int, render: McpMeshTool | None = None) -> dict[str, Any]:
     """Asks the mesh's render for a chart and reads the media it answers."""
@@ -60,7 +75,7 @@ def where(store: MediaStore) -> str:
 
 
 @mesh_tool()
-@mesh_llm(provider="openai/gpt-4o-mini", tools=[render, measure])
+@mesh_llm(provider="openai/gpt-4o-mini", tools=[render, measure, vanished])
 async def describe(question: str, llm: MeshLlmAgent, image: MediaParam("image/*") = None) -> str:
     """Answer a question about an image."""
     return str(await llm(question, media=[image]))  # without an image: [None], skipped
