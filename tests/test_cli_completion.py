@@ -45,6 +45,7 @@ def test_the_parser_is_described_completely() -> None:
         "status",
         "explain",
         "call",
+        "console",
         "catalog",
         "registry",
         "completion",
@@ -61,12 +62,12 @@ def test_the_parser_is_described_completely() -> None:
     ("words", "expected"),
     [
         (["mesh", "st"], ["status"]),
-        (["mesh", "c"], ["call", "catalog", "completion", "config"]),
+        (["mesh", "c"], ["call", "catalog", "completion", "config", "console"]),
         (["mesh", "catalog", ""], ["export", "list", "show"]),
         (["mesh", "catalog", "list", "--j"], ["--json"]),
         (["mesh", "run", "--re"], ["--registry-port", "--registry-url", "--reload"]),
         (["mesh", "completion", ""], ["bash", "zsh"]),
-        (["mesh", "--profile", "dev", "con"], ["config"]),
+        (["mesh", "--profile", "dev", "conf"], ["config"]),
         (["mesh", "config", "--port", "80", "--ex"], ["--explain"]),
     ],
 )

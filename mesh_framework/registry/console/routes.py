@@ -31,7 +31,7 @@ from ..store import RegistryStore
 from ..views import timestamp
 from .board import ConsoleBoard, PushError
 
-__all__ = ["FRAMEWORK_TOOLS", "MAX_PUSH_BYTES", "console_routes", "is_framework_tool"]
+__all__ = ["FRAMEWORK_TOOLS", "MAX_PUSH_BYTES", "call_lines", "console_routes", "is_framework_tool"]
 
 logger = logging.getLogger("mesh_framework.registry")
 
@@ -127,7 +127,7 @@ def _events_view(store: RegistryStore, limit: int) -> list[dict[str, Any]]:
     return events
 
 
-async def _call_lines(endpoint: str, tool: str, arguments: dict[str, Any]) -> AsyncIterator[bytes]:
+async def call_lines(endpoint: str, tool: str, arguments: dict[str, Any]) -> AsyncIterator[bytes]:
     """Call `tool` at `endpoint` (a stateless MCP POST) and yield NDJSON lines as the answer comes."""
 
     def line(data: dict[str, Any]) -> bytes:
@@ -259,7 +259,7 @@ def console_routes(store: RegistryStore, board: ConsoleBoard, *, token_required:
             return _refused(409, f"agent {agent_id!r} is not healthy", "agent_id")
         endpoint = state.registration.endpoint.rstrip("/") + "/mcp"
         return StreamingResponse(
-            _call_lines(endpoint, tool, arguments),
+            call_lines(endpoint, tool, arguments),
             media_type="application/x-ndjson",
             headers={"Cache-Control": "no-store"},
         )

@@ -200,7 +200,7 @@ async function pollConsole() {
     const view = await response.json();
     renderTraffic(view); renderTokens(view); mergeTraces(view); renderTraces();
     await loadEvents();
-    document.getElementById("console-status").textContent = "";
+    document.getElementById("console-status").textContent = view.unavailable || "";  // a registry without it
   } catch (err) {
     document.getElementById("console-status").textContent = "registry unreachable: showing the last data";
   } finally {

@@ -7,12 +7,13 @@ what they resolved to. Built from `GET /agents`' views, so the page and `mesh st
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..store import RegistryStore
 from ..views import agent_view, timestamp
 
-__all__ = ["mesh_state"]
+__all__ = ["mesh_state", "state_from_views"]
 
 
 def _llm_declarations(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -36,36 +37,41 @@ def _llm_declarations(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, An
 
 def mesh_state(store: RegistryStore) -> dict[str, Any]:
     """The page's document: `agents`, `edges`, `llm` and the registry's `timestamp`."""
+    return state_from_views((agent_view(state), state.registration.raw) for state in store.agents())
+
+
+def state_from_views(rows: Iterable[tuple[dict[str, Any], Any]], stamp: str | None = None) -> dict[str, Any]:
+    """The page's document from `GET /agents` views, each with the agent's heartbeat payload when it is
+    known (None: a remote registry's listing, which carries no LLM declarations)."""
     agents: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
     llm: list[dict[str, Any]] = []
-    for state in store.agents():
-        view = agent_view(state)
+    for view, raw in rows:
         agent_id = view["id"]
         agents.append(
             {
                 "id": agent_id,
-                "name": view["name"],
-                "status": view["status"],
-                "endpoint": view["endpoint"],
-                "last_seen": view["last_seen"],
+                "name": view.get("name", agent_id),
+                "status": view.get("status", "healthy"),
+                "endpoint": view.get("endpoint", ""),
+                "last_seen": view.get("last_seen"),
                 "capabilities": [
                     {
-                        "name": c["name"],
-                        "tool": c["function_name"],
-                        "tags": c["tags"],
-                        "version": c["version"],
+                        "name": c.get("name", ""),
+                        "tool": c.get("function_name", ""),
+                        "tags": c.get("tags") or [],
+                        "version": c.get("version", ""),
                     }
-                    for c in view["capabilities"]
+                    for c in view.get("capabilities") or []
                 ],
                 "dependencies": {
-                    "total": view["total_dependencies"],
-                    "resolved": view["dependencies_resolved"],
+                    "total": view.get("total_dependencies") or 0,
+                    "resolved": view.get("dependencies_resolved") or 0,
                 },
             }
         )
         slots: dict[str, int] = {}  # the dependency index within each tool: what /explain takes
-        for row in view["dependency_resolutions"] or []:
+        for row in view.get("dependency_resolutions") or []:
             resolved = row["status"] == "available"
             index = slots[row["function_name"]] = slots.get(row["function_name"], -1) + 1
             edges.append(
@@ -79,7 +85,7 @@ def mesh_state(store: RegistryStore) -> dict[str, Any]:
                     "resolved": resolved,
                 }
             )
-        for row in view["llm_provider_resolutions"] or []:
+        for row in view.get("llm_provider_resolutions") or []:
             resolved = row["status"] == "available" and bool(row["provider_agent_id"])
             edges.append(
                 {
@@ -91,12 +97,13 @@ def mesh_state(store: RegistryStore) -> dict[str, Any]:
                     "resolved": resolved,
                 }
             )
-        filters, providers = _llm_declarations(state.registration.raw)
+        filters, providers = _llm_declarations(raw)
         matched: dict[str, list[str]] = {}
-        for row in view["llm_tool_resolutions"] or []:
+        for row in view.get("llm_tool_resolutions") or []:
             matched.setdefault(row["function_name"], []).append(row["mcp_tool"])
         resolved_by = {
-            row["function_name"]: row["provider_agent_id"] for row in view["llm_provider_resolutions"] or []
+            row["function_name"]: row["provider_agent_id"]
+            for row in view.get("llm_provider_resolutions") or []
         }
         for entry in filters:
             llm.append(
@@ -121,4 +128,4 @@ def mesh_state(store: RegistryStore) -> dict[str, Any]:
                         "resolved": False,
                     }
                 )
-    return {"timestamp": timestamp(), "agents": agents, "edges": edges, "llm": llm}
+    return {"timestamp": stamp or timestamp(), "agents": agents, "edges": edges, "llm": llm}

@@ -1,0 +1,219 @@
+"""`remote_console_app`: the mesh page served apart from the registry (`mesh console --registry-url`),
+over any MCP Mesh registry: ours or MCP Mesh's.
+
+What every registry serves is read from it: `/ui/state` and `/ui/tools` are built from `GET /agents`
+(without input schemas, a remote listing's tools are called with raw JSON arguments), `/ui/events` from
+`GET /events`, `/explain` is passed on. Traffic, tokens and traces come from the registry's
+`/ui/console` where it has one (ours); a registry without it (MCP Mesh's) gets an empty console with a
+note. Tool calls (`/ui/call`) are made by this process, which runs on the user's machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ...resolution_audit import summarize
+from ..console.board import BUCKET_SECONDS, WINDOW_SECONDS
+from ..console.routes import call_lines, is_framework_tool
+from . import page_html
+from .state import state_from_views
+
+__all__ = ["POLL_SECONDS", "remote_console_app"]
+
+POLL_SECONDS = 2.0  # how often the page's change stream re-reads the registry's listing
+TIMEOUT = 5.0
+
+
+def _empty_console(note: str) -> dict[str, Any]:
+    trend = [0] * (WINDOW_SECONDS // BUCKET_SECONDS)
+    totals = {"calls": 0, "errors": 0, "error_rate": 0.0, "avg_ms": 0.0, "p99_ms": 0.0, "trend": trend}
+    return {
+        "window_seconds": WINDOW_SECONDS,
+        "bucket_seconds": BUCKET_SECONDS,
+        "totals": totals,
+        "tools": [],
+        "edges": [],
+        "tokens": [],
+        "traces": [],
+        "seq": 0,
+        "retained_traces": 0,
+        "max_traces": 0,
+        "evicted_traces": 0,
+        "dropped_keys": 0,
+        "unavailable": note,
+    }
+
+
+class _Remote:
+    """The routes' handlers over one registry."""
+
+    def __init__(self, url: str, token: str | None) -> None:
+        self.base = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx2.AsyncClient(trust_env=False, timeout=TIMEOUT, headers=headers)
+        self.html = page_html()
+
+    async def get(self, path: str) -> httpx2.Response | None:
+        try:
+            return await self.http.get(self.base + path)
+        except httpx2.HTTPError:
+            return None
+
+    async def listing(self) -> list[dict[str, Any]] | None:
+        response = await self.get("/agents")
+        if response is None or response.status_code != 200:
+            return None
+        agents = response.json().get("agents") or []  # MCP Mesh says null when empty
+        return [a for a in agents if isinstance(a, dict) and "id" in a]
+
+    def unreachable(self) -> JSONResponse:
+        return JSONResponse(
+            {"status": "error", "message": f"the registry at {self.base} is unreachable"}, 502
+        )
+
+    async def page(self, request: Request) -> Response:
+        return HTMLResponse(self.html, headers={"Cache-Control": "no-store"})
+
+    async def state(self, request: Request) -> Response:
+        agents = await self.listing()
+        if agents is None:
+            return self.unreachable()
+        return JSONResponse(
+            state_from_views((a, None) for a in agents), headers={"Cache-Control": "no-store"}
+        )
+
+    async def tools(self, request: Request) -> Response:
+        ours = await self.get("/ui/tools")  # our registry lists input schemas too
+        if ours is not None and ours.status_code == 200:
+            return Response(
+                ours.content, media_type="application/json", headers={"Cache-Control": "no-store"}
+            )
+        agents = await self.listing()
+        if agents is None:
+            return self.unreachable()
+        rows = []
+        for agent in agents:
+            for capability in agent.get("capabilities") or []:
+                name = str(capability.get("function_name", ""))
+                if not name or ":" in name:
+                    continue
+                rows.append(
+                    {
+                        "agent_id": agent["id"],
+                        "agent": agent.get("name", agent["id"]),
+                        "healthy": agent.get("status", "healthy") == "healthy",
+                        "tool": name,
+                        "capability": capability.get("name", ""),
+                        "description": capability.get("description", ""),
+                        "input_schema": capability.get("input_schema"),  # None: unknown, raw JSON
+                        "streams": False,
+                        "framework": is_framework_tool(name),
+                        "llm_model": None,
+                        "endpoint": agent.get("endpoint", ""),
+                    }
+                )
+        return JSONResponse({"tools": rows}, headers={"Cache-Control": "no-store"})
+
+    async def console(self, request: Request) -> Response:
+        since = request.query_params.get("since", "0")
+        response = await self.get("/ui/console?since=" + (since if since.isdigit() else "0"))
+        if response is None:
+            return self.unreachable()
+        if response.status_code == 200:
+            return Response(
+                response.content, media_type="application/json", headers={"Cache-Control": "no-store"}
+            )
+        note = f"the registry at {self.base} gathers no traffic or traces (HTTP {response.status_code})"
+        return JSONResponse(_empty_console(note), headers={"Cache-Control": "no-store"})
+
+    async def events(self, request: Request) -> Response:
+        limit = request.query_params.get("limit", "100")
+        response = await self.get("/events?limit=" + (limit if limit.isdigit() else "100"))
+        if response is None:
+            return self.unreachable()
+        body = response.json() if response.status_code == 200 else {}
+        rows = []
+        for event in body.get("events") or []:
+            row = {
+                k: event.get(k)
+                for k in ("event_type", "agent_id", "agent_name", "function_name", "timestamp")
+            }
+            if str(event.get("event_type", "")).startswith("dependency_"):
+                row["reason"] = summarize(event.get("data"))
+            rows.append(row)
+        return JSONResponse({"events": rows}, headers={"Cache-Control": "no-store"})
+
+    async def explain(self, request: Request) -> Response:
+        response = await self.get("/explain?" + request.url.query)
+        if response is None:
+            return self.unreachable()
+        return Response(response.content, response.status_code, media_type="application/json")
+
+    async def call(self, request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError as exc:
+            return JSONResponse({"status": "error", "message": f"the call is not valid JSON ({exc})"}, 400)
+        if not isinstance(body, dict) or not isinstance(body.get("arguments", {}), dict):
+            return JSONResponse(
+                {"status": "error", "message": "send {agent_id, tool, arguments: {...}}"}, 400
+            )
+        agents = await self.listing()
+        if agents is None:
+            return self.unreachable()
+        agent = next((a for a in agents if a["id"] == body.get("agent_id")), None)
+        if agent is None:
+            return JSONResponse({"status": "error", "message": f"no agent {body.get('agent_id')!r}"}, 404)
+        endpoint = str(agent.get("endpoint", "")).rstrip("/") + "/mcp"
+        lines = call_lines(endpoint, str(body.get("tool", "")), body.get("arguments") or {})
+        return StreamingResponse(lines, media_type="application/x-ndjson")
+
+    async def stream(self, request: Request) -> Response:
+        async def changes() -> AsyncIterator[bytes]:
+            last = None
+            revision = 0
+            while not await request.is_disconnected():
+                agents = await self.listing()
+                current = json.dumps(agents, sort_keys=True, default=str)
+                if current != last:
+                    last, revision = current, revision + 1
+                    yield f'event: changed\ndata: {{"revision":{revision}}}\n\n'.encode()
+                else:
+                    yield b": ping\n\n"
+                await asyncio.sleep(POLL_SECONDS)
+
+        return StreamingResponse(
+            changes(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
+
+def remote_console_app(url: str, *, token: str | None = None) -> Starlette:
+    """The page and its routes over the registry at `url` (with its bearer `token`, if any)."""
+    remote = _Remote(url, token)
+    routes = [
+        Route("/ui", remote.page, methods=["GET"]),
+        Route("/ui/state", remote.state, methods=["GET"]),
+        Route("/ui/stream", remote.stream, methods=["GET"]),
+        Route("/ui/console", remote.console, methods=["GET"]),
+        Route("/ui/tools", remote.tools, methods=["GET"]),
+        Route("/ui/events", remote.events, methods=["GET"]),
+        Route("/ui/call", remote.call, methods=["POST"]),
+        Route("/explain", remote.explain, methods=["GET"]),
+    ]
+
+    @asynccontextmanager
+    async def closing(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await remote.http.aclose()
+
+    return Starlette(routes=routes, lifespan=closing)
