@@ -66,9 +66,13 @@ def _image_bytes(model: ScriptedLlm) -> bytes:
 
 
 async def measure(size: int, rounds: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="media-bench-") as folder:
+        return await _measure(size, rounds, folder)
+
+
+async def _measure(size: int, rounds: int, folder: str) -> dict[str, Any]:
     image = png(size)
     encoded = base64.b64encode(image).decode("ascii")
-    folder = tempfile.mkdtemp(prefix="media-bench-")
     app = MeshApplication.load(
         "media_agent", environ={"MESH_MEDIA__PATH": folder, "MESH_MEDIA__MAX_UPLOAD_BYTES": str(4 * size)}
     )
