@@ -354,7 +354,8 @@ class JobSettings(BaseModel):
     serve_tools: bool | None = Field(
         None,
         description="Serve __mesh_job_status/_result/_cancel and get_server_status (none: when the agent "
-        "joins a mesh, as mcp-mesh agents do, or has a background or task tool)",
+        "has a background or task tool, or joins a mesh with tools of its own, as mcp-mesh agents do; "
+        "not on an agent of web routes only)",
     )
     claim: bool = Field(True, description="Claim registry jobs for this agent's background and task tools")
     claim_interval: Annotated[float, Field(gt=0)] = Field(

@@ -222,7 +222,7 @@ class MeshContainer(containers.DeclarativeContainer):
     )
     # Background/task tools' runner and the job tools (jobs/service.py); built before the endpoint.
     job_service = providers.ThreadSafeSingleton(
-        JobService, settings=settings, tools=tools, factory=proxy_factory
+        JobService, settings=settings, tools=tools, factory=proxy_factory, web_plan=web_plan
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     features = providers.ThreadSafeSingleton(build_features, plan=feature_plan, container=__self__)

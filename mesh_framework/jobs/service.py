@@ -44,14 +44,20 @@ CLAIM_WAIT = 1.0  # seconds a stopping agent waits for a claim in flight, at lea
 class JobService:
     """Everything jobs add to one agent. Built with the tools; joined to a registry by the mesh runtime."""
 
-    def __init__(self, settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: Any) -> None:
+    def __init__(
+        self, settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: Any, web_plan: Any = None
+    ) -> None:
         self.settings = settings
         self.tools = tools
         self.runner = JobRunner(settings.jobs)
         self.runner.install(tools)
         serve = settings.jobs.serve_tools
-        # As mcp-mesh: every agent of a mesh answers for the mesh's jobs (they live in the registry).
-        if serve or (serve is None and (self.job_tools or settings.registry.enabled)):
+        if serve is None:
+            # As mcp-mesh: every MCP agent of a mesh answers for the mesh's jobs (they live in the
+            # registry); a route-only agent (`api`, as MCP Mesh's route apps) runs none and serves none.
+            joins = settings.registry.enabled and not _routes_only(tools, web_plan)
+            serve = bool(self.job_tools) or joins
+        if serve:
             JobTools(self).install(tools)
         self.client: RegistryJobClient | None = None
         self.factory = factory  # the proxy factory: its HTTP client, and `submit` for its proxies
@@ -284,6 +290,12 @@ def _log_undelivered(jobs: list[Job], exc: BaseException) -> None:
         ends,
     )
     logger.debug("final job report failed", exc_info=exc)
+
+
+def _routes_only(tools: MeshToolWrapperRegistry, web_plan: Any) -> bool:
+    """The agent serves web routes (or a FastAPI app) and no tool: it registers as `api`."""
+    serves_web = web_plan is not None and bool(web_plan.routes or web_plan.fastapi)
+    return serves_web and next(iter(tools), None) is None
 
 
 def _dependencies_resolved(wrapper: MeshToolWrapper) -> bool:
