@@ -188,3 +188,34 @@ def test_a_direct_mode_llm_tool_is_listed_with_its_model() -> None:
                 "tool": "ask",
                 "model": "openai/gpt-4o-mini",
             }
+
+
+def test_with_opentelemetry_on_the_console_records_the_spans_the_collector_gets() -> None:
+    """`tracing.enabled`: the spans still go to the OpenTelemetry exporter, and the console's records carry
+    the same trace and span ids."""
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from mesh_framework.config.settings import TracingSettings
+    from mesh_framework.tracing import configure_tracing, tracer_provider
+
+    assert configure_tracing(TracingSettings(enabled=True, exporter="none"), agent="otel-agent")
+    exporter = InMemorySpanExporter()
+    tracer_provider().add_span_processor(SimpleSpanProcessor(exporter))
+    buffer: deque[Any] = deque(maxlen=10)
+    trace_state.spans = buffer
+    try:
+        with (
+            span_helpers.incoming_call("front", 1, {}, []),
+            span_helpers.outbound_call("middle", "middle"),
+        ):
+            pass
+    finally:
+        trace_state.spans = None
+        trace_state.tracer = trace_state.provider = None
+    exported = {
+        (s.context.trace_id, s.context.span_id, s.parent.span_id if s.parent else 0)
+        for s in exporter.get_finished_spans()
+    }
+    recorded = {(s[0], s[1], s[2]) for s in buffer}
+    assert len(exported) == 2 and recorded == exported
