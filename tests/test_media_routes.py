@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -137,11 +139,7 @@ def test_uploads_go_to_s3_and_a_store_that_is_down_is_503(tmp_path: Path) -> Non
             assert stored["ContentType"] == "image/png" and stored["Body"].read() == image
             measured = call(running, "measure", {"image": "s3://uploads/media/photo.png"})
             assert measured["structuredContent"] == {"size": len(image), "mime": "image/png"}
-            s3_pid = s3.pid
-            import os
-            import signal
-
-            os.kill(s3_pid, signal.SIGTERM)  # the store goes down
+            os.kill(s3.pid, signal.SIGTERM)  # the store goes down
             down: Any = None
 
             def refused() -> bool:

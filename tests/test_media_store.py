@@ -4,11 +4,14 @@ against a real S3 API server (moto_server), chosen by settings; bad URIs and a s
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from mesh_framework import ConfigError
 from mesh_framework.config.loader import load_settings
 from mesh_framework.media import (
     LocalMediaStore,
@@ -93,9 +96,6 @@ except MediaStoreUnavailable as exc:
 
 
 def test_a_write_that_fails_half_way_leaves_no_partial_file(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [sys.executable, "-c", _PARTIAL_WRITE, str(tmp_path)],
         check=False,
@@ -126,8 +126,6 @@ def test_settings_choose_the_store_and_honour_mcp_mesh_names(tmp_path: Path) -> 
 
 
 def test_s3_without_a_bucket_or_a_bad_prefix_stops_loading() -> None:
-    from mesh_framework import ConfigError
-
     with pytest.raises(ConfigError, match=r"media\.bucket.*required with storage: s3"):
         load_settings(environ={"MCP_MESH_MEDIA_STORAGE": "s3"})
     with pytest.raises(ConfigError, match=r"media\.prefix.*relative prefix"):

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from mesh_framework import MeshApplication
+from mesh_framework.media import media_refs
 from mesh_framework.testing import mesh_client
 from tests.media_files import png
 
@@ -104,8 +105,6 @@ async def test_audio_and_other_media_are_embedded_with_their_types(tmp_path: Pat
 
 
 def test_media_refs_read_both_link_shapes() -> None:
-    from mesh_framework.media import media_refs
-
     ours = [{"type": "text", "text": "x"}, {"type": "resource_link", "uri": "s3://b/m/a.png", "name": "a"}]
     mcp_mesh = {"type": "resource_link", "resource": {"uri": "file:///tmp/mcp-mesh-media/media/b.png"}}
     assert media_refs(ours) == ["s3://b/m/a.png"]
