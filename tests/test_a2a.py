@@ -184,6 +184,22 @@ def test_mcp_mesh_dialect_card_send_get_and_subscribe(skills: AgentProcess) -> N
     assert frames[-1]["status"]["state"] == "completed" and frames[-1]["final"] is True
 
 
+def test_resubscribe_starts_from_the_current_state_of_a_task(skills: AgentProcess) -> None:
+    surface = skills.base_url + "/a2a/crunch"
+    started = rpc(surface, legacy_send("tasks/send", "r-1", '{"steps": 4}')).json()["result"]
+    assert started["status"]["state"] == "working"
+    again = {"jsonrpc": "2.0", "id": 3, "method": "tasks/resubscribe", "params": {"id": "r-1"}}
+    stream = rpc(surface, again)
+    frames = [json.loads(line[5:])["result"] for line in stream.text.splitlines() if line.startswith("data:")]
+    assert frames[0]["id"] == "r-1" and "status" in frames[0]
+    assert frames[-1]["status"]["state"] == "completed" and frames[-1]["final"] is True
+    done = rpc(surface, again)  # an ended task: its final state, then the stream closes
+    [only] = [json.loads(line[5:])["result"] for line in done.text.splitlines() if line.startswith("data:")]
+    assert only["status"]["state"] == "completed" and only["final"] is True
+    unknown = rpc(surface, {**again, "params": {"id": "nope"}}).json()
+    assert unknown["error"] == {"code": -32602, "message": "Unknown task id: nope"}
+
+
 def test_two_arguments_come_from_a_json_text_or_a_data_part(skills: AgentProcess) -> None:
     add = skills.base_url + "/a2a/add"
     assert (

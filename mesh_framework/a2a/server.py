@@ -47,6 +47,7 @@ from a2a.types import (
     SecurityScheme,
     SendMessageRequest,
     StringList,
+    SubscribeToTaskRequest,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
@@ -71,7 +72,8 @@ __all__ = ["skill_routes"]
 
 logger = logging.getLogger("mesh_framework.a2a")
 
-LEGACY_METHODS = ("tasks/send", "tasks/get", "tasks/cancel", "tasks/sendSubscribe")
+LEGACY_METHODS = ("tasks/send", "tasks/get", "tasks/cancel", "tasks/sendSubscribe", "tasks/resubscribe")
+STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 LEGACY_IDS_KEPT = 1000
 SKILL_STATE = "mesh_a2a_skill"
 JOB_PROGRESS_INTERVAL = 0.1  # seconds between looks at a running job's progress
@@ -436,14 +438,17 @@ class LegacyDialect:
                 return StreamingResponse(
                     self._subscribe(request_id, params, context),
                     media_type="text/event-stream",
-                    headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+                    headers=STREAM_HEADERS,
                 )
             task_id = params.get("id")
             if not isinstance(task_id, str) or not task_id:
                 return _error(request_id, -32602, f"Invalid params: 'id' is required for {method}")
             inner = self.ids.get(task_id, task_id)
-            if method == "tasks/get":
+            if method in ("tasks/get", "tasks/resubscribe"):
                 task = await self.handler.on_get_task(GetTaskRequest(id=inner), context)
+                if method == "tasks/resubscribe" and task is not None:  # from the current state, no replay
+                    frames = self._resubscribe(request_id, task_id, task, context)
+                    return StreamingResponse(frames, media_type="text/event-stream", headers=STREAM_HEADERS)
             else:
                 task = await self.handler.on_cancel_task(CancelTaskRequest(id=inner), context)
             if task is None:
@@ -495,18 +500,47 @@ class LegacyDialect:
         self, request_id: Any, params: dict[str, Any], context: ServerCallContext
     ) -> AsyncIterator[bytes]:
         outer = str(params.get("id") or uuid.uuid4())  # MCP Mesh: a missing id is a UUID4
+        events = self.handler.on_message_send_stream(self._request(params), context)
+        async for frame in self._frames(request_id, outer, events):
+            yield frame
+
+    async def _resubscribe(
+        self, request_id: Any, outer: str, task: Task, context: ServerCallContext
+    ) -> AsyncIterator[bytes]:
+        status = _legacy_status(MessageToDict(task.status))
+        final = status["state"] in ("completed", "failed", "canceled", "rejected")
+        yield _frame(
+            {"jsonrpc": "2.0", "id": request_id, "result": {"id": outer, "status": status, "final": final}}
+        )
+        if not final:
+            async for frame in self._frames(request_id, outer, self._tail(task, context)):
+                yield frame
+
+    async def _tail(self, task: Task, context: ServerCallContext) -> AsyncIterator[Any]:
+        """A running task's next events; one that ended meanwhile gives its final status."""
         try:
-            async for event in self.handler.on_message_send_stream(self._request(params), context):
+            async for event in self.handler.on_subscribe_to_task(SubscribeToTaskRequest(id=task.id), context):
+                yield event
+        except A2AError:
+            ended = await self.handler.on_get_task(GetTaskRequest(id=task.id), context)
+            if ended is None:
+                raise
+            yield TaskStatusUpdateEvent(task_id=ended.id, context_id=ended.context_id, status=ended.status)
+
+    async def _frames(self, request_id: Any, outer: str, events: AsyncIterator[Any]) -> AsyncIterator[bytes]:
+        """The SDK's events of a task as MCP Mesh's stream frames."""
+        try:
+            async for event in events:
                 result: dict[str, Any] | None = None
                 if isinstance(event, Task):
-                    self._remember(outer or event.id, event.id)
+                    self._remember(outer, event.id)
                 elif isinstance(event, TaskArtifactUpdateEvent) and event.artifact.parts:
                     artifact = _legacy_artifact(MessageToDict(event.artifact))
-                    result = {"id": outer or event.task_id, "artifact": artifact}
+                    result = {"id": outer, "artifact": artifact}
                 elif isinstance(event, TaskStatusUpdateEvent):
                     status = _legacy_status(MessageToDict(event.status))
                     final = status["state"] in ("completed", "failed", "canceled", "rejected")
-                    result = {"id": outer or event.task_id, "status": status, "final": final}
+                    result = {"id": outer, "status": status, "final": final}
                 if result is not None:
                     yield _frame({"jsonrpc": "2.0", "id": request_id, "result": result})
         except A2AError as exc:
