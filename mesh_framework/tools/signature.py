@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
-from starlette.responses import Response
 
 from ..a2a.client import A2aClient, A2aPeer
 from ..content import CONTENT_TYPES, ToolResult
@@ -128,7 +127,7 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
     core, _ = _unwrap(annotation)
     if core is type(None) or _is_subclass(core, ToolResult) or _is_subclass(core, CONTENT_TYPES):
         return None, None, False
-    if _is_subclass(core, Response):  # a route's own answer (HTMLResponse, ...), sent as it is
+    if _is_response(core):  # a route's own answer (HTMLResponse, ...), sent as it is
         return None, None, False
     if get_origin(core) in (list, tuple) and any(_is_subclass(a, CONTENT_TYPES) for a in get_args(core)):
         return None, None, False
@@ -140,6 +139,13 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
     if "$defs" in schema:
         wrapped["$defs"] = schema.pop("$defs")
     return wrapped, adapter, True
+
+
+def _is_response(annotation: Any) -> bool:
+    """A Starlette `Response` class, known by name so that declaring a tool does not import Starlette."""
+    return isinstance(annotation, type) and any(
+        c.__module__ == "starlette.responses" and c.__name__ == "Response" for c in annotation.__mro__
+    )
 
 
 _STREAM_ORIGINS = (
