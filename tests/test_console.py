@@ -219,3 +219,15 @@ def test_with_opentelemetry_on_the_console_records_the_spans_the_collector_gets(
     }
     recorded = {(s[0], s[1], s[2]) for s in buffer}
     assert len(exported) == 2 and recorded == exported
+
+
+def test_the_board_holds_at_most_max_total_spans() -> None:
+    from mesh_framework.registry.console.board import MAX_SPANS, MAX_TOTAL_SPANS
+
+    board = ConsoleBoard()
+    for t in range(MAX_TOTAL_SPANS // 100):  # 500 traces of 300 spans: 150,000 spans pushed
+        spans = [_span(f"{t + 1:032x}", f"{i + 1:016x}") for i in range(300)]
+        board.ingest({"agent_id": "a-1", "spans": spans}, lambda _e: "")
+    assert board.spans <= MAX_TOTAL_SPANS
+    assert board.spans == sum(len(t.spans) for t in board.traces.values())
+    assert all(len(t.spans) == MAX_SPANS and t.dropped == 300 - MAX_SPANS for t in board.traces.values())

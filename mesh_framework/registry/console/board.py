@@ -4,7 +4,8 @@ Traffic: per tool served (agent, tool) and per dependency edge (consumer, capabi
 counters of each `BUCKET_SECONDS` time bucket over the last `WINDOW_SECONDS` (calls, errors, seconds and a
 latency histogram, so p99 is read from the sum), plus totals since the registry started. Tokens: input,
 output and requests per agent, model and tool. Traces: the newest `max_traces` traces by trace id, each
-at most `MAX_SPANS` spans; the oldest trace goes first. Every bound counts what it dropped.
+at most `MAX_SPANS` spans, and at most `MAX_TOTAL_SPANS` spans in all; the oldest trace goes first. Every
+bound counts what it dropped.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from ...console.recorder import BUCKET_BOUNDS, percentile
 
 __all__ = [
+    "MAX_TOTAL_SPANS",
     "BUCKET_SECONDS",
     "MAX_KEYS",
     "MAX_SPANS",
@@ -31,6 +33,7 @@ BUCKET_SECONDS = 10
 WINDOW_SECONDS = 300
 MAX_TRACES = 2000
 MAX_SPANS = 256
+MAX_TOTAL_SPANS = 50_000
 MAX_KEYS = 20_000  # traffic series and token rows together
 _HISTOGRAM = len(BUCKET_BOUNDS) + 1
 
@@ -112,6 +115,7 @@ class ConsoleBoard:
         self.edges: dict[tuple[str, str, str], _Series] = {}
         self.tokens: dict[tuple[str, str, str], list[int]] = {}
         self.traces: OrderedDict[str, _Trace] = OrderedDict()
+        self.spans = 0  # spans held in all traces
         self.seq = 0
         self.evicted_traces = 0
         self.dropped_keys = 0
@@ -234,16 +238,18 @@ class ConsoleBoard:
         trace = self.traces.get(span[0])
         if trace is None:
             trace = self.traces[span[0]] = _Trace(self.seq)
-            while len(self.traces) > self.max_traces:
-                self.traces.popitem(last=False)
-                self.evicted_traces += 1
         else:
             trace.seq = self.seq
             self.traces.move_to_end(span[0])
         if len(trace.spans) < MAX_SPANS:
             trace.spans.append(span[1:])
+            self.spans += 1
         else:
             trace.dropped += 1
+        while len(self.traces) > self.max_traces or (self.spans > MAX_TOTAL_SPANS and len(self.traces) > 1):
+            _, oldest = self.traces.popitem(last=False)
+            self.spans -= len(oldest.spans)
+            self.evicted_traces += 1
 
     def expire(self) -> None:
         """Forget buckets older than the window, and series left empty (their totals with them)."""
