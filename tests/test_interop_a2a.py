@@ -98,10 +98,12 @@ def test_an_mcp_mesh_a2a_consumer_calls_our_skill_and_the_registry_lists_our_sur
         )
         # an MCP agent that also serves and calls A2A (MCP Mesh lists only a2a-typed agents in /a2a/agents)
         assert (mine["agent_type"], mine["a2a_producer"], mine["a2a_consumer"]) == ("mcp_agent", True, True)
-        url = skills.base_url + "/a2a/echo"
-        with run_mesh_python_agent(AGENTS_DIR / "a2a_bridge.py", registry, env={"A2A_URL": url}) as bridge:
+        urls = {"A2A_URL": skills.base_url + "/a2a/echo", "A2A_WORDS_URL": skills.base_url + "/a2a/words"}
+        with run_mesh_python_agent(AGENTS_DIR / "a2a_bridge.py", registry, env=urls) as bridge:
             answer = bridge.call_tool("echo_bridge", {"text": "via-bridge"})["result"]
             assert answer["content"][0]["text"] == "completed:echo:via-bridge"
+            streamed = bridge.call_tool("words_bridge", {"text": "a b c"})["result"]
+            assert streamed["content"][0]["text"] == "a |b |c "
 
 
 def test_our_client_calls_an_mcp_mesh_a2a_surface_by_url_and_through_the_registry(tmp_path: Path) -> None:
@@ -113,11 +115,13 @@ def test_our_client_calls_an_mcp_mesh_a2a_surface_by_url_and_through_the_registr
     ):
         surface = mesh_app + "/agents/echo"
         wait_for(lambda: httpx2.get(registry.url + "/a2a/agents", timeout=5).json()["surfaces"], timeout=20)
-        env = ours(registry, MESH_A2A__PEERS__ECHO__URL=surface)
+        env = ours(registry, MESH_A2A__PEERS__ECHO__URL=surface, MESH_A2A__PEERS__WORDS__URL=surface)
         with run_agent("tests.apps.a2a_app", env=env) as consumer:
             answer = call(consumer.mcp_url, "ask_peer", {"text": "hi"})
             assert answer["content"][0]["text"] == 'completed:{"echo": "mesh:hi"}', answer
-            streamed = call(consumer.mcp_url, "ask_registry_peer", {"text": "found"})
-            assert streamed["content"][0]["text"] == 'completed:{"echo": "mesh:found"}', streamed
+            found = call(consumer.mcp_url, "ask_registry_peer", {"text": "found"})
+            assert found["content"][0]["text"] == 'completed:{"echo": "mesh:found"}', found
+            streamed = call(consumer.mcp_url, "stream_peer", {"text": "s"})  # tasks/sendSubscribe
+            assert streamed["content"][0]["text"] == '{"echo": "mesh:s"}', streamed
         listed = httpx2.get(registry.url + "/a2a/agents", timeout=5).json()["surfaces"]
         assert [(s["skill_id"], s["public_url"]) for s in listed] == [("echo-text", surface)]
