@@ -61,7 +61,7 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
         "status": "healthy",
         "tools": entries,
     }
-    # A2A, in MCP Mesh's fields (`meshctl list --json` shows the flags): a surface per skill.
+    # A2A, in MCP Mesh's fields (its registry's GET /agents shows the flags): a surface per skill.
     # Sent only by agents that use A2A, so other agents' heartbeats stay as they were.
     skills = skills_of(tools)
     consumer = consumes_a2a(tools)
