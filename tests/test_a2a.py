@@ -234,6 +234,19 @@ def test_bad_json_rpc_is_answered_not_raised(skills: AgentProcess) -> None:
     bad = httpx2.post(skills.base_url + "/a2a/echo", content=b"{not json", timeout=10)
     assert bad.status_code == 400
     assert bad.json()["error"]["code"] == -32700 and bad.json()["id"] is None
+    for not_an_object in ([], "x", 3):
+        refused = rpc(skills.base_url + "/a2a/echo", not_an_object)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == -32600
+    no_message = rpc(
+        skills.base_url + "/a2a/echo", {"jsonrpc": "2.0", "id": 2, "method": "tasks/send", "params": {}}
+    )
+    assert no_message.json()["error"] == {
+        "code": -32602,
+        "message": "Invalid params: 'message' with a list of 'parts' is required for tasks/send",
+    }
+    bad_params = {"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": "x"}
+    invalid = rpc(skills.base_url + "/a2a/echo", bad_params, headers={"A2A-Version": "1.0"}).json()
+    assert invalid["error"] == {"code": -32602, "message": "Invalid params: 'params' must be an object"}
     unknown = rpc(skills.base_url + "/a2a", {"jsonrpc": "2.0", "id": 1, "method": "Teleport", "params": {}})
     assert unknown.json()["error"]["code"] == -32601
     no_skill = rpc(skills.base_url + "/a2a/nope", legacy_send("tasks/send", "x", "hi"))

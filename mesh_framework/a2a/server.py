@@ -295,13 +295,18 @@ class DirectSend:
         message = _dict(params.get("message"))
         configuration = _dict(params.get("configuration"))
         if (
-            message.get("taskId")
+            not message.get("messageId")  # the SDK's validation answers what is missing
+            or not message.get("parts")
+            or message.get("taskId")
             or configuration.get("returnImmediately")
             or configuration.get("taskPushNotificationConfig")
         ):
             return None
+        return self.plain_skill(path_skill or _dict(message.get("metadata")).get("skill"))
+
+    def plain_skill(self, wanted: Any) -> A2aSkill | None:
+        """The skill named (or the only one) when it is plain: no stream, no job."""
         skills = self.executor.skills
-        wanted = path_skill or _dict(message.get("metadata")).get("skill")
         skill = (
             skills.get(str(wanted)) if wanted else next(iter(skills.values())) if len(skills) == 1 else None
         )
@@ -426,6 +431,14 @@ class LegacyDialect:
         request_id = body.get("id")
         method = body.get("method")
         params = _dict(body.get("params"))
+        if method in ("tasks/send", "tasks/sendSubscribe"):
+            message = params.get("message")
+            if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
+                return _error(
+                    request_id,
+                    -32602,
+                    f"Invalid params: 'message' with a list of 'parts' is required for {method}",
+                )
         try:
             if method == "tasks/send":
                 skill = self.skills.get(str(context.state.get(SKILL_STATE)))
@@ -488,7 +501,8 @@ class LegacyDialect:
     ) -> dict[str, Any]:
         outer = str(params.get("id") or uuid.uuid4())  # MCP Mesh: a missing id is a UUID4
         request = self._request(params, at_once)
-        skill = None if at_once else self.direct.applies({"message": {}}, context.state.get(SKILL_STATE))
+        named = context.state.get(SKILL_STATE) or _dict(params.get("metadata")).get("skill")
+        skill = None if at_once else self.direct.plain_skill(named)
         if skill is not None:
             task: Any = await self.direct.run(skill, request.message, context)
         else:
@@ -729,6 +743,10 @@ def skill_routes(
             body = json.loads(raw)
         except ValueError as exc:
             return _error(None, -32700, f"Parse error: the body is not JSON ({exc})", 400)
+        if not isinstance(body, dict):
+            return _error(None, -32600, "Invalid Request: the body must be one JSON-RPC request object", 400)
+        if not isinstance(body.get("params", {}), dict):
+            return _error(body.get("id"), -32602, "Invalid params: 'params' must be an object")
         if guard is not None:
             named = skill or _named_skill(body)
             target_skill = by_id.get(str(named)) if named else executor.only_skill()
