@@ -6,6 +6,7 @@ that stalls mid-stream)."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -341,6 +342,19 @@ async def test_our_client_speaks_both_dialects_to_our_agent(skills: AgentProcess
     nowhere = client("http://127.0.0.1:9/a2a")
     with pytest.raises(A2aError, match="cannot be reached"):
         await nowhere.send("x")
+
+
+async def test_a_peer_that_never_answers_is_an_error_naming_the_timeout() -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/a2a"
+        peer = client(url, dialect="current", timeout=0.3)
+        with pytest.raises(A2aError, match=r"did not answer SendMessage within 0.3s"):
+            await peer.send("hello?")
+        auto = client(url, timeout=0.3)  # reading its card first
+        with pytest.raises(A2aError, match=r"agent-card.json did not answer within 0.3s"):
+            await auto.send("hello?")
 
 
 async def legacy_stream(skills: AgentProcess) -> Any:

@@ -230,6 +230,8 @@ class A2aClient:
 
         try:
             return await self._http().get(url, headers=self._headers(None), timeout=self.timeout)
+        except httpx2.TimeoutException:
+            raise A2aError(f"A2A peer '{self.name}' at {url} did not answer within {self.timeout}s") from None
         except httpx2.HTTPError as exc:
             raise A2aError(f"A2A peer '{self.name}' at {url} cannot be reached: {exc!r}") from None
 
