@@ -25,21 +25,6 @@ __all__ = ["ConsolePush"]
 logger = logging.getLogger("mesh_framework.console")
 
 
-def _span_wire(span: SpanRecord) -> list[Any]:
-    trace_id, span_id, parent, name, kind, detail, start, seconds, error = span
-    return [
-        f"{trace_id:032x}",
-        f"{span_id:016x}",
-        f"{parent:016x}" if parent else "",
-        name,
-        kind,
-        detail,
-        round(start, 6),
-        round(seconds, 6),
-        error,
-    ]
-
-
 class ConsolePush:
     """Pushes one agent's counters and spans to the registry at `url()`."""
 
@@ -76,7 +61,8 @@ class ConsolePush:
         taken = [spans.popleft() for _ in range(len(spans))]
         if not (taken or counters["tools"] or counters["edges"] or counters["tokens"]):
             return None
-        return {"agent_id": self.agent_id, **counters, "spans": [_span_wire(s) for s in taken]}
+        # spans as recorded: ids are integers (the registry writes them in hex), no work per span here
+        return {"agent_id": self.agent_id, **counters, "spans": taken}
 
     async def push_now(self) -> bool:
         """Send what is pending; False when the registry has no console (the push is then off)."""

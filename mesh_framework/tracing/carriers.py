@@ -123,7 +123,7 @@ def light_parent(
     """The caller's (trace id, span id) of one `tools/call`, from the same fields in the same order as
     `parent_context`, without OpenTelemetry; None when it sent none."""
     meta = params.get("_meta")
-    if isinstance(meta, Mapping) and "traceparent" in meta:
+    if meta.__class__ is dict and "traceparent" in meta:
         found = _light_traceparent(meta.get("traceparent"))
         if found is not None:
             return found
@@ -142,7 +142,7 @@ def light_parent(
         if found is not None:
             return found
     arguments = params.get("arguments")
-    if isinstance(arguments, Mapping) and "_trace_id" in arguments:
+    if arguments.__class__ is dict and "_trace_id" in arguments:
         return _light_mesh(arguments.get("_trace_id"), arguments.get("_parent_span"))
     return None
 

@@ -161,6 +161,71 @@ class _Span(SpanScope):
                 self._error = ("; ".join(t for t in texts if t) or "isError")[:300]
 
 
+class _ConsoleSpan(SpanScope):
+    """A span for the console only (OpenTelemetry off): ids from the light context, one tuple at the end."""
+
+    __slots__ = (
+        "_call",
+        "_call_token",
+        "_detail",
+        "_error",
+        "_kind",
+        "_name",
+        "_parent",
+        "_parent_id",
+        "_span_id",
+        "_start",
+        "_token",
+        "_trace_id",
+    )
+
+    def __init__(
+        self, name: str, kind: str, detail: str, parent: tuple[int, int] | None, call: CallInfo | None = None
+    ) -> None:
+        self._name = name
+        self._kind = kind
+        self._detail = detail
+        self._parent = parent
+        self._call = call
+        self._error = ""
+
+    def __enter__(self) -> SpanScope:
+        self._call_token = current_call.set(self._call) if self._call is not None else None
+        parent = self._parent
+        self._span_id = span_id = getrandbits(64) or 1
+        if parent is None:
+            self._trace_id = trace_id = getrandbits(128) or 1
+            self._parent_id = 0
+        else:
+            self._trace_id, self._parent_id = trace_id, _ = parent
+        self._token = light_context.set((trace_id, span_id))
+        self._start = time()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        end = time()
+        light_context.reset(self._token)
+        error = self._error
+        if exc is not None and not isinstance(exc, GeneratorExit):
+            error = f"{type(exc).__name__}: {exc}"[:300]
+        spans = state.spans
+        if spans is not None:
+            start = self._start
+            record = (self._trace_id, self._span_id, self._parent_id, self._name, self._kind, self._detail)
+            spans.append((*record, start, end - start, error))
+        if self._call_token is not None:
+            current_call.reset(self._call_token)
+
+    def set(self, key: str, value: Any) -> None:
+        if key == "mesh.provider.agent_id":
+            self._detail = f"{self._detail} → {value}"
+
+    def result(self, result: Mapping[str, Any]) -> None:
+        if result.get("isError"):
+            texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
+            self._error = ("; ".join(t for t in texts if t) or "isError")[:300]
+
+
 def _failed(span: Any, result: Mapping[str, Any]) -> None:
     otel = _api()
     texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
@@ -191,7 +256,7 @@ def incoming_call(
         if state.spans is None:
             return _Span("", "SERVER", {}, call=call)
         light = light_parent(params, raw_headers)
-        return _Span(f"tools/call {tool}", "SERVER", {}, call=call, detail=state.agent, light=light)
+        return _ConsoleSpan(f"tools/call {tool}", "SERVER", state.agent, light, call)
     parent, source = parent_context(params, raw_headers)
     # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
@@ -211,6 +276,10 @@ def outbound_call(capability: str, tool: str) -> SpanScope:
     """The client span of one proxy call (failovers included); the transport sends its context."""
     if state.tracer is None and state.spans is None:
         return NOOP
+    if state.tracer is None:
+        return _ConsoleSpan(
+            f"tools/call {tool}", "CLIENT", f"{state.agent}: {capability}", light_context.get()
+        )
     attributes = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "mesh.capability": capability}
     return _Span(f"tools/call {tool}", "CLIENT", attributes, detail=f"{state.agent}: {capability}")
 
@@ -219,16 +288,22 @@ def registry_call(method: str, url: str, name: str) -> SpanScope:
     """The client span of one registry request (`name`: the route, without ids)."""
     # The console keeps only registry calls made inside a trace, not every agent's heartbeats.
     console = state.spans is not None and light_context.get() is not None
-    if state.tracer is None and not console:
-        return NOOP
+    if state.tracer is None:
+        if not console:
+            return NOOP
+        return _ConsoleSpan(f"registry {method} {name}", "CLIENT", state.agent, light_context.get())
     attributes = {"http.request.method": method, "url.full": url}
     return _Span(f"registry {method} {name}", "CLIENT", attributes, detail=state.agent, console=console)
 
 
 def llm_iteration(label: str, iteration: int) -> SpanScope:
     """One turn of an LLM tool loop: the model's answer and the tools it asked for."""
-    if state.tracer is None and state.spans is None:
-        return NOOP
+    if state.tracer is None:
+        if state.spans is None:
+            return NOOP
+        return _ConsoleSpan(
+            f"llm iteration {iteration + 1}", "INTERNAL", f"{state.agent}: {label}", light_context.get()
+        )
     attributes = {
         "gen_ai.operation.name": "chat",
         "mesh.llm.label": label,

@@ -99,6 +99,15 @@ def _text(value: Any, where: str, limit: int = 256) -> str:
     return value[:limit]
 
 
+def _hex_id(value: Any, where: str, width: int) -> str:
+    """A trace or span id: an integer (what agents send) or its hex form, as `width` hex digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 16**width:
+        return f"{value:0{width}x}"
+    if isinstance(value, str) and len(value) == width and all(c in "0123456789abcdef" for c in value):
+        return value
+    raise PushError(where, f"must be a {width}-hex-digit id or its integer, not {value!r}")
+
+
 def _histogram(value: Any, where: str) -> dict[str, int]:
     if not isinstance(value, dict):
         raise PushError(where, "must be an object of bucket index to count")
@@ -205,13 +214,10 @@ class ConsoleBoard:
     @staticmethod
     def _span(row: list[Any], index: int, agent: str) -> list[Any]:
         where = f"spans[{index}]"
-        trace_id = _text(row[0], where + "[0]", 32)
-        if len(trace_id) != 32:
-            raise PushError(where + "[0]", "must be a 32-hex trace id")
         return [
-            trace_id,
-            _text(row[1], where + "[1]", 16),
-            _text(row[2], where + "[2]", 16),
+            _hex_id(row[0], where + "[0]", 32),
+            _hex_id(row[1], where + "[1]", 16),
+            _hex_id(row[2], where + "[2]", 16) if row[2] else "",
             _text(row[3], where + "[3]"),
             _text(row[4], where + "[4]", 16),
             _text(row[5], where + "[5]"),
