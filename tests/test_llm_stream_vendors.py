@@ -160,3 +160,41 @@ async def test_a_scripted_model_streams_scripted_deltas() -> None:
     *pieces, turn = [event async for event in model.stream(ASK)]
     assert pieces == ["All ", "done"] and isinstance(turn, LlmTurn) and turn.content == "All done"
     assert (await model.complete(ASK)).content == "Once"
+
+
+@pytest.mark.parametrize("direct_post", [True, False])
+async def test_openai_chunks_are_read_as_json_without_the_sdk_s_chunk_models(
+    direct_post: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The direct post reads each chunk as its JSON object (building `ChatCompletionChunk` cost ~0.14 ms a
+    chunk); `create` (untested SDK versions) gives models, read the same way. Both give the same events."""
+    from openai.types.chat import ChatCompletionChunk
+
+    built: list[object] = []
+    construct = ChatCompletionChunk.construct
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(kwargs)
+        return construct(*args, **kwargs)
+
+    monkeypatch.setattr(ChatCompletionChunk, "construct", counting)
+    script = [
+        streamed("Hel", "lo", input_tokens=4, output_tokens=2),
+        Turn(calls=tool_call("add", {"a": 1}).calls),
+    ]
+    with fake_openai(script) as server:
+        async with aclosing(model_for("openai", server)) as model:
+            assert isinstance(model, OpenAIChatModel)
+            model.direct_post = direct_post
+            *texts, turn = await collect(model)
+            (call,) = await collect(model, tools=[ADD])
+    assert texts == ["Hel", "lo"]
+    assert isinstance(turn, LlmTurn) and (turn.content, turn.input_tokens, turn.output_tokens) == (
+        "Hello",
+        4,
+        2,
+    )
+    assert isinstance(call, LlmTurn) and [(c.name, c.arguments) for c in call.tool_calls] == [
+        ("add", {"a": 1})
+    ]
+    assert (len(built) == 0) is direct_post

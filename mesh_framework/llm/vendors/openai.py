@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import httpx2
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionStreamOptionsParam
+from openai.types.chat import ChatCompletion, ChatCompletionStreamOptionsParam
 from pydantic import SecretStr
 
 from ...tested_versions import is_tested
@@ -156,14 +156,14 @@ class OpenAIChatModel(VendorModel):
         extra = without_none(params)
         options = {**(extra.pop("stream_options", None) or {}), "include_usage": True}
         try:
-            chunks: openai.AsyncStream[ChatCompletionChunk]
-            if self.direct_post:
+            chunks: openai.AsyncStream[Any]
+            if self.direct_post:  # each chunk the JSON object it is (_openai_stream.py says why)
                 chunks = await self._client.post(
                     "/chat/completions",
                     body={**request, **extra, "stream": True, "stream_options": options},
                     cast_to=ChatCompletion,
                     stream=True,
-                    stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                    stream_cls=openai.AsyncStream[object],
                 )
             else:
                 chunks = await self._client.chat.completions.create(
