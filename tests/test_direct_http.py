@@ -245,3 +245,19 @@ async def test_an_answer_delimited_by_the_close_is_read_whole() -> None:
         direct.close()
         server.close()
         await server.wait_closed()
+
+
+async def test_a_connection_of_a_finished_event_loop_is_not_reused(one_answer_server: int) -> None:
+    """The same client used from one event loop after another (a sync test client runs one per call)
+    opens a new connection instead of writing into one of a closed loop."""
+    port = one_answer_server
+    request = b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+    direct = DirectHttp()
+
+    def call_on_a_new_loop() -> int:
+        return asyncio.run(direct.post("127.0.0.1", port, request, timeout=5.0)).status
+
+    assert await asyncio.to_thread(call_on_a_new_loop) == 200
+    assert await asyncio.to_thread(call_on_a_new_loop) == 200
+    assert _OneAnswerPerConnection.connections == 2
+    direct.close()

@@ -60,6 +60,7 @@ class _Connection(asyncio.Protocol):
     def __init__(self) -> None:
         self.parser = httptools.HttpResponseParser(self)
         self.transport: asyncio.Transport | None = None
+        self.loop = asyncio.get_running_loop()  # a connection serves the loop that opened it
         self.waiter: asyncio.Future[DirectResponse] | None = None
         self.closed = False
         self.used = False  # answered a request before (a reused connection)
@@ -132,7 +133,7 @@ class _Connection(asyncio.Protocol):
     async def exchange(self, request: bytes) -> DirectResponse:
         assert self.transport is not None
         self.received = False
-        self.waiter = waiter = asyncio.get_running_loop().create_future()
+        self.waiter = waiter = self.loop.create_future()
         self.transport.write(request)
         response: DirectResponse = await waiter
         self.used = True
@@ -145,8 +146,16 @@ class _Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self.closed = True
-        if self.transport is not None:
+        if self.transport is None or self.loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
             self.transport.close()
+        else:  # from another loop (a client used by several): on its own loop's thread
+            self.loop.call_soon_threadsafe(self.transport.close)
 
 
 class DirectHttp:
@@ -190,9 +199,10 @@ class DirectHttp:
         if not idle:
             return None
         oldest_kept = time.monotonic() - self.keepalive_expiry
+        loop = asyncio.get_running_loop()
         while idle:
             connection = idle.pop()
-            if connection.closed or connection.idle_since < oldest_kept:
+            if connection.closed or connection.idle_since < oldest_kept or connection.loop is not loop:
                 connection.close()
                 continue
             return connection
