@@ -3,8 +3,10 @@ dependencies given to its handlers through FastAPI's `Depends` (`mesh_framework.
 name of this module's API).
 
 The app is found by the scan (`serve(app)` marks it), checked at load (every `Bean` type must be a
-component, every `MeshTool` a valid selector) and mounted at build. Each of its routes that uses
-`MeshTool` gets dependency slots of its own, registered and updated exactly like `@mesh_route` routes'.
+component, every `MeshTool` a valid selector, every `MeshService` a service interface) and mounted at
+build. Each of its routes that uses `MeshTool` or `MeshService` gets dependency slots of its own (its
+`MeshTool`s first, then each service's methods in name order), registered and updated exactly like
+`@mesh_route` routes'.
 """
 
 from __future__ import annotations
@@ -21,6 +23,15 @@ from fastapi.routing import APIRoute
 
 from ..injectables import McpMeshTool
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
+from ..services import (
+    ServiceDefinitionError,
+    ServicePlan,
+    analyze_service,
+    implement,
+    is_service,
+    missing_required,
+    service_dependencies,
+)
 from ..specs import DependencySpec, Selector, ToolSpec
 from ..tools.signature import ToolSignature, analyze_signature
 from ..tools.wrapper import MeshToolWrapper
@@ -31,6 +42,8 @@ __all__ = [
     "BeanDependency",
     "DependencyUnavailable",
     "FastApiPlan",
+    "MeshService",
+    "MeshServiceDependency",
     "MeshTool",
     "MeshToolDependency",
     "ServedFastApi",
@@ -57,7 +70,8 @@ def serve(app: A, path: str = "/") -> A:
 
 
 class DependencyUnavailable(Exception):
-    """A required `MeshTool` dependency has no provider (answered 503 `dependency_unavailable`)."""
+    """A required `MeshTool` dependency (or a required method of a `MeshService`) has no provider
+    (answered 503 `dependency_unavailable`)."""
 
     def __init__(self, capability: str) -> None:
         super().__init__(capability)
@@ -71,12 +85,27 @@ class MeshToolDependency:
         self.selector = selector
         self.required = required
 
-    def __call__(self, request: Request) -> McpMeshTool | None:
+    async def __call__(self, request: Request) -> McpMeshTool | None:
+        # async: FastAPI runs it on the event loop (a refusal may schedule the registry's why)
         served: ServedFastApi = request.scope[SCOPE_KEY]
         return served.proxy(request.scope.get("route"), self)
 
     def __repr__(self) -> str:
         return f"MeshTool({self.selector.capability!r})"
+
+
+class MeshServiceDependency:
+    """`Depends(...)` target: the implementation of one service interface, for the route being served."""
+
+    def __init__(self, service_type: type[Any]) -> None:
+        self.service_type = service_type
+
+    async def __call__(self, request: Request) -> Any:
+        served: ServedFastApi = request.scope[SCOPE_KEY]
+        return served.service(request.scope.get("route"), self)
+
+    def __repr__(self) -> str:
+        return f"MeshService({getattr(self.service_type, '__qualname__', self.service_type)})"
 
 
 class BeanDependency:
@@ -98,6 +127,13 @@ def MeshTool(dependency: str | Selector | Mapping[str, Any], *, required: bool =
     the mesh. A required one without a provider answers 503 `dependency_unavailable` before the handler
     runs; `required=False` gives None instead."""
     return Depends(MeshToolDependency(Selector.of(dependency), required), use_cache=False)
+
+
+def MeshService(service_type: type[T]) -> Any:
+    """`Depends`-compatible: an implementation of the `@mesh_service` class `service_type` whose methods
+    call the providers the registry resolved (as a tool's service parameter). A required method without a
+    provider answers 503 `dependency_unavailable` naming its capability before the handler runs."""
+    return Depends(MeshServiceDependency(service_type), use_cache=False)
 
 
 def Bean(bean_type: type[T]) -> Any:
@@ -125,6 +161,22 @@ class _RouteSlots:
     route: APIRoute
     names: tuple[str, ...]
     markers: tuple[MeshToolDependency, ...]
+    services: tuple[tuple[MeshServiceDependency, ServicePlan], ...] = ()
+
+    def dependencies(self) -> tuple[DependencySpec, ...]:
+        """The `MeshTool`s' slots, then each service's methods (at the slot after the previous ones)."""
+        tools = tuple(DependencySpec(i, m.selector) for i, m in enumerate(self.markers))
+        return tools + service_dependencies(
+            zip(self.service_slots(), (p for _, p in self.services), strict=True)
+        )
+
+    def service_slots(self) -> list[int]:
+        """The first slot of each service."""
+        first, slots = len(self.markers), []
+        for _, plan in self.services:
+            slots.append(first)
+            first += len(plan.methods)
+        return slots
 
 
 @dataclass
@@ -139,26 +191,42 @@ class FastApiPlan:
 def plan_fastapi(
     app: FastAPI, path: str, where: str, bean_for: Callable[[Any], str]
 ) -> tuple[FastApiPlan, list[str]]:
-    """The app's routes that use `MeshTool`, and the components its `Bean`s name; every problem found."""
+    """The app's routes that use `MeshTool` or `MeshService`, and the components its `Bean`s name; every
+    problem found."""
     plan = FastApiPlan(app, path, where)
     problems: list[str] = []
     for route in app.routes:
         if not isinstance(route, APIRoute):
             continue
         markers: list[MeshToolDependency] = []
+        services: list[tuple[MeshServiceDependency, ServicePlan]] = []
         for call in _walk(route.dependant):
             if isinstance(call, MeshToolDependency) and call not in markers:
                 markers.append(call)
+            elif isinstance(call, MeshServiceDependency) and all(call is not m for m, _ in services):
+                try:
+                    services.append((call, _service_plan(call)))
+                except ServiceDefinitionError as exc:
+                    problems.append(f"{where}: route {route.path}: {call!r}: {exc}")
             elif isinstance(call, BeanDependency) and call not in plan.beans:
                 try:
                     plan.beans[call] = bean_for(call.bean_type)
                 except Exception as exc:
                     detail = getattr(exc, "problems", None) or [str(exc)]
                     problems.extend(f"{where}: route {route.path}: {call!r}: {p}" for p in detail)
-        if markers:
+        if markers or services:
             names = tuple(f"{m}:{path}{route.path}" for m in sorted(route.methods or ()))
-            plan.routes.append(_RouteSlots(route, names, tuple(markers)))
+            plan.routes.append(_RouteSlots(route, names, tuple(markers), tuple(services)))
     return plan, problems
+
+
+def _service_plan(marker: MeshServiceDependency) -> ServicePlan:
+    if not is_service(marker.service_type):
+        raise ServiceDefinitionError(
+            f"{marker.service_type!r} is not a service interface; mark the class @mesh_service and its "
+            "methods @selector('capability')"
+        )
+    return analyze_service(marker.service_type)
 
 
 class ServedFastApi:
@@ -170,8 +238,9 @@ class ServedFastApi:
         self.beans = {marker: provide(name) for marker, name in plan.beans.items()}
         self.wrappers: list[MeshToolWrapper] = []
         self._slots: dict[tuple[int, int], tuple[MeshToolWrapper, int]] = {}
+        self._services: dict[tuple[int, int], tuple[MeshToolWrapper, ServicePlan, int, Any]] = {}
         for route in plan.routes:
-            deps = tuple(DependencySpec(i, m.selector) for i, m in enumerate(route.markers))
+            deps = route.dependencies()
             spec = ToolSpec(
                 function=route.route.endpoint,
                 name=route.names[0],
@@ -191,6 +260,14 @@ class ServedFastApi:
             self.wrappers.append(wrapper)
             for index, marker in enumerate(route.markers):
                 self._slots[(id(route.route), id(marker))] = (wrapper, index)
+            for first, (service, service_plan) in zip(route.service_slots(), route.services, strict=True):
+                implementation = implement(service_plan, wrapper.slots, first)
+                self._services[(id(route.route), id(service))] = (
+                    wrapper,
+                    service_plan,
+                    first,
+                    implementation,
+                )
         self.app.add_exception_handler(DependencyUnavailable, _unavailable)
 
     def proxy(self, route: Any, marker: MeshToolDependency) -> McpMeshTool | None:
@@ -204,6 +281,19 @@ class ServedFastApi:
                 wrapper.unresolved_listener(wrapper, wrapper.spec.dependencies[index])
             raise DependencyUnavailable(marker.selector.capability)
         return proxy
+
+    def service(self, route: Any, marker: MeshServiceDependency) -> Any:
+        found = self._services.get((id(route), id(marker)))
+        if found is None:
+            raise RuntimeError(f"{marker!r} is used outside the routes the agent planned ({route!r})")
+        wrapper, plan, first, implementation = found
+        missing = missing_required(plan, wrapper.slots, first)
+        if missing:
+            dependency = wrapper.spec.dependencies[missing[0]]
+            if wrapper.unresolved_listener is not None:
+                wrapper.unresolved_listener(wrapper, dependency)
+            raise DependencyUnavailable(dependency.selector.capability)
+        return implementation
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         scope[SCOPE_KEY] = self
