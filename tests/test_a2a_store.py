@@ -1,11 +1,18 @@
-"""The A2A task store keeps a bounded number of tasks: the oldest ended ones go, a running one stays."""
+"""The A2A task store keeps a bounded number of tasks: the oldest ended ones go, a running one stays; and an
+agent without skills does not load `a2a-sdk`."""
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
 
 from a2a.server.context import ServerCallContext
 from a2a.types import Task, TaskState
 
 from mesh_framework.a2a.server import BoundedTaskStore
+from tests.agents import ROOT
 
 
 def task(task_id: str, state: TaskState) -> Task:
@@ -23,3 +30,32 @@ async def test_the_oldest_ended_tasks_are_dropped_past_the_bound() -> None:
     assert kept == ["running", "done-3", "done-4"]
     await store.save(task("running", TaskState.TASK_STATE_COMPLETED), context)  # an update, not a new task
     assert await store.get("done-3", context) is not None
+
+
+def loaded_after_build(app: str) -> set[str]:
+    code = (
+        "import json, sys\n"
+        "from mesh_framework.app import MeshApplication\n"
+        f"MeshApplication.load({app!r}, cli={{'registry.enabled': False}}).build()\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_only_an_agent_with_skills_loads_the_a2a_sdk() -> None:
+    plain = loaded_after_build("tests.apps.stream_app")
+    assert "a2a" not in plain and "mesh_framework.a2a.server" not in plain
+    assert "mesh_framework.a2a.routes" in plain  # the no-skill answers
+    skilled = loaded_after_build("tests.apps.a2a_app")
+    assert {"a2a", "mesh_framework.a2a.server"} <= skilled
