@@ -14,6 +14,8 @@ __all__ = [
     "CALC_P50",
     "CALC_THROUGHPUT",
     "CLI",
+    "CONSOLE",
+    "CONSOLE_PAINT",
     "CPU_LEGACY",
     "CPU_OUR_STACK",
     "CPU_STOCK",
@@ -74,3 +76,5 @@ STREAM_FIRST = Goal("streaming: first chunk through two hops after the model's f
 STREAM_CHUNK = Goal("streaming: time per chunk through two hops", 0.2, "ms")
 SERVICE = Goal("service-method call vs a plain `McpMeshTool` call", 1.05, X)
 SCHEMA = Goal("resolution with schema matching vs without, 1,000-agent fleet", 1.2, X)
+CONSOLE = Goal("console gathering: CPU added to a tools/call, share of the call's CPU over HTTP", 3, "%")
+CONSOLE_PAINT = Goal("mesh page: first paint over loopback, median", 300, "ms")

@@ -8,6 +8,7 @@ from typing import Any
 
 from .a2a import a2a_section
 from .callbacks import callbacks_section
+from .console import console_section
 from .features import jobs_section, metrics_section, tracing_section
 from .fleet import fleet_section
 from .llm import llm_section
@@ -61,6 +62,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *fleet_section(r.get("fleet")),
         *jobs_section(r.get("jobs")),
         *tracing_section(r.get("tracing")),
+        *console_section(r.get("console")),
         *metrics_section(r.get("metrics")),
         *robustness_section(r.get("fuzz"), r.get("faults"), r.get("soak")),
     ]
