@@ -171,7 +171,9 @@ def test_block_refuses_start_up_naming_the_tool_and_the_reason(app_dir: Path) ->
     with pytest.raises(WiringError) as refused:
         MeshApplication.load(name, environ={})
     (problem,) = refused.value.problems
-    assert "tool 'schema_app_block.huge'" in problem and "its output schema: schema verdict BLOCK: " in problem
+    assert (
+        "tool 'schema_app_block.huge'" in problem and "its output schema: schema verdict BLOCK: " in problem
+    )
     assert "exceeds the $ref inlining budget of 500000 nodes" in problem
     assert "set output_schema_strict=False on the tool" in problem
 
@@ -255,3 +257,61 @@ def test_output_schema_strict_must_be_a_bool() -> None:
 
     with pytest.raises(ValueError, match="output_schema_strict must be True or False"):
         mesh_tool(output_schema_strict="no")  # type: ignore[arg-type]
+
+
+ROUTES = """
+from typing import Annotated
+
+from fastapi import FastAPI
+
+from mesh_framework import mesh_route
+from mesh_framework.fastapi import MeshTool, serve
+
+
+class Handle:
+    def __init__(self, x: int) -> None:
+        self.x = x
+
+
+@mesh_route("/handle", dependencies=[Selector("c", expected_type=Handle)])
+async def handle(c: McpMeshTool) -> str:
+    return "x"
+
+
+@mesh_route("/open", dependencies=[Selector("c", expected_type=Open)])
+async def open_route(c: McpMeshTool) -> str:
+    return "x"
+
+
+api = serve(FastAPI())
+
+
+@api.get("/fa")
+async def fa(c: Annotated[McpMeshTool, MeshTool(Selector("c", expected_type=Open))]) -> str:
+    return "x"
+"""
+
+
+def test_routes_expected_schemas_are_checked_at_start_up_too(app_dir: Path) -> None:
+    name = write_app(app_dir, "schema_app_routes", ROUTES)
+    with pytest.raises(WiringError) as refused:
+        MeshApplication.load(name, environ={})
+    (problem,) = refused.value.problems  # a type without a schema; the lossy ones only log
+    assert (
+        "route GET /handle: dependency 0 ('c'): expected_type: type schema_app_routes.Handle has no"
+        in problem
+    )
+    with pytest.raises(WiringError) as strict:
+        MeshApplication.load(name, environ={"MCP_MESH_SCHEMA_STRICT": "true"})
+    problems = strict.value.problems
+    assert len(problems) == 3
+    assert any(
+        "route GET /open: dependency 0 ('c'): expected_type: schema verdict WARN (tools" in p
+        for p in problems
+    )
+    assert any(
+        p.startswith(
+            "schema_app_routes.api: route /fa: dependency 0 ('c'): expected_type: schema verdict WARN"
+        )
+        for p in problems
+    )

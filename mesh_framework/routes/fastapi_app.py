@@ -23,6 +23,7 @@ from fastapi.routing import APIRoute
 
 from ..injectables import McpMeshTool
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
+from ..schemas.policy import dependency_schema_problems
 from ..services import (
     ServiceDefinitionError,
     ServicePlan,
@@ -189,7 +190,7 @@ class FastApiPlan:
 
 
 def plan_fastapi(
-    app: FastAPI, path: str, where: str, bean_for: Callable[[Any], str]
+    app: FastAPI, path: str, where: str, bean_for: Callable[[Any], str], *, schema_strict: bool = False
 ) -> tuple[FastApiPlan, list[str]]:
     """The app's routes that use `MeshTool` or `MeshService`, and the components its `Bean`s name; every
     problem found."""
@@ -216,7 +217,10 @@ def plan_fastapi(
                     problems.extend(f"{where}: route {route.path}: {call!r}: {p}" for p in detail)
         if markers or services:
             names = tuple(f"{m}:{path}{route.path}" for m in sorted(route.methods or ()))
-            plan.routes.append(_RouteSlots(route, names, tuple(markers), tuple(services)))
+            slots = _RouteSlots(route, names, tuple(markers), tuple(services))
+            found = dependency_schema_problems(slots.dependencies(), cluster_strict=schema_strict)
+            problems.extend(f"{where}: route {route.path}: {p}" for p in found)
+            plan.routes.append(slots)
     return plan, problems
 
 

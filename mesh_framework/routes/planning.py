@@ -17,6 +17,7 @@ from starlette.routing import compile_path
 
 from ..decorators import LLM_ATTR
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
+from ..schemas.policy import dependency_schema_problems
 from ..services import service_dependencies
 from ..specs import ToolSpec
 from ..tools.signature import SignatureError, ToolSignature, analyze_signature
@@ -97,14 +98,16 @@ def plan_routes(
     bean_for: Callable[[Any], str],
     describe: Callable[[Any], str],
     llm_config: LlmConfigOf | None = None,
+    schema_strict: bool = False,
 ) -> tuple[list[RoutePlan], list[str]]:
-    """Every route of the scanned modules and components, and every problem found."""
+    """Every route of the scanned modules and components, and every problem found (`schema_strict` is
+    `tools.schema_strict`: expected schemas' verdicts, schemas/policy.py)."""
     plans: list[RoutePlan] = []
     problems: list[str] = []
     for spec, qualified, owner, attribute in _found(modules, components):
         where = f"{describe(spec.function)}: route {'|'.join(spec.methods)} {spec.path}"
         try:
-            plan = _plan((spec, qualified, owner, attribute), where, can_inject, bean_for)
+            plan = _plan((spec, qualified, owner, attribute), where, can_inject, bean_for, schema_strict)
             plans.append(_with_llm(plan, llm_config) if llm_config is not None else plan)
         except SignatureError as exc:  # the tools' analyzer speaks of tools
             text = str(exc).replace("the tool declares", "the route declares")
@@ -139,7 +142,11 @@ def _with_llm(plan: RoutePlan, llm_config: LlmConfigOf) -> RoutePlan:
 
 
 def _plan(
-    found: Found, where: str, can_inject: Callable[[Any], bool], bean_for: Callable[[Any], str]
+    found: Found,
+    where: str,
+    can_inject: Callable[[Any], bool],
+    bean_for: Callable[[Any], str],
+    schema_strict: bool = False,
 ) -> RoutePlan:
     spec, qualified, owner, attribute = found
     signature = analyze_signature(
@@ -183,6 +190,9 @@ def _plan(
         + service_dependencies((p.slot, p.service) for p in signature.injected if p.service is not None),
         kwargs={"route_names": names},  # read by mesh/route_registration.py
     )
+    schema_problems = dependency_schema_problems(tool_spec.dependencies, cluster_strict=schema_strict)
+    if schema_problems:
+        raise SignatureError("; ".join(schema_problems))
     return RoutePlan(
         key=ROUTE_KEY_PREFIX + qualified,
         spec=spec,

@@ -76,8 +76,9 @@ def plan_web(
         bean_for=bean_for,
         describe=describe,
         llm_config=llm_config,
+        schema_strict=loaded.settings.tools.schema_strict,
     )
-    fastapi, fastapi_problems = _plan_fastapi(modules, bean_for)
+    fastapi, fastapi_problems = _plan_fastapi(modules, bean_for, loaded.settings.tools.schema_strict)
     problems += fastapi_problems
     served = {name: plan.display for plan in routes for name in plan.spec.names}
     for app in fastapi:
@@ -106,7 +107,9 @@ def plan_web(
     return WebPlan(routes, static, fastapi)
 
 
-def _plan_fastapi(modules: Sequence[str], bean_for: Callable[[Any], str]) -> tuple[list[Any], list[str]]:
+def _plan_fastapi(
+    modules: Sequence[str], bean_for: Callable[[Any], str], schema_strict: bool
+) -> tuple[list[Any], list[str]]:
     """FastAPI apps marked with `mesh_framework.fastapi.serve` in the scanned modules."""
     found = [
         (name, attribute, value)
@@ -122,7 +125,9 @@ def _plan_fastapi(modules: Sequence[str], bean_for: Callable[[Any], str]) -> tup
     plans: list[Any] = []
     problems: list[str] = []
     for module, attribute, app in found:
-        plan, found_problems = plan_fastapi(app, getattr(app, SERVE_ATTR), f"{module}.{attribute}", bean_for)
+        plan, found_problems = plan_fastapi(
+            app, getattr(app, SERVE_ATTR), f"{module}.{attribute}", bean_for, schema_strict=schema_strict
+        )
         plans.append(plan)
         problems += found_problems
     return plans, problems

@@ -5,15 +5,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from .canonical import CanonicalSchema, Verdict
-from .wire import tool_schemas
+from .canonical import CanonicalSchema, SchemaTypeError, Verdict
+from .wire import expected_schema, tool_schemas
 
-__all__ = ["check_expected_schema", "check_tool_schemas", "refuses"]
+__all__ = ["check_expected_schema", "check_tool_schemas", "dependency_schema_problems", "refuses"]
 
 logger = logging.getLogger("mesh_framework.schemas")
 
@@ -71,3 +71,20 @@ def check_expected_schema(found: CanonicalSchema, what: str, *, cluster_strict: 
     if found.verdict == "WARN":
         logger.warning("%s: schema verdict WARN: %s", what, "; ".join(found.warnings))
     return None
+
+
+def dependency_schema_problems(dependencies: Iterable[Any], *, cluster_strict: bool) -> list[str]:
+    """The problems of dependencies' (`DependencySpec`s') expected types: a type without a JSON Schema, or
+    a verdict that refuses start-up (computed now, once: the heartbeat reuses it)."""
+    problems: list[str] = []
+    for dependency in dependencies:
+        what = f"dependency {dependency.index} ('{dependency.selector.capability}'): expected_type"
+        try:
+            found = expected_schema(dependency.selector)
+        except SchemaTypeError as exc:
+            problems.append(f"{what}: {exc}")
+            continue
+        problem = None if found is None else check_expected_schema(found, what, cluster_strict=cluster_strict)
+        if problem is not None:
+            problems.append(problem)
+    return problems

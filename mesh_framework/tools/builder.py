@@ -8,9 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schemas.canonical import SchemaTypeError
-from ..schemas.policy import check_expected_schema, check_tool_schemas
-from ..schemas.wire import expected_schema
+from ..schemas.policy import check_tool_schemas, dependency_schema_problems
 from ..services import service_dependencies
 from ..specs import ToolSpec
 from .signature import SignatureError, ToolSignature, analyze_signature
@@ -96,17 +94,10 @@ def plan_tool(
 
 
 def _check_expected_types(spec: ToolSpec, schema_strict: bool) -> None:
-    """Every dependency's `expected_type` has a schema (computed now, once: the heartbeat reuses it) whose
-    verdict lets the agent start."""
-    for dependency in spec.dependencies:
-        what = f"dependency {dependency.index} ('{dependency.selector.capability}'): expected_type"
-        try:
-            found = expected_schema(dependency.selector)
-        except SchemaTypeError as exc:
-            raise SignatureError(f"{what}: {exc}") from None
-        problem = None if found is None else check_expected_schema(found, what, cluster_strict=schema_strict)
-        if problem is not None:
-            raise SignatureError(problem)
+    """Every dependency's `expected_type` has a schema whose verdict lets the agent start."""
+    problems = dependency_schema_problems(spec.dependencies, cluster_strict=schema_strict)
+    if problems:
+        raise SignatureError("; ".join(problems))
 
 
 def build_wrappers(
