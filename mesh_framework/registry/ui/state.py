@@ -35,6 +35,17 @@ def _llm_declarations(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, An
     return filters, providers
 
 
+def _a2a(view: dict[str, Any], raw: Any) -> dict[str, Any]:
+    """The agent's A2A side: skills it serves (its heartbeat's surfaces) and whether it calls A2A agents."""
+    surfaces = raw.get("surfaces") if isinstance(raw, dict) else None
+    skills = [
+        {"id": s.get("skill_id", ""), "path": s.get("path", "")}
+        for s in surfaces or []
+        if isinstance(s, dict)
+    ]
+    return {"skills": skills, "consumer": bool(view.get("a2a_consumer"))}
+
+
 def mesh_state(store: RegistryStore) -> dict[str, Any]:
     """The page's document: `agents`, `edges`, `llm` and the registry's `timestamp`."""
     return state_from_views((agent_view(state), state.registration.raw) for state in store.agents())
@@ -68,6 +79,7 @@ def state_from_views(rows: Iterable[tuple[dict[str, Any], Any]], stamp: str | No
                     "total": view.get("total_dependencies") or 0,
                     "resolved": view.get("dependencies_resolved") or 0,
                 },
+                "a2a": _a2a(view, raw),
             }
         )
         slots: dict[str, int] = {}  # the dependency index within each tool: what /explain takes
