@@ -393,6 +393,25 @@ def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id()
             assert add["agent_card_url"] == agent.base_url + "/a2a/add/.well-known/agent.json"
             row = next(a for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"])
             assert (row["a2a_producer"], row["a2a_consumer"]) == (True, True)
+            listed_json = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "mesh_framework.cli",
+                    "list",
+                    "--json",
+                    "--registry-url",
+                    registry.base_url,
+                ],
+                cwd=ROOT,
+                env=agent_env(),
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            )
+            [summary] = json.loads(listed_json.stdout)["agents"]  # `mesh list --json`
+            assert (summary["a2a_producer"], summary["a2a_consumer"]) == (True, True)
             [shown] = httpx2.get(registry.base_url + "/ui/state", timeout=5).json()["agents"]  # the mesh page
             assert shown["a2a"]["consumer"] is True
             assert {"id": "add", "path": "/a2a/add"} in shown["a2a"]["skills"]

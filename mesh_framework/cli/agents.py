@@ -158,7 +158,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _summary(agent: dict[str, Any]) -> dict[str, Any]:
-    return {
+    summary = {
         "name": agent.get("name"),
         "id": agent_id(agent),
         "status": agent.get("status"),
@@ -167,6 +167,10 @@ def _summary(agent: dict[str, Any]) -> dict[str, Any]:
         "version": agent.get("version"),
         "tools": tool_names(agent),
     }
+    if agent.get("a2a_producer") or agent.get("a2a_consumer"):  # MCP Mesh's A2A flags, when set
+        summary["a2a_producer"] = bool(agent.get("a2a_producer"))
+        summary["a2a_consumer"] = bool(agent.get("a2a_consumer"))
+    return summary
 
 
 def _health(status: str) -> Any:
