@@ -8,9 +8,11 @@ import os
 import subprocess
 import sys
 
+import pytest
 from a2a.server.context import ServerCallContext
 from a2a.types import Task, TaskState
 
+from mesh_framework import MeshApplication, WiringError, mesh_a2a
 from mesh_framework.a2a.server import BoundedTaskStore
 from tests.agents import ROOT
 
@@ -59,3 +61,16 @@ def test_only_an_agent_with_skills_loads_the_a2a_sdk() -> None:
     assert "mesh_framework.a2a.routes" in plain  # the no-skill answers
     skilled = loaded_after_build("tests.apps.a2a_app")
     assert {"a2a", "mesh_framework.a2a.server"} <= skilled
+
+
+def test_two_tools_with_one_skill_id_stop_the_start_with_both_named() -> None:
+    with pytest.raises(WiringError) as caught:
+        MeshApplication.load("tests.apps.a2a_bad", environ={}).build()
+    [problem] = caught.value.problems
+    assert problem.startswith("A2A skill id 'greet' is served by 2 tools (tests.apps.a2a_bad.hello, ")
+    assert problem.endswith("give each @mesh_a2a(skill_id=...) its own")
+
+
+def test_a_bad_skill_id_is_refused_at_decoration() -> None:
+    with pytest.raises(ValueError, match="A2A skill id 'no spaces' is invalid"):
+        mesh_a2a("no spaces")

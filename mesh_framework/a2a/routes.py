@@ -13,6 +13,7 @@ from ..config.settings import MeshSettings
 from ..errors import WiringError
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .marks import A2A_ATTR
+from .skills import skills_of
 
 __all__ = ["a2a_routes"]
 
@@ -21,6 +22,17 @@ def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: Any
     """The skills' routes (`jobs`: the JobService running background tools), else the no-skill answers."""
     if not any(getattr(w.spec.function, A2A_ATTR, None) is not None for w in tools):
         return _no_skill_routes(settings)
+    owners: dict[str, list[str]] = {}
+    for skill in skills_of(tools):
+        owners.setdefault(skill.id, []).append(skill.wrapper.key)
+    clashes = [
+        f"A2A skill id '{skill}' is served by {len(keys)} tools ({', '.join(keys)}); give each "
+        "@mesh_a2a(skill_id=...) its own"
+        for skill, keys in owners.items()
+        if len(keys) > 1
+    ]
+    if clashes:
+        raise WiringError(clashes)
     try:
         from .server import skill_routes
     except ImportError as exc:
