@@ -1,11 +1,24 @@
 """The starter's chat page and its stream route in process, without a mesh (the browser test is
 test_starter_chat_page.py): the page is served as HTML (a route annotated with a Starlette response),
-the route refuses an empty question and answers 503 while no agent provides `ask`."""
+the route refuses an empty question and answers 503 while no agent provides `ask`; `scripts/run.sh` prints
+the page's address."""
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import re
+import socket
+import subprocess
+import threading
+import time
+
+import httpx2
+
 from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
+
+from .agents import ROOT, agent_env, stop
 
 
 async def test_the_page_and_its_route_without_a_mesh() -> None:
@@ -20,3 +33,44 @@ async def test_the_page_and_its_route_without_a_mesh() -> None:
         empty = await client.http.get("/api/chat?question=")
         assert empty.status_code == 422
         assert empty.json()["detail"][0]["loc"] == ["query", "question"]
+
+
+def test_run_script_prints_the_chat_page_address() -> None:
+    """`scripts/run.sh` (the README's command) ends its demo with the page's address, read from the
+    registry, and the page is served there."""
+    with socket.socket() as probe:  # the embedded registry's port, which `mesh call` reads from settings too
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = agent_env({"MESH_REGISTRY__EMBEDDED_PORT": str(port)})
+    process = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "run.sh"), "--profile", "dev"],  # dev: the agents on free ports
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def drain() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        said: list[str] = []
+        deadline = time.monotonic() + 60
+        found = None
+        with contextlib.suppress(queue.Empty):  # the script runs on after its demo: give up at the deadline
+            while (line := lines.get(timeout=max(0.1, deadline - time.monotonic()))) is not None:
+                said.append(line)
+                if found := re.search(r"^chat page .*: (http://127\.0\.0\.1:(\d+)/chat)$", line.strip()):
+                    break
+        assert found is not None, "run.sh printed no chat page address:\n" + "".join(said)
+        assert found.group(2) != "8080"  # the port the registry lists, not a guess
+        page = httpx2.get(found.group(1), timeout=10, trust_env=False)
+        assert page.status_code == 200 and "Starter chat" in page.text
+    finally:
+        stop(process, timeout=20)
