@@ -29,7 +29,7 @@ async def nap(seconds: float = 0.0) -> str:
 
 @mesh_tool(capability="greet")
 def greet(name: str, times: int = 1, loud: bool = False, mood: Literal["calm", "happy"] = "calm") -> str:
-    """Greets `name` (a flat schema: the console draws a form)."""
+    """Greets `name`, `times` times."""
     text = f"hello {name} ({mood})"
     return " ".join([text.upper() if loud else text] * times)
 
