@@ -127,18 +127,15 @@ def light_parent(
         found = _light_traceparent(meta.get("traceparent"))
         if found is not None:
             return found
-    trace_id = parent_span = None
-    for key, value in raw_headers:
-        if key == b"traceparent":
-            found = _light_traceparent(value.decode("latin-1"))
-            if found is not None:
-                return found
-        elif key == b"x-trace-id":
-            trace_id = value.decode("latin-1")
-        elif key == b"x-parent-span":
-            parent_span = value.decode("latin-1")
+    headers = dict(raw_headers)  # one pass in C; most calls carry none of these
+    traceparent = headers.get(b"traceparent")
+    if traceparent is not None:
+        found = _light_traceparent(traceparent.decode("latin-1"))
+        if found is not None:
+            return found
+    trace_id = headers.get(b"x-trace-id")
     if trace_id is not None:
-        found = _light_mesh(trace_id, parent_span)
+        found = _light_mesh(trace_id.decode("latin-1"), headers.get(b"x-parent-span", b"").decode("latin-1"))
         if found is not None:
             return found
     arguments = params.get("arguments")
