@@ -2,7 +2,8 @@
 
 A real registry and a real `mesh run starter_app` process; the `ask` tool's model is the fake OpenAI server
 speaking the streaming wire. The fake sends the first delta and then waits for the test, so the page must
-show that delta on its own before the rest exists. The screenshot is docs/images/starter-chat.png.
+show that delta on its own before the rest exists; without a provider of `ask` the page shows the route's
+503. The screenshot is docs/images/starter-chat.png.
 """
 
 from __future__ import annotations
@@ -108,3 +109,13 @@ def test_the_answer_appears_as_the_model_writes_it(
     expect(page.locator(".answer")).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=WAIT_MS)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
+
+
+def test_without_a_provider_of_ask_the_page_says_so(page: Page) -> None:
+    with run_agent("starter_app") as alone:  # no registry: the route's dependency stays unresolved
+        page.goto(alone.base_url + "/chat")
+        ask(page, "Anyone there?")
+        answer = page.locator(".answer")
+        expect(answer).to_have_class(re.compile(r"\bfailed\b"), timeout=WAIT_MS)
+        expect(answer).to_have_text("Error: 503: no agent provides 'ask' yet")
+        expect(page.locator("#send")).to_be_enabled()
