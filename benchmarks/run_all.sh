@@ -52,6 +52,7 @@ run() {  # run NAME COMMAND...: the benchmark NAME unless ONLY leaves it out
     run fleet "$py" benchmarks/fleet/fleet_bench.py $(pick "--quick" "")
     run jobs "$py" benchmarks/jobs_bench.py $(pick "-n 300 -r 3 -m 500" "-n 1000 -r 5 -m 2000")
     run tracing "$py" benchmarks/tracing_bench.py $(pick "-n 1000 --rounds 3" "-n 4000 --rounds 7")
+    run console "$py" benchmarks/console_bench.py $(pick "-n 1000 --rounds 3" "-n 4000 --rounds 7")
     run metrics "$py" benchmarks/metrics_bench.py $(pick "-n 1000 --rounds 3" "-n 4000 --rounds 7")
     run fuzz "$py" benchmarks/fuzz_long.py $(pick "100" "500")
     run faults "$py" benchmarks/faults_bench.py
