@@ -357,6 +357,28 @@ async def test_a_peer_that_never_answers_is_an_error_naming_the_timeout() -> Non
             await auto.send("hello?")
 
 
+async def test_a_peer_found_in_the_registry_is_looked_up_again_once_it_stops_answering(
+    skills: AgentProcess,
+) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))  # bound, not listening: connections are refused
+        answers = iter(
+            [f"http://127.0.0.1:{closed.getsockname()[1]}/a2a/echo", skills.base_url + "/a2a/echo"]
+        )
+        looked_up: list[str] = []
+
+        async def locate(skill: str) -> str:
+            looked_up.append(skill)
+            return next(answers)
+
+        http = httpx2.AsyncClient(trust_env=False)
+        peer = A2aClient("echo", url=None, http=lambda: http, locate=locate)
+        with pytest.raises(A2aError, match="looked up in the registry again on the next call"):
+            await peer.send("first")
+        assert (await peer.send("second")).text == "echo:second"
+        assert looked_up == ["echo", "echo"]
+
+
 async def legacy_stream(skills: AgentProcess) -> Any:
     words = client(skills.base_url + "/a2a/words", dialect="mcp-mesh")
     async for event in words.stream("p q"):

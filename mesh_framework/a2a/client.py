@@ -83,6 +83,8 @@ class A2aClient:
         self._dialect: Dialect | None = None if dialect == "auto" else dialect  # type: ignore[assignment]
         self._endpoint: str | None = None if self._dialect is None else self.url
         self._locate = locate
+        self._located = False  # the URL came from the registry: looked up again when it stops answering
+        self._auto = dialect == "auto"
         self._ids = itertools.count(1)
 
     def __repr__(self) -> str:
@@ -208,6 +210,7 @@ class A2aClient:
                     f"with an A2A skill '{self.name}' in the registry"
                 )
             self.url = found.rstrip("/")
+            self._located = True
         if self._dialect is not None:
             self._endpoint = self.url
             return self._dialect, self.url
@@ -233,7 +236,19 @@ class A2aClient:
         except httpx2.TimeoutException:
             raise A2aError(f"A2A peer '{self.name}' at {url} did not answer within {self.timeout}s") from None
         except httpx2.HTTPError as exc:
-            raise A2aError(f"A2A peer '{self.name}' at {url} cannot be reached: {exc!r}") from None
+            raise self._unreachable(url, exc) from None
+
+    def _unreachable(self, url: str, exc: Exception) -> A2aError:
+        """The error of a peer that cannot be reached; one found in the registry is looked up again on the
+        next call (it may serve elsewhere now)."""
+        again = ""
+        if self._located:
+            self.url = self._endpoint = None
+            self._located = False
+            if self._auto:
+                self._dialect = None
+            again = "; it is looked up in the registry again on the next call"
+        return A2aError(f"A2A peer '{self.name}' at {url} cannot be reached: {exc!r}{again}")
 
     def _headers(self, dialect: Dialect | None) -> dict[str, str]:
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
@@ -253,7 +268,7 @@ class A2aClient:
                 f"A2A peer '{self.name}' at {endpoint} did not answer {body['method']} within {self.timeout}s"
             ) from None
         except httpx2.HTTPError as exc:
-            raise A2aError(f"A2A peer '{self.name}' at {endpoint} cannot be reached: {exc!r}") from None
+            raise self._unreachable(endpoint, exc) from None
         return self._result(response, body)
 
     def _result(self, response: httpx2.Response, body: dict[str, Any]) -> Any:
