@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.agents import ROOT, dependency_providers, run_agent, run_registry, stop, wait_until
+from tests.llm_fakes import fake_openai, text, tool_call
 from tests.test_mesh_page import CHROMIUM, FLAGS, agent_id
 
 pytestmark = pytest.mark.timeout(240)
@@ -296,3 +297,27 @@ def test_ten_thousand_traces_keep_the_bound_and_the_page_responsive(page: Page) 
         expect(page.locator("tr.waterfall tr.span")).to_have_count(3)
         assert time.monotonic() - started < 5.0, "the page did not answer a click within 5 s"
         expect(page.locator("#traces-kept")).to_contain_text("2000 kept by the registry (at most 2000; 8000")
+
+
+def test_llm_tokens_by_model_and_tool_and_the_llm_iterations_in_the_trace(page: Page) -> None:
+    """The starter's direct-mode `ask` against a fake OpenAI server (through the official SDK): two model
+    turns of 11 tokens in and 7 out each, and the `add` it asks for served by the same agent."""
+    script = [tool_call("add", {"a": 2, "b": 3}), text("2 + 3 = 5")]
+    with fake_openai(script) as model, run_registry(0, "--timeout", "120") as registry:
+        env = {
+            "MCP_MESH_REGISTRY_URL": registry.base_url,
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "sk-test",
+        }
+        with run_agent("starter_app", env=env) as starter:
+            assert "2 + 3 = 5" in str(call(starter.mcp_url, "ask", {"question": "what is 2+3?"})["content"])
+            page.goto(registry.base_url + "/ui")
+            row = page.locator('#tokens tr[data-tool="ask"]')
+            expect(row).to_have_count(1, timeout=WAIT_MS)
+            expect(row.locator("td.num")).to_have_text(["22", "14", "1"])
+            expect(page.locator("#tokens tr.model-total")).to_contain_text("gpt-4o-mini")
+            expect(page.locator("#llm tbody tr", has_text="ask")).to_contain_text("openai/gpt-4o-mini")
+            trace = page.locator("#traces tr.trace", has_text="tools/call ask")
+            expect(trace).to_have_count(1)
+            trace.click()
+            expect(page.locator("tr.waterfall tr.span", has_text="llm iteration")).to_have_count(2)
