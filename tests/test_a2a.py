@@ -177,7 +177,10 @@ def test_mcp_mesh_dialect_card_send_get_and_subscribe(skills: AgentProcess) -> N
     answer = rpc(surface, anonymous).json()["result"]  # MCP Mesh's default id: a UUID4
     assert len(answer["id"]) == 36 and answer["artifacts"][0]["parts"][0]["text"] == "echo:no id"
     got = rpc(surface, {"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {"id": "t-1"}}).json()
-    assert got["result"]["artifacts"][0]["parts"][0]["text"] == "echo:hello"
+    assert got["result"] == task  # what tasks/send answered is what tasks/get reads back
+    failed = rpc(skills.base_url + "/a2a/fail", legacy_send("tasks/send", "f-2", "x")).json()["result"]
+    again = {"jsonrpc": "2.0", "id": 9, "method": "tasks/get", "params": {"id": "f-2"}}
+    assert rpc(skills.base_url + "/a2a/fail", again).json()["result"] == failed
     stream = rpc(skills.base_url + "/a2a/words", legacy_send("tasks/sendSubscribe", "t-2", "a b"))
     assert stream.headers["content-type"].startswith("text/event-stream")
     frames = [json.loads(line[5:])["result"] for line in stream.text.splitlines() if line.startswith("data:")]

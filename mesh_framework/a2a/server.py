@@ -473,6 +473,11 @@ class LegacyDialect:
             return _error(request_id, code, text)
 
     def _request(self, params: dict[str, Any], at_once: bool = False) -> SendMessageRequest:
+        request: SendMessageRequest = ParseDict(self._wire(params, at_once), SendMessageRequest())
+        return request
+
+    def _wire(self, params: dict[str, Any], at_once: bool = False) -> dict[str, Any]:
+        """MCP Mesh's `params` as the current dialect's `SendMessage` params (JSON)."""
         message = _dict(params.get("message"))
         parts = []
         for part in message.get("parts") or []:
@@ -488,8 +493,7 @@ class LegacyDialect:
             wire["message"]["metadata"] = {"skill": metadata["skill"]}
         if at_once:
             wire["configuration"] = {"returnImmediately": True}
-        request: SendMessageRequest = ParseDict(wire, SendMessageRequest())
-        return request
+        return wire
 
     def _remember(self, outer: str, inner: str) -> None:
         self.ids[outer] = inner
@@ -500,11 +504,17 @@ class LegacyDialect:
         self, params: dict[str, Any], context: ServerCallContext, at_once: bool
     ) -> dict[str, Any]:
         outer = str(params.get("id") or uuid.uuid4())  # MCP Mesh: a missing id is a UUID4
-        request = self._request(params, at_once)
+        wire = self._wire(params, at_once)
         named = context.state.get(SKILL_STATE) or _dict(params.get("metadata")).get("skill")
         skill = None if at_once else self.direct.plain_skill(named)
+        message = _read_message(wire["message"]) if skill is not None else None
+        if skill is not None and message is not None:  # protobuf's JSON conversion skipped both ways
+            task: Any = await self.direct.run(skill, message, context)
+            self._remember(outer, task.id)
+            return _legacy_plain_task(task, outer, wire["message"]["parts"])
+        request: SendMessageRequest = ParseDict(wire, SendMessageRequest())
         if skill is not None:
-            task: Any = await self.direct.run(skill, request.message, context)
+            task = await self.direct.run(skill, request.message, context)
         else:
             task = await self.handler.on_message_send(request, context)
         self._remember(outer, task.id)
@@ -621,6 +631,28 @@ def _legacy_task(task: Any, outer: str) -> dict[str, Any]:
         "status": _legacy_status(wire.get("status", {})),
         "artifacts": [_legacy_artifact(a) for a in wire.get("artifacts", [])],
         "history": history,
+    }
+
+
+def _legacy_plain_task(task: Task, outer: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """`_legacy_task` of a task DirectSend ran from a message of text `parts`, without MessageToDict."""
+    status: dict[str, Any] = {
+        "state": "completed" if task.status.state == TaskState.TASK_STATE_COMPLETED else "failed",
+        "timestamp": task.status.timestamp.ToJsonString(),
+    }
+    artifacts = []
+    if task.status.HasField("message"):
+        text = task.status.message.parts[0].text
+        status["message"] = {"role": "agent", "parts": [{"type": "text", "text": text}]}
+    else:
+        text = task.artifacts[0].parts[0].text
+        artifacts.append({"name": "result", "parts": [{"type": "text", "text": text}], "index": 0})
+    return {
+        "id": outer,
+        "sessionId": task.context_id,
+        "status": status,
+        "artifacts": artifacts,
+        "history": [{"role": "user", "parts": _legacy_parts(parts)}],
     }
 
 
