@@ -14,7 +14,7 @@ from .agents import ROOT, agent_env
 @pytest.mark.parametrize(
     ("args", "code", "said"),
     [
-        (["--no-such-option"], 2, "mesh: unrecognized arguments: --no-such-option"),
+        (["--no-such-option"], 2, "mesh run: unrecognized arguments: --no-such-option"),
         (["--profile", "nope"], 1, "application-nope.yaml not found"),  # the agents exit at start-up
     ],
 )
