@@ -1,6 +1,7 @@
 """The mesh console (`/ui`: traffic, tokens, traces, events, try a tool) in a real browser: Debian's
 Chromium, headless, driven by Playwright, against a real `mesh registry` and real `mesh run` agents
-making real calls. The screenshots of the operations page (docs/images/console-*.png) are taken here.
+making real calls. The screenshots of the operations page (docs/images/console-*.png) are taken here
+(see tests/artifacts.py).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import httpx2
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.agents import ROOT, dependency_providers, run_agent, run_registry, stop, wait_until
+from tests.agents import dependency_providers, run_agent, run_registry, stop, wait_until
+from tests.artifacts import screenshot_path
 from tests.llm_fakes import fake_openai, text, tool_call
 from tests.test_mesh_page import CHROMIUM, FLAGS, agent_id
 
 pytestmark = pytest.mark.timeout(240)
 
-IMAGES = ROOT / "docs" / "images"
 WAIT_MS = 15_000
 
 
@@ -115,9 +116,8 @@ def test_the_console_shows_traffic_traces_and_calls_tools(page: Page) -> None:
             failed = page.locator("#traces tr.trace.failed", has_text="tools/call explode")
             expect(failed).to_have_count(2)
             page.locator("#traffic-totals").scroll_into_view_if_needed()
-            IMAGES.mkdir(parents=True, exist_ok=True)
-            page.locator(".layout").screenshot(path=str(IMAGES / "console-traffic.png"))
-            page.locator("#traces").screenshot(path=str(IMAGES / "console-trace.png"))
+            page.locator(".layout").screenshot(path=str(screenshot_path("console-traffic.png", docs=True)))
+            page.locator("#traces").screenshot(path=str(screenshot_path("console-trace.png", docs=True)))
 
             # events: the registrations
             expect(
@@ -145,7 +145,7 @@ def test_the_console_shows_traffic_traces_and_calls_tools(page: Page) -> None:
             expect(page.locator("#call-result")).to_contain_text(
                 "hello Ada (happy) hello Ada (happy)", timeout=WAIT_MS
             )
-            page.locator("#try").screenshot(path=str(IMAGES / "console-try.png"))
+            page.locator("#try").screenshot(path=str(screenshot_path("console-try.png", docs=True)))
 
             # a call that fails: its error shows, and the next call works
             choose(page, sleeper_id, "explode")

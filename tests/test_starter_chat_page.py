@@ -3,7 +3,7 @@
 A real registry and a real `mesh run starter_app` process; the `ask` tool's model is the fake OpenAI server
 speaking the streaming wire. The fake sends the first delta and then waits for the test, so the page must
 show that delta on its own before the rest exists; without a provider of `ask` the page shows the route's
-503. The screenshot is docs/images/starter-chat.png.
+503. The screenshot is docs/images/starter-chat.png (see tests/artifacts.py).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from .agents import ROOT, AgentProcess, run_agent, run_registry, wait_until
+from .agents import AgentProcess, run_agent, run_registry, wait_until
+from .artifacts import screenshot_path
 from .llm_fakes import FakeLlmServer, fake_openai, streamed
 from .test_mesh_page import CHROMIUM, FLAGS, WAIT_MS
-
-SCREENSHOT = ROOT / "docs" / "images" / "starter-chat.png"
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +106,7 @@ def test_the_answer_appears_as_the_model_writes_it(
     ask(page, "What is 2 + 3?")
     expect(page.locator(".answer")).to_have_text("2 + 3 = 5. Anything else?", timeout=WAIT_MS)
     expect(page.locator(".answer")).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=WAIT_MS)
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT))
+    page.screenshot(path=str(screenshot_path("starter-chat.png", docs=True)))
 
 
 def test_without_a_provider_of_ask_the_page_says_so(page: Page) -> None:
