@@ -102,7 +102,7 @@ def test_an_agent_imports_no_vendor_sdk_before_its_first_call() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     modules = set(IMPORTED.findall(done.stderr))
-    assert "mesh_framework.llm.provider" in modules and "mesh_framework.jobs.service" in modules
+    assert "mesh_framework.llm.wiring" in modules and "mesh_framework.jobs.service" in modules
     tops = {m.split(".")[0] for m in modules}
     assert not tops & {"openai", "anthropic", "mcp", "rich"}
     # it serves no click commands: their discovery is not loaded (an app with some: test_command_tools_*)

@@ -4,6 +4,7 @@ the mesh runtime."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -35,7 +36,8 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     _register_listeners(container, catalog)
     jobs = container.job_service()  # adds the job tools, so before the endpoint lists the tools
     asgi = container.asgi_app()
-    jobs.attach(asgi)
+    if jobs is not None:  # None: no job tool and no registry (di/usage.py)
+        jobs.attach(asgi)
     container.mesh_runtime().jobs = jobs
     try:
         container.llm_agents()
@@ -51,14 +53,24 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
 
 
 def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
-    """The app behind MCP authorization when a verifier is configured or declared (security/)."""
+    """The app behind MCP authorization when a verifier is configured or declared (security/). An app
+    with no auth settings, no scoped tool and no verifier component loads no authorization module (a
+    verifier component subclasses TokenVerifier, so that module is imported already if there is one)."""
+    settings, tools = container.settings(), container.tools()
+    verifiers = sys.modules.get("mesh_framework.security.verifiers")
+    declared = (
+        [b for b in catalog.components if issubclass(b.type, verifiers.TokenVerifier)]
+        if verifiers is not None
+        else []
+    )
+    configured = settings.auth.tokens or settings.auth.jwks_url
+    if not declared and not configured and not any(getattr(w.spec, "scopes", ()) for w in tools):
+        return asgi
     from ..security.authorization import protect_agent
-    from ..security.verifiers import TokenVerifier
 
-    declared = [b for b in catalog.components if issubclass(b.type, TokenVerifier)]
     verifier = getattr(container, declared[0].name)() if declared else None
     try:
-        return protect_agent(container.settings(), container.tools(), asgi, verifier)
+        return protect_agent(settings, tools, asgi, verifier)
     except (ValueError, ImportError) as exc:
         raise WiringError([str(exc)]) from None
 

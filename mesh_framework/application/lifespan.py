@@ -12,6 +12,7 @@ from typing import Any
 from starlette.routing import Route
 
 from ..config.loader import LoadedSettings
+from ..di.usage import built_or_loaded, names_servers
 from ..errors import ConfigError
 
 __all__ = ["AgentLifecycle"]
@@ -33,9 +34,10 @@ class AgentLifecycle:
         if self.prepared:
             return
         fail_fast = self.loaded.settings.mcp.fail_fast
-        callbacks = self.container.mcp_tool_callbacks()
-        if fail_fast and callbacks.connections:
-            await callbacks.start(fail_fast=True)
+        if fail_fast and names_servers(self.loaded.settings):
+            callbacks = self.container.mcp_tool_callbacks()
+            if callbacks.connections:
+                await callbacks.start(fail_fast=True)
         gateway = self.container.gateway()
         if gateway is not None:
             await gateway.start()
@@ -54,9 +56,14 @@ class AgentLifecycle:
             await gateway.aclose()
         for agent in self.container.llm_agents().values():
             await agent.aclose()
-        await self.container.llm_provider_service().aclose()
-        await self.container.mcp_tool_callbacks().aclose()
-        await self.container.job_service().aclose()
+        container = self.container  # beans of features the app does not use were never built: none to close
+        if built_or_loaded(container.llm_provider_service, "mesh_framework.llm.provider"):
+            await container.llm_provider_service().aclose()
+        if built_or_loaded(container.mcp_tool_callbacks, "mesh_framework.callbacks.mcp"):
+            await container.mcp_tool_callbacks().aclose()
+        jobs = container.job_service()
+        if jobs is not None:
+            await jobs.aclose()
         await self.container.event_publisher().drain()
 
     @contextlib.asynccontextmanager

@@ -19,6 +19,7 @@ from ..di.assembly import assemble_container, bean_name_for
 from ..di.container import FRAMEWORK_BEANS
 from ..di.features import plan_features
 from ..di.scan import ScanResult, find_agent, scan_packages
+from ..di.usage import names_servers
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import ConfigError
 from ..routes.web import plan_web
@@ -63,7 +64,7 @@ def load_application(
         keep_unread=True,  # reported with the wiring problems (or kept, under report_unread)
     )
     settings = loaded.settings
-    servers = server_catalog(loaded, config_dir, environ)
+    servers = server_catalog(loaded, config_dir, environ) if names_servers(settings) else None
     packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
     exclude = [*agent.exclude, *settings.scan.exclude]
     scan = scan_packages(packages, exclude)

@@ -49,12 +49,13 @@ class GracefulStop:
         drain.begin()
         state.ready = False
         self.container.mcp_endpoint().close_streams()  # notification streams end now, not at the grace
-        jobs = self.container.job_service()
-        jobs.stop_accepting()
+        jobs = self.container.job_service()  # None: the app runs no jobs
+        if jobs is not None:
+            jobs.stop_accepting()
         logger.info(
             "stopping: leaving the mesh, %d call(s) in flight, %d job(s) running, up to %ss",
             drain.in_flight,
-            jobs.runner.running,
+            jobs.runner.running if jobs is not None else 0,
             grace,
         )
         try:
@@ -69,7 +70,8 @@ class GracefulStop:
                 # streams may never end: their clients get an error result now, not a cut connection
                 if self.container.mcp_endpoint().open_streams.end_all():
                     await drain.settle(1.0, 0.0)
-            await jobs.stop(max(0.0, deadline - loop.time()))  # the jobs' share of the same grace
+            if jobs is not None:
+                await jobs.stop(max(0.0, deadline - loop.time()))  # the jobs' share of the same grace
         except Exception:
             logger.exception("graceful stop failed; stopping now")
         finally:

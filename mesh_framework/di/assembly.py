@@ -11,17 +11,15 @@ from typing import Any
 
 from dependency_injector import providers
 
-from ..catalog.catalog import McpServerCatalog
 from ..command_tools.marks import declares_commands
 from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR
 from ..errors import ConfigError, WiringError
-from ..llm.config import LlmToolConfig, resolve_llm_config
 from ..status.discovery import plan_status_sections
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
-from .container import REPLACEABLE, MeshContainer
+from .container import REPLACEABLE, MeshContainer, empty_catalog
 from .scan import ScanResult
 from .wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
 
@@ -34,16 +32,20 @@ def assemble_container(
     loaded: LoadedSettings,
     scan: ScanResult,
     catalog: BeanCatalog,
-    servers: McpServerCatalog,
+    servers: Any,
     *,
     report_unread: bool = False,
 ) -> Any:
     """The container for one agent. Raises WiringError listing every problem found; settings nothing reads
-    are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`)."""
+    are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`).
+    `servers`: the McpServerCatalog, or None when the settings name no MCP server (an empty one is then
+    built if something reads it)."""
     container = MeshContainer(
         settings=providers.Object(loaded.settings),
         loaded_settings=providers.Object(loaded),
-        mcp_catalog=providers.Object(servers),
+        mcp_catalog=(
+            providers.ThreadSafeSingleton(empty_catalog) if servers is None else providers.Object(servers)
+        ),
     )
     problems = [
         *_add_config_sections(container, loaded, scan, catalog),
@@ -52,7 +54,7 @@ def assemble_container(
     ]
     plans, tool_problems = _plan_tools(loaded, scan, catalog)
     problems += tool_problems
-    llm_configs, llm_problems = _plan_llm_tools(loaded, plans, servers)
+    llm_configs, llm_problems = _plan_llm_tools(loaded, plans, container.mcp_catalog)
     problems += llm_problems
     command_plans, command_problems = _plan_commands(loaded, scan.modules, plans)
     status_plans, status_problems = plan_status_sections(
@@ -164,10 +166,11 @@ def _replace_framework_beans(container: Any, catalog: BeanCatalog) -> list[str]:
 
 
 def _plan_llm_tools(
-    loaded: LoadedSettings, plans: list[ToolPlan], servers: McpServerCatalog
-) -> tuple[dict[str, LlmToolConfig], list[str]]:
-    """Every `@mesh_llm` tool's settings resolved now, so a bad provider or prompt stops start-up."""
-    configs: dict[str, LlmToolConfig] = {}
+    loaded: LoadedSettings, plans: list[ToolPlan], catalog: Any
+) -> tuple[dict[str, Any], list[str]]:
+    """Every `@mesh_llm` tool's settings resolved now, so a bad provider or prompt stops start-up. The LLM
+    modules (and the catalog, `catalog()`) are loaded only for an app with such a tool."""
+    configs: dict[str, Any] = {}
     problems: list[str] = []
     for plan in plans:
         function = plan.spec.function
@@ -184,6 +187,8 @@ def _plan_llm_tools(
             continue
         if not marked:
             continue
+        from ..llm.config import resolve_llm_config
+
         try:
             config = resolve_llm_config(
                 plan.name,
@@ -195,6 +200,7 @@ def _plan_llm_tools(
         except ConfigError as exc:
             problems.extend(f"{where}: {p}" for p in exc.problems)
             continue
+        servers = catalog()
         missing = [s for s in config.catalog_servers if not servers.contains(s)]
         if missing:
             problems.append(

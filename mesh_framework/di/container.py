@@ -7,26 +7,20 @@ Framework beans are declared here; the application adds the scanned user compone
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from dependency_injector import containers, providers
 
-from ..callbacks.mcp import McpToolCallbackProvider
-from ..catalog.catalog import McpServerCatalog
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
-from ..gateway import McpGateway
 from ..health.monitor import HealthMonitor
-from ..jobs.service import JobService
-from ..llm.model import LlmModel
-from ..llm.provider import LlmProviderService
-from ..llm.wiring import build_llm_agents
 from ..media.active import build_media_store
 from ..media.store import MediaStore
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
-from ..metrics.mesh_metrics import MeshMetrics
 from ..propagation import HeaderAllowlist
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
 from ..protocol.features import FeatureHandlers
@@ -37,8 +31,17 @@ from ..routes.web import WebApp, build_web
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .features import build_features
+from .usage import uses_jobs
 
-__all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
+if TYPE_CHECKING:
+    from ..callbacks.mcp import McpToolCallbackProvider
+    from ..catalog.catalog import McpServerCatalog
+    from ..gateway import McpGateway
+    from ..jobs.service import JobService
+    from ..llm.provider import LlmProviderService
+    from ..metrics.mesh_metrics import MeshMetrics
+
+__all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer", "empty_catalog"]
 
 
 def build_guard(settings: MeshSettings) -> HostGuard | None:
@@ -83,6 +86,8 @@ def build_tool_callbacks(
     names: list[str] | None = None,
 ) -> McpToolCallbackProvider:
     """Callbacks over the catalog's servers (`names`, default all), connected lazily."""
+    from ..callbacks.mcp import McpToolCallbackProvider
+
     mcp = settings.mcp
     return McpToolCallbackProvider.from_catalog(
         catalog,
@@ -96,14 +101,19 @@ def build_tool_callbacks(
 
 def build_gateway(
     settings: MeshSettings,
-    callbacks: McpToolCallbackProvider,
+    callbacks: Any,
     tools: MeshToolWrapperRegistry,
     publisher: ApplicationEventPublisher,
 ) -> McpGateway | None:
-    """The gateway over `mcp.gateway`'s servers, sharing the catalog provider's connections."""
+    """The gateway over `mcp.gateway`'s servers, sharing the catalog provider's connections (`callbacks`:
+    their provider, built only here)."""
     if not settings.mcp.gateway:
         return None
-    provider = McpToolCallbackProvider([callbacks.connection(name) for name in settings.mcp.gateway])
+    from ..callbacks.mcp import McpToolCallbackProvider
+    from ..gateway import McpGateway
+
+    shared = callbacks()
+    provider = McpToolCallbackProvider([shared.connection(name) for name in settings.mcp.gateway])
     return McpGateway(provider, tools, publisher=publisher, retry_interval=settings.mcp.retry_interval)
 
 
@@ -151,9 +161,20 @@ def build_web_app(
 
 
 def build_agent_llms(
-    configs: dict[str, Any], tools: MeshToolWrapperRegistry, web: WebApp, **kwargs: Any
+    configs: dict[str, Any],
+    tools: MeshToolWrapperRegistry,
+    web: WebApp,
+    catalog_callbacks: Any,
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """The LLM agents of the `@mesh_llm` tools and web routes, by tool name (a route's: `METHOD:/path`)."""
+    """The LLM agents of the `@mesh_llm` tools and web routes, by tool name (a route's: `METHOD:/path`).
+    An app without any loads no LLM module and builds no catalog callbacks (`catalog_callbacks`: their
+    provider)."""
+    if not configs and not web.llm_configs:
+        return {}
+    from ..llm.wiring import build_llm_agents
+
+    kwargs["catalog_callbacks"] = catalog_callbacks()
     agents = build_llm_agents(configs, tools, **kwargs)
     if web.llm_configs:
         agents.update(build_llm_agents(web.llm_configs, web.registry, **kwargs))
@@ -171,11 +192,48 @@ def build_a2a_clients(settings: MeshSettings, proxy_factory: McpMeshToolProxyFac
     return A2aClients(settings, proxy_factory)
 
 
-def build_a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: JobService) -> list[Any]:
+def build_job_service(
+    settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: McpMeshToolProxyFactory, web_plan: Any
+) -> JobService | None:
+    """The runner of background/task tools and the job tools (jobs/service.py); None, and no jobs module
+    loaded, for an app with no job tool that joins no registry."""
+    if not uses_jobs(settings, tools):
+        return None
+    from ..jobs.service import JobService
+
+    return JobService(settings, tools, factory, web_plan)
+
+
+def build_a2a_routes(
+    settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: JobService | None
+) -> list[Any]:
     """The A2A card and JSON-RPC routes of `@mesh_a2a` tools (a2a/routes.py)."""
     from ..a2a.routes import a2a_routes
 
     return a2a_routes(settings, tools, jobs)
+
+
+def build_llm_provider_service(settings: MeshSettings, factory: Any, override: Any) -> LlmProviderService:
+    """The provider service of `@mesh_llm_provider` (llm/provider.py), built when a component asks for it."""
+    from ..llm.provider import LlmProviderService
+
+    return LlmProviderService(settings, factory=factory, override=override)
+
+
+def build_metrics(settings: MeshSettings) -> MeshMetrics | None:
+    """The Prometheus instruments when `metrics.enabled`; None (and no prometheus_client import) when off."""
+    if not settings.metrics.enabled:
+        return None
+    from ..metrics.mesh_metrics import MeshMetrics
+
+    return MeshMetrics()
+
+
+def empty_catalog() -> McpServerCatalog:
+    """The catalog of an app whose settings name no MCP server: built only when something reads it."""
+    from ..catalog.catalog import McpServerCatalog
+
+    return McpServerCatalog()
 
 
 def build_media(settings: MeshSettings) -> MediaStore:
@@ -192,7 +250,7 @@ class MeshContainer(containers.DeclarativeContainer):
     llm_configs = providers.Dependency(instance_of=dict)
     feature_plan: Any = providers.Object(None)  # prompts and resources (FeaturePlan), set by loading
     web_plan: Any = providers.Object(None)  # routes and static folders (WebPlan), set by loading
-    mcp_catalog = providers.Dependency(instance_of=McpServerCatalog)
+    mcp_catalog: Any = providers.Dependency()  # McpServerCatalog; assembly sets it (built lazily when empty)
     lifespan = providers.Object(no_lifespan)
 
     event_publisher = providers.ThreadSafeSingleton(ApplicationEventPublisher)
@@ -222,7 +280,7 @@ class MeshContainer(containers.DeclarativeContainer):
     )
     # Background/task tools' runner and the job tools (jobs/service.py); built before the endpoint.
     job_service = providers.ThreadSafeSingleton(
-        JobService, settings=settings, tools=tools, factory=proxy_factory, web_plan=web_plan
+        build_job_service, settings=settings, tools=tools, factory=proxy_factory, web_plan=web_plan
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     features = providers.ThreadSafeSingleton(build_features, plan=feature_plan, container=__self__)
@@ -251,17 +309,21 @@ class MeshContainer(containers.DeclarativeContainer):
         settings=settings,
         factory=proxy_factory,
         publisher=event_publisher,
-        catalog_callbacks=mcp_tool_callbacks,
+        catalog_callbacks=mcp_tool_callbacks.provider,
         model_override=llm_model,
     )
     llm_provider_service = providers.ThreadSafeSingleton(
-        LlmProviderService, settings=settings, factory=proxy_factory, override=llm_model
+        build_llm_provider_service, settings=settings, factory=proxy_factory, override=llm_model
     )
     gateway = providers.ThreadSafeSingleton(
-        build_gateway, settings=settings, callbacks=mcp_tool_callbacks, tools=tools, publisher=event_publisher
+        build_gateway,
+        settings=settings,
+        callbacks=mcp_tool_callbacks.provider,
+        tools=tools,
+        publisher=event_publisher,
     )
     health_monitor = providers.ThreadSafeSingleton(build_health_monitor, settings=settings)
-    metrics = providers.ThreadSafeSingleton(MeshMetrics)
+    metrics = providers.ThreadSafeSingleton(build_metrics, settings=settings)
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app,
         settings=settings,
@@ -280,24 +342,55 @@ class MeshContainer(containers.DeclarativeContainer):
     )
 
 
+class FrameworkTypes(Mapping[str, type]):
+    """Framework beans by provider name, with their types. A feature's type is listed only once its module
+    is imported: a component or test that asks for it (or subclasses it) has imported it, so listing the
+    others would only load feature packages an app does not use."""
+
+    def __init__(self, loaded: Mapping[str, type], lazy: Mapping[str, tuple[str, str]]) -> None:
+        self._loaded = dict(loaded)
+        self._lazy = dict(lazy)
+
+    def _present(self) -> dict[str, type]:
+        found = dict(self._loaded)
+        for name, (module, attribute) in self._lazy.items():
+            imported = sys.modules.get(module)
+            if imported is not None and hasattr(imported, attribute):
+                found[name] = getattr(imported, attribute)
+        return found
+
+    def __getitem__(self, name: str) -> type:
+        return self._present()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._present())
+
+    def __len__(self) -> int:
+        return len(self._present())
+
+
 # Framework beans a component may ask for by type, by provider name. A component gets the wrapper
 # registry itself (filled when the app is built), not `tools`, so tool-owning components need no cycle.
-FRAMEWORK_BEANS: dict[str, type] = {
-    "settings": MeshSettings,
-    "loaded_settings": LoadedSettings,
-    "wrapper_registry": MeshToolWrapperRegistry,
-    "proxy_factory": McpMeshToolProxyFactory,
-    "mcp_endpoint": McpEndpoint,
-    "agent_state": AgentState,
-    "health_monitor": HealthMonitor,
-    "metrics": MeshMetrics,
-    "event_publisher": ApplicationEventPublisher,
-    "mcp_catalog": McpServerCatalog,
-    "mcp_tool_callbacks": McpToolCallbackProvider,
-    "llm_model": LlmModel,
-    "llm_provider_service": LlmProviderService,
-    "media_store": MediaStore,
-}
+FRAMEWORK_BEANS: Mapping[str, type] = FrameworkTypes(
+    {
+        "settings": MeshSettings,
+        "loaded_settings": LoadedSettings,
+        "wrapper_registry": MeshToolWrapperRegistry,
+        "proxy_factory": McpMeshToolProxyFactory,
+        "mcp_endpoint": McpEndpoint,
+        "agent_state": AgentState,
+        "health_monitor": HealthMonitor,
+        "event_publisher": ApplicationEventPublisher,
+        "media_store": MediaStore,
+    },
+    {
+        "metrics": ("mesh_framework.metrics.mesh_metrics", "MeshMetrics"),
+        "mcp_catalog": ("mesh_framework.catalog.catalog", "McpServerCatalog"),
+        "mcp_tool_callbacks": ("mesh_framework.callbacks.mcp", "McpToolCallbackProvider"),
+        "llm_model": ("mesh_framework.llm.model", "LlmModel"),
+        "llm_provider_service": ("mesh_framework.llm.provider", "LlmProviderService"),
+    },
+)
 # Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").
 REPLACEABLE: dict[str, type] = {
     "wrapper_registry": MeshToolWrapperRegistry,

@@ -120,7 +120,7 @@ class BeanCatalog:
         self.config = {
             spec.model: Bean(_config_name(spec), spec.model, "config") for spec in config_properties
         }
-        self.framework = [Bean(name, cls, "framework") for name, cls in framework.items()]
+        self._framework = framework
         self.components = [
             Bean(
                 spec.name if spec.name != spec.cls.__name__ else bean_name(spec.cls),
@@ -131,6 +131,11 @@ class BeanCatalog:
             )
             for spec in components
         ]
+
+    @property
+    def framework(self) -> list[Bean]:
+        """Read on each use: a lazily listed framework type appears once its module is imported."""
+        return [Bean(name, cls, "framework") for name, cls in self._framework.items()]
 
     def can_inject(self, annotation: Any) -> bool:
         """True if `annotation` names a type the container owns (used to spot beans in tool signatures)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -17,10 +17,11 @@ from ..config.settings import MeshSettings
 from ..health.drain import Drain
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
-from ..metrics.mesh_metrics import MeshMetrics
-from ..metrics.route import metrics_response
 from .job_polls import polls_a_job
 from .server import McpEndpoint
+
+if TYPE_CHECKING:
+    from ..metrics.mesh_metrics import MeshMetrics
 
 __all__ = ["AgentApp", "AgentState", "build_asgi_app"]
 
@@ -113,6 +114,8 @@ def build_asgi_app(
         Route("/startupz", startupz, methods=["GET", "HEAD"]),
     ]
     if metrics is not None and settings.metrics.enabled:
+        from ..metrics.route import metrics_response  # prometheus_client: loaded only with metrics on
+
         registry = metrics.registry
 
         async def metrics_route(request: Request) -> Response:

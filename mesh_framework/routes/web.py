@@ -17,7 +17,6 @@ from starlette.staticfiles import StaticFiles
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..errors import ConfigError, WiringError
-from ..llm.config import resolve_llm_config
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
@@ -67,6 +66,8 @@ def plan_web(
     """Every route and static folder checked. Raises WiringError (code) or ConfigError (settings)."""
 
     def llm_config(name: str, function: Callable[..., Any], return_type: Any, streams: bool) -> Any:
+        from ..llm.config import resolve_llm_config  # LLM modules: only for an app with a @mesh_llm route
+
         return resolve_llm_config(name, function, loaded, return_type=return_type, streams=streams)
 
     routes, problems = plan_routes(

@@ -1,0 +1,33 @@
+"""Which optional features an agent uses, decided from its settings and scanned tools before anything is
+built: the container builds (and imports) a feature's beans only when it is used."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from ..config.settings import MeshSettings
+
+__all__ = ["built_or_loaded", "names_servers", "uses_jobs"]
+
+
+def names_servers(settings: MeshSettings) -> bool:
+    """The settings name an MCP server (`mcp.servers`, `mcp.catalog`, `mcp.gateway`, `mcp.default_servers`);
+    otherwise the catalog is empty and its modules are not loaded."""
+    mcp = settings.mcp
+    return bool(mcp.servers or mcp.catalog or mcp.gateway or mcp.default_servers)
+
+
+def uses_jobs(settings: MeshSettings, tools: Iterable[Any]) -> bool:
+    """The job runner and service are needed: a background or task tool, the job tools asked for
+    (`jobs.serve_tools`), or a registry (every agent of a mesh answers for its jobs)."""
+    if settings.registry.enabled or settings.jobs.serve_tools:
+        return True
+    return any(w.spec.background or w.spec.task for w in tools)
+
+
+def built_or_loaded(provider: Any, module: str) -> bool:
+    """True if the singleton `provider` may hold an instance: it is overridden, or the module of its class
+    is loaded (it cannot have been built otherwise). Used to release beans without building them."""
+    return bool(provider.overridden) or module in sys.modules

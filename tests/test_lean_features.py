@@ -1,0 +1,144 @@
+"""An agent loads a feature's packages only when it uses the feature: a minimal app (one plain tool, no
+registry, metrics off) built and ready to serve imports no module of jobs' runner, the LLM, the MCP server
+catalog, catalog callbacks, the gateway, metrics (nor prometheus_client) or MCP authorization; each of them
+is imported once the app uses it.
+
+Each check loads and builds the app in a fresh interpreter and reads `sys.modules` there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .agents import ROOT
+
+pytestmark = pytest.mark.timeout(120)
+
+PLAIN_TOOL = """
+@mesh_tool(capability="add")
+async def add(a: int, b: int) -> int:
+    return a + b
+"""
+APP = """
+from mesh_framework import MeshLlmAgent, mesh_agent, mesh_llm, mesh_tool
+
+@mesh_agent(name="lean", version="0.1.0")
+class Lean:
+    pass
+{tools}
+"""
+# A feature's module that only its use loads, by feature.
+FEATURES = {
+    "jobs": "mesh_framework.jobs.service",
+    "llm": "mesh_framework.llm.wiring",
+    "catalog": "mesh_framework.catalog.catalog",
+    "callbacks": "mesh_framework.callbacks.mcp",
+    "gateway": "mesh_framework.gateway",
+    "metrics": "prometheus_client",
+    "security": "mesh_framework.security.authorization",
+}
+# Every module of these packages stays unloaded in the minimal app (jobs.context and jobs.model hold the
+# JobContext a tool may take, so they load with the tools).
+UNUSED_PACKAGES = (
+    "mesh_framework.llm",
+    "mesh_framework.catalog",
+    "mesh_framework.callbacks",
+    "mesh_framework.gateway",
+    "mesh_framework.metrics",
+    "prometheus_client",
+    "mesh_framework.jobs.service",
+    "mesh_framework.jobs.runner",
+    "mesh_framework.jobs.tools",
+    "mesh_framework.security.authorization",
+    "mesh_framework.security.verifiers",
+)
+MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
+
+
+def built_modules(directory: Path, name: str, tools: str, cli: dict[str, object]) -> set[str]:
+    """Load and build the app `name` (written to `directory`) in a fresh interpreter; its modules."""
+    (directory / f"{name}.py").write_text(textwrap.dedent(APP.format(tools=tools)))
+    code = (
+        "import json, sys\n"
+        "from mesh_framework.app import MeshApplication\n"
+        f"MeshApplication.load({name!r}, cli=json.loads(sys.argv[1]), environ={{}}).build()\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
+    environ["PYTHONPATH"] = os.pathsep.join([str(directory), str(ROOT)])
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(cli)],
+        cwd=directory,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def loaded(modules: set[str], feature: str) -> bool:
+    return FEATURES[feature] in modules
+
+
+def test_a_minimal_app_imports_no_feature_package(tmp_path: Path) -> None:
+    modules = built_modules(tmp_path, "lean_minimal", PLAIN_TOOL, MINIMAL)
+    unused = sorted(m for m in modules if m.startswith(UNUSED_PACKAGES))
+    assert unused == []
+    assert "mesh_framework.tools.wrapper" in modules  # it did build the tool
+
+
+def test_metrics_on_loads_prometheus(tmp_path: Path) -> None:
+    modules = built_modules(tmp_path, "lean_metrics", PLAIN_TOOL, {**MINIMAL, "metrics.enabled": True})
+    assert loaded(modules, "metrics") and "mesh_framework.metrics.mesh_metrics" in modules
+    assert not loaded(modules, "llm") and not loaded(modules, "jobs")
+
+
+def test_a_background_tool_or_a_registry_loads_the_job_service(tmp_path: Path) -> None:
+    background = '\n@mesh_tool(capability="slow", background=True)\nasync def slow() -> int:\n    return 1\n'
+    assert loaded(built_modules(tmp_path, "lean_jobs", background, MINIMAL), "jobs")
+    # the registry is not reached by a build: joining happens once the agent serves
+    with_registry = built_modules(tmp_path, "lean_joins", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True})
+    assert loaded(with_registry, "jobs")
+
+
+def test_an_llm_tool_loads_the_llm_modules(tmp_path: Path) -> None:
+    tool = (
+        '\n@mesh_tool(capability="ask")\n@mesh_llm("openai/gpt-4o-mini")\n'
+        "async def ask(q: str, llm: MeshLlmAgent) -> str:\n    return await llm(q)\n"
+    )
+    modules = built_modules(tmp_path, "lean_llm", tool, MINIMAL)
+    assert loaded(modules, "llm") and loaded(modules, "callbacks")
+    assert not {"openai", "anthropic"} & {m.split(".")[0] for m in modules}  # vendors: on first call
+
+
+def test_catalog_servers_load_the_catalog_and_a_gateway_the_gateway(tmp_path: Path) -> None:
+    server = {"command": sys.executable, "args": ["-c", "pass"]}
+    with_servers = built_modules(
+        tmp_path, "lean_catalog", PLAIN_TOOL, {**MINIMAL, "mcp.servers": {"s": server}}
+    )
+    assert loaded(with_servers, "catalog") and not loaded(with_servers, "gateway")
+    gateway = {**MINIMAL, "mcp.servers": {"s": server}, "mcp.gateway": ["s"]}
+    with_gateway = built_modules(tmp_path, "lean_gateway", PLAIN_TOOL, gateway)
+    assert loaded(with_gateway, "gateway") and loaded(with_gateway, "callbacks")
+
+
+def test_auth_settings_or_scoped_tools_load_authorization(tmp_path: Path) -> None:
+    tokens = {**MINIMAL, "auth.tokens": [{"token": "t0ken-value-long-enough", "scopes": ["read"]}]}
+    assert loaded(built_modules(tmp_path, "lean_auth", PLAIN_TOOL, tokens), "security")
+    verifier = (
+        PLAIN_TOOL + "\nfrom mesh_framework import component\n"
+        "from mesh_framework.security import StaticTokenVerifier\n\n"
+        "@component\nclass Tokens(StaticTokenVerifier):\n"
+        "    def __init__(self) -> None:\n        super().__init__([('t0ken-value-long-enough', (), 'c')])\n"
+    )
+    assert loaded(built_modules(tmp_path, "lean_verifier", verifier, MINIMAL), "security")
