@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from .llm.model import LlmError, LlmModel, LlmOutputError, LlmProviderError
     from .llm.provider import MeshLlmRequest, mesh_llm_provider
     from .llm.types import LlmUsage
+    from .media import MediaParam, MediaRef, MediaResult, MediaStore, media_result, save_upload
     from .mesh.proxy_factory import McpMeshToolProxyFactory
     from .prompts.messages import PromptMessage
     from .propagation import propagated_headers
@@ -70,6 +71,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "A2aClient",
+    "MediaParam",
+    "MediaRef",
+    "MediaResult",
+    "MediaStore",
+    "media_result",
+    "save_upload",
     "A2aError",
     "A2aEvent",
     "A2aPeer",
@@ -185,6 +192,12 @@ _LOCATIONS: dict[str, str] = {
     "CatalogError": ".errors",
     "ConfigError": ".errors",
     "A2aClient": ".a2a",
+    "MediaParam": ".media",
+    "MediaRef": ".media",
+    "MediaResult": ".media",
+    "MediaStore": ".media",
+    "media_result": ".media",
+    "save_upload": ".media",
     "A2aError": ".a2a",
     "A2aEvent": ".a2a",
     "A2aPeer": ".a2a",

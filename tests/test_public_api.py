@@ -32,6 +32,7 @@ PUBLIC = {
     "mesh_service", "mesh_selector", "selector", "ServiceUnavailable",
     "Health", "HealthIndicator", "HealthStatus", "health_indicator",
     "A2aClient", "A2aError", "A2aEvent", "A2aPeer", "A2aTask", "mesh_a2a",
+    "MediaParam", "MediaRef", "MediaResult", "MediaStore", "media_result", "save_upload",
 }  # fmt: skip
 
 
