@@ -1,7 +1,7 @@
 """An agent loads a feature's packages only when it uses the feature: a minimal app (one plain tool, no
 registry, metrics off) built and ready to serve imports no module of jobs' runner, the LLM, the MCP server
-catalog, catalog callbacks, the gateway, metrics (nor prometheus_client) or MCP authorization; each of them
-is imported once the app uses it.
+catalog, catalog callbacks, the gateway, metrics (nor prometheus_client), MCP authorization or the prompt
+and resource catalogs; each of them is imported once the app uses it.
 
 Each check loads and builds the app in a fresh interpreter and reads `sys.modules` there.
 """
@@ -43,6 +43,8 @@ FEATURES = {
     "gateway": "mesh_framework.gateway",
     "metrics": "prometheus_client",
     "security": "mesh_framework.security.authorization",
+    "prompts": "mesh_framework.prompts.catalog",
+    "resources": "mesh_framework.resources.catalog",
 }
 # Every module of these packages stays unloaded in the minimal app (jobs.context and jobs.model hold the
 # JobContext a tool may take, so they load with the tools).
@@ -58,6 +60,11 @@ UNUSED_PACKAGES = (
     "mesh_framework.jobs.tools",
     "mesh_framework.security.authorization",
     "mesh_framework.security.verifiers",
+    "mesh_framework.di.features",
+    "mesh_framework.prompts.catalog",
+    "mesh_framework.prompts.markdown",
+    "mesh_framework.resources.catalog",
+    "mesh_framework.resources.files",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -142,3 +149,20 @@ def test_auth_settings_or_scoped_tools_load_authorization(tmp_path: Path) -> Non
         "    def __init__(self) -> None:\n        super().__init__([('t0ken-value-long-enough', (), 'c')])\n"
     )
     assert loaded(built_modules(tmp_path, "lean_verifier", verifier, MINIMAL), "security")
+
+
+def test_a_prompt_a_resource_or_a_prompt_folder_loads_their_catalogs(tmp_path: Path) -> None:
+    prompt = (
+        "\nfrom mesh_framework import mesh_prompt\n\n"
+        '@mesh_prompt()\ndef greet(name: str) -> str:\n    return f"Hello {name}"\n'
+    )
+    modules = built_modules(tmp_path, "lean_prompt", PLAIN_TOOL + prompt, MINIMAL)
+    assert loaded(modules, "prompts") and loaded(modules, "resources")
+    resource = (
+        "\nfrom mesh_framework import mesh_resource\n\n"
+        '@mesh_resource("data://x")\ndef x() -> str:\n    return "x"\n'
+    )
+    assert loaded(built_modules(tmp_path, "lean_resource", PLAIN_TOOL + resource, MINIMAL), "resources")
+    (tmp_path / "prompts").mkdir()  # the default prompt folder, beside the app module
+    (tmp_path / "prompts" / "hello.md").write_text("---\ndescription: Say hello\n---\nHello!\n")
+    assert loaded(built_modules(tmp_path, "lean_folder", PLAIN_TOOL, MINIMAL), "prompts")

@@ -17,9 +17,8 @@ from dependency_injector import providers
 from ..config.loader import LoadedSettings, load_settings
 from ..di.assembly import assemble_container, bean_name_for
 from ..di.container import FRAMEWORK_BEANS
-from ..di.features import plan_features
 from ..di.scan import ScanResult, find_agent, scan_packages
-from ..di.usage import names_servers
+from ..di.usage import names_servers, serves_features
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import ConfigError
 from ..routes.web import plan_web
@@ -73,8 +72,11 @@ def load_application(
     owners = {bean.type: bean.name for bean in catalog.components}
     module_file = getattr(sys.modules[agent.module], "__file__", None)
     package_dir = Path(module_file).resolve().parent if module_file else None
-    features = plan_features(loaded, scan, owners, config_dir, package_dir)
-    container.feature_plan.override(providers.Object(features))
+    if serves_features(loaded, scan, (config_dir, package_dir)):
+        from ..di.features import plan_features
+
+        features = plan_features(loaded, scan, owners, config_dir, package_dir)
+        container.feature_plan.override(providers.Object(features))
     web = plan_web(
         loaded,
         scan.modules,

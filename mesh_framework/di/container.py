@@ -30,7 +30,6 @@ from ..protocol.server import McpEndpoint
 from ..routes.web import WebApp, build_web
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .features import build_features
 from .usage import uses_jobs
 
 if TYPE_CHECKING:
@@ -236,6 +235,15 @@ def empty_catalog() -> McpServerCatalog:
     return McpServerCatalog()
 
 
+def build_feature_handlers(plan: Any, container: Any) -> FeatureHandlers:
+    """The endpoint's prompts and resources (di/features.py); none planned: no prompt or resource module."""
+    if plan is None:
+        return FeatureHandlers()
+    from .features import build_features
+
+    return build_features(plan, container)
+
+
 def build_media(settings: MeshSettings) -> MediaStore:
     """The media store `media.storage` names (media/active.py)."""
     return build_media_store(settings.media)
@@ -283,7 +291,7 @@ class MeshContainer(containers.DeclarativeContainer):
         build_job_service, settings=settings, tools=tools, factory=proxy_factory, web_plan=web_plan
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
-    features = providers.ThreadSafeSingleton(build_features, plan=feature_plan, container=__self__)
+    features = providers.ThreadSafeSingleton(build_feature_handlers, plan=feature_plan, container=__self__)
     mcp_endpoint = providers.ThreadSafeSingleton(
         build_endpoint, settings=settings, registry=tools, features=features
     )

@@ -1,10 +1,20 @@
-"""Prompts: `@mesh_prompt` functions and Markdown files with YAML front matter, served as MCP prompts."""
+"""Prompts: `@mesh_prompt` functions and Markdown files with YAML front matter, served as MCP prompts.
 
-from .arguments import Argument, ArgumentError, analyze_arguments
-from .catalog import Prompt, PromptCatalog, PromptError
-from .decorator import PromptSpec, mesh_prompt
-from .markdown import MarkdownPrompt, PromptFileError, load_prompt_file, load_prompt_folder
-from .messages import PromptMessage, to_messages
+The names below are loaded on first use (PEP 562): the decorator is imported by every app, the catalogs
+and file readers only by an app that serves prompts.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .arguments import Argument, ArgumentError, analyze_arguments
+    from .catalog import Prompt, PromptCatalog, PromptError
+    from .decorator import PromptSpec, mesh_prompt
+    from .markdown import MarkdownPrompt, PromptFileError, load_prompt_file, load_prompt_folder
+    from .messages import PromptMessage, to_messages
 
 __all__ = [
     "Argument",
@@ -22,3 +32,33 @@ __all__ = [
     "mesh_prompt",
     "to_messages",
 ]
+
+_LOCATIONS = {
+    "Argument": ".arguments",
+    "ArgumentError": ".arguments",
+    "MarkdownPrompt": ".markdown",
+    "Prompt": ".catalog",
+    "PromptCatalog": ".catalog",
+    "PromptError": ".catalog",
+    "PromptFileError": ".markdown",
+    "PromptMessage": ".messages",
+    "PromptSpec": ".decorator",
+    "analyze_arguments": ".arguments",
+    "load_prompt_file": ".markdown",
+    "load_prompt_folder": ".markdown",
+    "mesh_prompt": ".decorator",
+    "to_messages": ".messages",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LOCATIONS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

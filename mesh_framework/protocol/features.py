@@ -9,13 +9,15 @@ is -32603 with a one-line reason (the traceback goes to the agent's log).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..prompts.catalog import PromptCatalog, PromptError
-from ..resources.catalog import ResourceCatalog, ResourceError
 from ..tools.context import ToolContext
 from .request_state import RequestStateSigner, TamperedStateError
 from .versions import INTERNAL_ERROR, INVALID_PARAMS, META_CLIENT_CAPABILITIES
+
+if TYPE_CHECKING:
+    from ..prompts.catalog import PromptCatalog
+    from ..resources.catalog import ResourceCatalog
 
 __all__ = ["FEATURE_METHODS", "FeatureError", "FeatureHandlers"]
 
@@ -45,22 +47,40 @@ class FeatureError(Exception):
 
 
 class FeatureHandlers:
-    """Serves prompts, resources and completion from the agent's catalogs."""
+    """Serves prompts, resources and completion from the agent's catalogs. An agent with neither loads
+    the catalog modules only if a client asks for a feature method (empty catalogs answer it)."""
 
     def __init__(
         self, prompts: PromptCatalog | None = None, resources: ResourceCatalog | None = None
     ) -> None:
-        self.prompts = prompts or PromptCatalog()
-        self.resources = resources or ResourceCatalog()
+        self._prompts = prompts or None
+        self._resources = resources or None
+
+    @property
+    def prompts(self) -> PromptCatalog:
+        if self._prompts is None:
+            from ..prompts.catalog import PromptCatalog
+
+            self._prompts = PromptCatalog()
+        return self._prompts
+
+    @property
+    def resources(self) -> ResourceCatalog:
+        if self._resources is None:
+            from ..resources.catalog import ResourceCatalog
+
+            self._resources = ResourceCatalog()
+        return self._resources
 
     def capabilities(self) -> dict[str, Any]:
         """What `initialize` and `server/discover` declare: only the features this agent has."""
         declared: dict[str, Any] = {}
-        if len(self.prompts):
+        prompts = len(self._prompts) if self._prompts is not None else 0
+        if prompts:
             declared["prompts"] = {"listChanged": False}
-        if len(self.resources):
+        if self._resources is not None and len(self._resources):
             declared["resources"] = {"listChanged": False, "subscribe": False}
-        if len(self.prompts) or self.resources.template_count:
+        if prompts or (self._resources is not None and self._resources.template_count):
             declared["completions"] = {}
         return declared
 
@@ -72,6 +92,9 @@ class FeatureHandlers:
         modern: bool,
         signer: RequestStateSigner | None = None,
     ) -> dict[str, Any]:
+        from ..prompts.catalog import PromptError
+        from ..resources.catalog import ResourceError
+
         try:
             result = await self._handle(method, params, modern, signer)
         except PromptError as exc:

@@ -1,10 +1,20 @@
-"""Resources: `@mesh_resource` functions and URI templates, and static files, served as MCP resources."""
+"""Resources: `@mesh_resource` functions and URI templates, and static files, served as MCP resources.
 
-from .catalog import FunctionResource, ResourceCatalog, ResourceError, TemplateResource
-from .contents import to_contents
-from .decorator import ResourceSpec, mesh_resource
-from .files import StaticFile, find_files
-from .template import UriTemplate
+The names below are loaded on first use (PEP 562): the decorator is imported by every app, the catalogs
+and file readers only by an app that serves resources.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .catalog import FunctionResource, ResourceCatalog, ResourceError, TemplateResource
+    from .contents import to_contents
+    from .decorator import ResourceSpec, mesh_resource
+    from .files import StaticFile, find_files
+    from .template import UriTemplate
 
 __all__ = [
     "FunctionResource",
@@ -18,3 +28,29 @@ __all__ = [
     "mesh_resource",
     "to_contents",
 ]
+
+_LOCATIONS = {
+    "FunctionResource": ".catalog",
+    "ResourceCatalog": ".catalog",
+    "ResourceError": ".catalog",
+    "ResourceSpec": ".decorator",
+    "StaticFile": ".files",
+    "TemplateResource": ".catalog",
+    "UriTemplate": ".template",
+    "find_files": ".files",
+    "mesh_resource": ".decorator",
+    "to_contents": ".contents",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LOCATIONS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
