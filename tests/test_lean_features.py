@@ -69,13 +69,16 @@ UNUSED_PACKAGES = (
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
 
-def built_modules(directory: Path, name: str, tools: str, cli: dict[str, object]) -> set[str]:
-    """Load and build the app `name` (written to `directory`) in a fresh interpreter; its modules."""
+def built_modules(directory: Path, name: str, tools: str, cli: dict[str, object], then: str = "") -> set[str]:
+    """Load and build the app `name` (written to `directory`) in a fresh interpreter, run `then` (`app`,
+    `asgi` are defined); its modules."""
     (directory / f"{name}.py").write_text(textwrap.dedent(APP.format(tools=tools)))
     code = (
         "import json, sys\n"
         "from mesh_framework.app import MeshApplication\n"
-        f"MeshApplication.load({name!r}, cli=json.loads(sys.argv[1]), environ={{}}).build()\n"
+        f"app = MeshApplication.load({name!r}, cli=json.loads(sys.argv[1]), environ={{}})\n"
+        "asgi = app.build()\n"
+        f"{then}\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
@@ -108,6 +111,21 @@ def test_metrics_on_loads_prometheus(tmp_path: Path) -> None:
     modules = built_modules(tmp_path, "lean_metrics", PLAIN_TOOL, {**MINIMAL, "metrics.enabled": True})
     assert loaded(modules, "metrics") and "mesh_framework.metrics.mesh_metrics" in modules
     assert not loaded(modules, "llm") and not loaded(modules, "jobs")
+
+
+def test_a_component_asking_for_metrics_gets_them_while_metrics_are_off(tmp_path: Path) -> None:
+    component = (
+        PLAIN_TOOL + "\nfrom mesh_framework import component\n"
+        "from mesh_framework.metrics import MeshMetrics\n\n"
+        "@component\nclass Counts:\n    def __init__(self, metrics: MeshMetrics) -> None:\n"
+        "        self.metrics = metrics\n"
+    )
+    check = (
+        "from starlette.testclient import TestClient\n"
+        "assert type(app.container.counts().metrics).__name__ == 'MeshMetrics'\n"
+        "assert TestClient(asgi).get('/metrics').status_code == 404  # not served: metrics are off\n"
+    )
+    assert loaded(built_modules(tmp_path, "lean_counts", component, MINIMAL, check), "metrics")
 
 
 def test_a_background_tool_or_a_registry_loads_the_job_service(tmp_path: Path) -> None:

@@ -219,13 +219,17 @@ def build_llm_provider_service(settings: MeshSettings, factory: Any, override: A
     return LlmProviderService(settings, factory=factory, override=override)
 
 
-def build_metrics(settings: MeshSettings) -> MeshMetrics | None:
-    """The Prometheus instruments when `metrics.enabled`; None (and no prometheus_client import) when off."""
-    if not settings.metrics.enabled:
-        return None
+def build_metrics() -> MeshMetrics:
+    """The Prometheus instruments (metrics/), built when metrics are on or a component asks for them."""
     from ..metrics.mesh_metrics import MeshMetrics
 
     return MeshMetrics()
+
+
+def served_metrics(settings: MeshSettings, metrics: Any) -> MeshMetrics | None:
+    """The instruments `/metrics` serves (`metrics`: their provider); None, and no prometheus_client import,
+    when `metrics.enabled` is off."""
+    return metrics() if settings.metrics.enabled else None
 
 
 def empty_catalog() -> McpServerCatalog:
@@ -331,7 +335,7 @@ class MeshContainer(containers.DeclarativeContainer):
         publisher=event_publisher,
     )
     health_monitor = providers.ThreadSafeSingleton(build_health_monitor, settings=settings)
-    metrics = providers.ThreadSafeSingleton(build_metrics, settings=settings)
+    metrics = providers.ThreadSafeSingleton(build_metrics)
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app,
         settings=settings,
@@ -339,7 +343,7 @@ class MeshContainer(containers.DeclarativeContainer):
         state=agent_state,
         lifespan=lifespan,
         health=health_monitor,
-        metrics=metrics,
+        metrics=providers.Callable(served_metrics, settings=settings, metrics=metrics.provider),
         extra_routes=providers.Callable(
             web_routes,
             status_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
