@@ -10,15 +10,12 @@ The registry token (`registry.token`) is sent to the registry when set.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 from typing import Any
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, client_settings, registry_option, registry_url
 
 __all__ = ["register"]
-
-logger = logging.getLogger("mesh_framework.cli")
 
 
 def register(commands: Any) -> None:
@@ -53,7 +50,11 @@ def _console(args: argparse.Namespace) -> int:
             f"cannot listen on {args.host}:{args.port} ({reason}); choose another --port"
         ) from None
     port = sock.getsockname()[1]
-    logger.info("console serving http://%s:%d/ui for the registry at %s", args.host, port, url)
+    import logging  # here, not at the top: `mesh --help` loads the parser only
+
+    logging.getLogger("mesh_framework.cli").info(
+        "console serving http://%s:%d/ui for the registry at %s", args.host, port, url
+    )
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     server.run(sockets=[sock])
     return EXIT_OK
