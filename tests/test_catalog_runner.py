@@ -152,9 +152,7 @@ async def test_timeout_stops_the_process_group_and_says_so(
 ) -> None:
     monkeypatch.setenv("STAND_IN_MODE", "sleep")
     runner = ClaudeCodeRunner(CATALOG, executable=str(stand_in), timeout=60)
-    started = time.monotonic()
-    result = await runner.run("Loop forever", servers=["docs"], timeout=1.0)
-    assert time.monotonic() - started < 10
+    result = await runner.run("Loop forever", servers=["docs"], timeout=1.0)  # not the runner's 60 s
     assert result.timed_out and not result.ok and result.exit_code != 0
     assert "working..." in result.stdout
     assert result.error is not None and result.error.startswith("Claude Code timed out after 1.")

@@ -9,7 +9,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 
 from .agents import ROOT, agent_env, run_cli, run_mesh, run_registry, stop, wait_until
 
@@ -42,9 +41,8 @@ def test_a_registry_port_held_by_something_else_is_one_line() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        started = time.monotonic()
         result = run_cli(["run", *APPS, "--port", "0", "--registry-port", str(port)])
-    assert result.returncode == 1 and time.monotonic() - started < 20
+    assert result.returncode == 1
     assert result.stderr == (
         f"mesh run: the registry's port 127.0.0.1:{port} is taken by something that is not a registry "
         "(Address already in use); pick another with --registry-port PORT (0: any free port), or join a "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -292,10 +291,8 @@ def test_ten_thousand_traces_keep_the_bound_and_the_page_responsive(page: Page) 
         assert view["evicted_traces"] == 8000
         rows = page.locator("#traces tr.trace")
         expect(rows).to_have_count(100, timeout=WAIT_MS)  # the newest the registry hands over at once
-        started = time.monotonic()
         rows.first.click()
-        expect(page.locator("tr.waterfall tr.span")).to_have_count(3)
-        assert time.monotonic() - started < 5.0, "the page did not answer a click within 5 s"
+        expect(page.locator("tr.waterfall tr.span")).to_have_count(3)  # Playwright's 5 s: the page answers
         expect(page.locator("#traces-kept")).to_contain_text("2000 kept by the registry (at most 2000; 8000")
 
 

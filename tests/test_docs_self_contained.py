@@ -51,7 +51,7 @@ def test_the_pattern_catches_what_it_must() -> None:
         "issue 11",
         "seed 002's layout",
         "../shared/x",
-        "/work/main/x",
+        "/root/checkout/x",
     ):
         assert UNREADABLE.search(text), text
     for text in ("the issuer claim", "tissue 12", "seeded 3 times", "the docs/ folder", "a /tmp folder"):
