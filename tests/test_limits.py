@@ -87,10 +87,9 @@ def test_a_body_far_over_the_limit_is_refused_at_once_and_lingered_on_for_the_bo
         sock.sendall(head.encode())
         first = sock.recv(65536)  # the 413, while the body has not even begun
         assert first.startswith(b"HTTP/1.1 413"), first
-        started = time.monotonic()
         sock.sendall(b"x" * LIMIT)  # more body: read and dropped, not a reset
-        answer = first + _read_until_closed(sock)
-    assert 0.5 < time.monotonic() - started < 5  # closed once the body timeout has passed
+        answer = first + _read_until_closed(sock)  # the agent closes (the socket's 10 s would fail first)
+    assert answer.count(b"HTTP/1.1 ") == 1, answer  # the dropped bytes were not read as a request
     assert b"connection: close" in answer.lower()
     assert _list_tools(agent) == 200
 
@@ -102,12 +101,10 @@ def test_urllib_sending_40_mib_reads_the_413(lingering_agent: AgentProcess) -> N
     request = urllib.request.Request(
         lingering_agent.mcp_url, data=_oversized(40 * 1024 * 1024), headers=HEADERS, method="POST"
     )
-    started = time.monotonic()
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=30)
     assert caught.value.code == 413
     assert "server.max_body_bytes" in json.loads(caught.value.read())["error"]["message"]
-    assert time.monotonic() - started < LINGER  # within server.body_timeout
     assert _list_tools(lingering_agent) == 200
 
 
