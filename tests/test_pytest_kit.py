@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -83,15 +82,14 @@ def test_mesh_cluster_runs_real_agents_and_survives_a_restart(mesh_cluster: Any)
     assert mesh.call("sum_of_squares", {"a": 1, "b": 2}) == 5
 
 
+@pytest.mark.timeout(45)  # a wait for three heartbeats would take 60 s
 def test_a_cluster_is_ready_when_its_agents_hold_their_providers_not_after_heartbeats() -> None:
     """Agents follow the registry's push stream: with a long heartbeat the cluster is still ready as soon
     as the calculator holds its provider (a wait for heartbeats would take 3 x 20 s here)."""
-    started = time.monotonic()
     with MeshCluster(
         ["starter_app", "starter_app.calculator"], env={"MESH_REGISTRY__HEARTBEAT_INTERVAL": "20"}
     ) as mesh:
         assert mesh.call("sum_of_squares", {"a": 3, "b": 4}) == 25
-        assert time.monotonic() - started < 40
 
 
 def test_a_cluster_without_metrics_says_why_it_cannot_wait() -> None:

@@ -4,7 +4,6 @@ trying for about 50 s)."""
 from __future__ import annotations
 
 import subprocess
-import time
 
 import pytest
 
@@ -20,18 +19,15 @@ from .agents import ROOT, agent_env
 )
 def test_the_script_ends_with_mesh_run(args: list[str], code: int, said: str) -> None:
     env = agent_env({"MESH_REGISTRY__EMBEDDED_PORT": "0"})  # a registry, if any, on a free port
-    started = time.monotonic()
     result = subprocess.run(
         ["bash", str(ROOT / "scripts" / "run.sh"), *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=25,  # the old script kept calling for ~50 s after mesh run had exited
         check=False,
     )
-    elapsed = time.monotonic() - started
     assert result.returncode == code, result.stderr
     assert said in result.stderr
-    assert elapsed < 25, f"run.sh took {elapsed:.1f}s after mesh run exited"
     assert "cross-agent call" not in result.stdout

@@ -194,19 +194,17 @@ def test_scopes_are_checked_for_every_call_of_a_batch_and_in_the_modern_protocol
 def test_a_slow_body_is_answered_408_within_the_body_timeout(agent: AgentProcess) -> None:
     """Per-tool scopes make the authorization layer read the body: within `server.body_timeout` (1 s
     here), as the endpoint does, so a sender that stops half-way gets 408 instead of holding the request."""
-    with socket.create_connection(("127.0.0.1", agent.port), timeout=15) as sock:
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=10) as sock:  # it used to hang
         head = (
             "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Authorization: Bearer {MATH_TOKEN}\r\nContent-Length: 100\r\n\r\n"
         )
-        started = time.monotonic()
         sock.sendall(head.encode() + b'{"jsonrpc"')  # ... and nothing more
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
     assert b"server.body_timeout" in answer
-    assert time.monotonic() - started < 10
     assert call(agent, "add", {"a": 1, "b": 2}, MATH_TOKEN).json()["result"]["structuredContent"] == {
         "result": 3
     }

@@ -8,7 +8,6 @@ import asyncio
 import json
 import signal
 import sys
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -68,12 +67,10 @@ async def test_a_gateway_agent_declares_list_changes_and_notifies_both_eras() ->
                     assert notification == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
                     assert "sprouted" in [t.name for t in (await modern.list_tools()).tools]
                     # the agent stops: both streams end at once, not after server.shutdown_grace (10 s)
-                    started = time.monotonic()
                     agent.process.send_signal(signal.SIGTERM)
                     assert [e async for e in subscription] == []  # a graceful end: no SubscriptionLost
                     assert [e async for e in legacy_events] == []
-                    agent.process.wait(timeout=8)
-                    assert time.monotonic() - started < 5
+                    agent.process.wait(timeout=5)  # well before the 10 s grace
 
 
 async def test_an_agent_whose_tools_cannot_change_says_so() -> None:
