@@ -3,9 +3,6 @@ against that package; its YAML block is a valid settings file."""
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,32 +11,18 @@ import yaml
 from mesh_framework.config.settings import MeshSettings
 
 from .agents import ROOT
+from .docs_examples import BLOCK, run_examples
 
 DOC = ROOT / "docs" / "media.md"
-BLOCK = re.compile(r'```(\w+)(?: title="([^"]+)")?\n(.*?)```', flags=re.S)
 
 pytestmark = pytest.mark.timeout(60)
 
 
 def test_media_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = BLOCK.findall(DOC.read_text())
-    files = {title: code for kind, title, code in blocks if title and kind == "python"}
-    assert set(files) == {"docs_media/__init__.py"}
-    for name, code in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(code)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for key in [k for k in os.environ if k.startswith(("MESH_", "MCP_MESH_"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    runs = [code for kind, title, code in blocks if kind == "python" and not title]
-    assert len(runs) == 1
-    try:
-        exec(compile(runs[0], str(DOC), "exec"), {"__name__": "docs_media_run"})
-    finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == "docs_media"]:
-            del sys.modules[module]
+    run_examples(
+        blocks, DOC, tmp_path, monkeypatch, files={"docs_media/__init__.py"}, runs=1, python_files_only=True
+    )
 
 
 def test_media_page_settings_are_valid() -> None:

@@ -3,43 +3,29 @@ run in order against that project."""
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from .agents import ROOT
+from .docs_examples import BLOCK, run_examples
 
 DOC = ROOT / "docs" / "prompts-resources.md"
-BLOCK = re.compile(r'```(\w+)(?: title="([^"]+)")?\n(.*?)```', flags=re.S)
 
 
 def test_prompts_resources_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = BLOCK.findall(DOC.read_text())
-    files = {title: code for _, title, code in blocks if title}
-    assert set(files) == {
-        "docs_agent/__init__.py",
-        "docs_agent/content.py",
-        "docs_agent/prompts/release_notes.md",
-        "docs_agent/config/application.yaml",
-        "docs_agent/handbook/oncall.md",
-    }
-    for name, code in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(code)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for key in [k for k in os.environ if k.startswith(("MESH_", "MCP_MESH_"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": "docs_prompts_resources"}
-    runs = [code for kind, title, code in blocks if kind == "python" and not title]
-    assert len(runs) == 3
-    try:
-        for code in runs:
-            exec(compile(code, str(DOC), "exec"), namespace)
-    finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == "docs_agent"]:
-            del sys.modules[module]
+    run_examples(
+        blocks,
+        DOC,
+        tmp_path,
+        monkeypatch,
+        files={
+            "docs_agent/__init__.py",
+            "docs_agent/content.py",
+            "docs_agent/prompts/release_notes.md",
+            "docs_agent/config/application.yaml",
+            "docs_agent/handbook/oncall.md",
+        },
+        runs=3,
+    )

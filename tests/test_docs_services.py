@@ -3,45 +3,18 @@ other Python blocks run in order against that project."""
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from .agents import ROOT
+from .docs_examples import BLOCK, run_examples, section
 
 DOC = ROOT / "docs" / "services.md"
-BLOCK = re.compile(r'```(\w+)(?: title="([^"]+)")?\n(.*?)```', flags=re.S)
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def _section(text: str, title: str) -> str:
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end >= 0 else len(text)]
-
-
 def test_service_interfaces_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = BLOCK.findall(_section(DOC.read_text(), "Service interfaces"))
-    files = {title: code for _, title, code in blocks if title}
-    assert set(files) == {"docs_media/__init__.py"}
-    for name, code in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(code)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for key in [k for k in os.environ if k.startswith(("MESH_", "MCP_MESH_"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": "docs_services"}
-    runs = [code for kind, title, code in blocks if kind == "python" and not title]
-    assert len(runs) == 2
-    try:
-        for code in runs:
-            exec(compile(code, str(DOC), "exec"), namespace)
-    finally:
-        for module in [m for m in sys.modules if m.split(".")[0] == "docs_media"]:
-            del sys.modules[module]
+    blocks = BLOCK.findall(section(DOC.read_text(), "Service interfaces"))
+    run_examples(blocks, DOC, tmp_path, monkeypatch, files={"docs_media/__init__.py"}, runs=2)
