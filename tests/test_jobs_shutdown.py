@@ -227,7 +227,7 @@ def test_a_draining_agent_answers_job_polls_and_refuses_everything_else(registry
         assert status == 200 and answer["result"]["structuredContent"] == {"ok": True, "job_id": job_id}
         status, answer = modern_call(agent, "__mesh_job_status", {"job_id": job_id})
         assert answer["result"]["structuredContent"]["error"] == "cancelled: done here"
-        assert agent.process.wait(timeout=30) == 0  # long before the 60 s grace
+        assert agent.process.wait(timeout=50) == 0  # before the 60 s grace (a stop once took ~30 s here)
     assert "failed: agent stopped" not in agent.text()
 
 
