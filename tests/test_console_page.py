@@ -9,17 +9,17 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tests.agents import dependency_providers, run_agent, run_registry, stop, wait_until
 from tests.artifacts import screenshot_path
+from tests.browser import chromium, new_page
 from tests.llm_fakes import fake_openai, text, tool_call
-from tests.test_mesh_page import CHROMIUM, FLAGS, agent_id
+from tests.test_mesh_page import agent_id
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -28,23 +28,14 @@ WAIT_MS = 15_000
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-system-packages.sh (or set CHROMIUM)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+    with new_page(browser, 1400, 1000) as opened:
+        yield opened
 
 
 def call(url: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -16,33 +16,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from .agents import AgentProcess, run_agent, run_registry, wait_until
 from .artifacts import screenshot_path
+from .browser import chromium, new_page
 from .llm_fakes import FakeLlmServer, fake_openai, streamed
-from .test_mesh_page import CHROMIUM, FLAGS, WAIT_MS
+from .test_mesh_page import WAIT_MS
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/install-system-packages.sh (or set CHROMIUM)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 900, "height": 320})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+    with new_page(browser, 900, 320) as opened:
+        yield opened
 
 
 @pytest.fixture
