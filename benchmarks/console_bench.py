@@ -6,9 +6,12 @@ and the page's first paint.
    against the agent's CPU per tools/call over HTTP (server_cpu.json), which is what a call costs:
 
      off                  what an agent runs when no registry gathers (MCP Mesh's registry answered 404)
-     console              the traffic counters and a light span per call, and the push's own work (the
-                          counters and spans turned into its JSON body) done every 250 calls
-     console-traceparent  as console, the request continuing a caller's W3C traceparent
+     console              what the console adds as the agent wires it: the counters (read from the
+                          metrics' own), the trace decision per call, a span for the traces kept
+                          (`tracing.console_traces_per_second`, refilled each wall-clock second, as the
+                          push does), and the push's own work (its JSON body) done every 250 calls
+     console-traceparent  as console, each request continuing a caller's sampled W3C traceparent: every
+                          call is traced (what a span costs)
 
 2. The registry's memory with 100 agents at full retention: a `ConsoleBoard` holding 100 agents with 5
    tools and 2 dependency edges each, every 10 s bucket of the 5-minute window filled, tokens for each,
@@ -33,7 +36,6 @@ import threading
 import time
 import tracemalloc
 from collections import deque
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,22 +49,12 @@ from mesh_framework import MeshApplication  # noqa: E402
 from mesh_framework.console import BUCKET_BOUNDS, SPAN_BUFFER, ConsolePush, TrafficRecorder  # noqa: E402
 from mesh_framework.registry.console.board import BUCKET_SECONDS, WINDOW_SECONDS, ConsoleBoard  # noqa: E402
 from mesh_framework.tracing import state  # noqa: E402
+from mesh_framework.tracing.sampling import TraceBudget  # noqa: E402
 
 VARIANTS = ("off", "console", "console-traceparent")
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 CHUNK = 250
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-
-
-def _both(first: Callable[..., None] | None, second: Callable[..., None]) -> Callable[..., None]:
-    if first is None:
-        return second
-
-    def both(*args: Any) -> None:
-        first(*args)
-        second(*args)
-
-    return both
 
 
 async def call_path(n: int, rounds: int) -> dict[str, float]:
@@ -71,18 +63,25 @@ async def call_path(n: int, rounds: int) -> dict[str, float]:
     )
     app = mesh_app.build()
     endpoint = mesh_app.container.mcp_endpoint()
+    metrics = mesh_app.container.metrics()
+    if endpoint.on_tool_call != metrics.calls.tool_call:
+        raise RuntimeError("the bench agent's metrics are off: the console would count calls itself")
     recorder = TrafficRecorder()
+    recorder.follow(metrics.calls.tools, metrics.calls.bounds)  # as application/observability.py wires it
     spans: deque[Any] = deque(maxlen=SPAN_BUFFER)
     push = ConsolePush(None, lambda: "", "bench-1", recorder, spans)  # type: ignore[arg-type]
-    hooks = {"off": endpoint.on_tool_call, "console": _both(endpoint.on_tool_call, recorder.tool_call)}
-    hooks["console-traceparent"] = hooks["console"]
+    budget = TraceBudget()
+    state.budget = budget
+    refilled = [time.monotonic()]
     body = call_body(modern=True).encode()
     plain = call_headers(modern=True)
     headers = {v: {**plain, "traceparent": TRACEPARENT} if "traceparent" in v else plain for v in VARIANTS}
 
     def switch(variant: str) -> None:
-        endpoint.on_tool_call = hooks[variant]
         state.spans = None if variant == "off" else spans
+        if time.monotonic() - refilled[0] >= 1.0:  # the push refills the budget once a second
+            budget.refill()
+            refilled[0] = time.monotonic()
 
     best: dict[str, float] = {}
     async with app.router.lifespan_context(app):

@@ -17,9 +17,13 @@ def console_section(res: dict[str, Any] | None) -> list[str]:
     lines += [*run_lines(res["run"]), ""]
     times = res["us_per_call"]
     lines += [
-        "What an agent that feeds the console adds to each `tools/call` it serves: the traffic counters, a "
-        "span per call, and the push's own work (its JSON body, built once a second by the agent) counted "
-        f"per call. The agent's ASGI app is called in process, {res['calls']} calls per variant and round, "
+        "What an agent that feeds the console adds to each `tools/call` it serves, wired as an agent wires "
+        "it: the counters (read from the metrics' own), the trace decision, a span for each call traced "
+        "(at most `tracing.console_traces_per_second` new traces a second, 10) and the push's own work (its "
+        "JSON body, built once a second by the agent, here every "
+        f"{res['chunk']} calls) counted per call. `console-traceparent`: every request continues a "
+        "caller's sampled trace, so every call is traced (what a span costs). "
+        f"The agent's ASGI app is called in process, {res['calls']} calls per variant and round, "
         f"the variants taking turns every {res['chunk']} calls; best of {res['rounds']} rounds, process CPU "
         "per call. `off` is what an agent runs when no registry gathers (MCP Mesh's registry answers the "
         "push 404).",

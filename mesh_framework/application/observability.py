@@ -1,6 +1,7 @@
 """Health, metrics and the console hooked into a built agent: indicators collected, instruments handed to
 the endpoint, the proxies, the heartbeat and the LLM agents. Runs after every build (it replaces, never
-appends). With both metrics and the console on, each hook calls both (decided here, not per call)."""
+appends). With both metrics and the console on, the console reads the metrics' counters of the calls
+served, and the other hooks call both (decided here, not per call)."""
 
 from __future__ import annotations
 
@@ -62,9 +63,12 @@ def wire_observability(container: Any, catalog: BeanCatalog, agent: AgentSpec, s
         metrics.watch(container.tools(), monitor)
         runtime.registry_observer = metrics.registry_request
     endpoint = container.mcp_endpoint()
-    endpoint.on_tool_call = _both(
-        metrics.tool_call if metrics else None, console.tool_call if console else None
-    )
+    if metrics is not None:  # the console reads the metrics' counters of served calls (console/recorder.py)
+        endpoint.on_tool_call = metrics.calls.tool_call
+        if console is not None:
+            console.follow(metrics.calls.tools, metrics.calls.bounds)
+    else:
+        endpoint.on_tool_call = console.tool_call if console else None
     factory = container.proxy_factory()
     factory.observer = _Both(metrics, console) if metrics and console else (metrics or console)
     on_usage = _both(metrics.llm_usage if metrics else None, console.llm_usage if console else None)

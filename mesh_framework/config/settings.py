@@ -578,6 +578,12 @@ class TracingSettings(BaseModel):
     exporter: Literal["otlp", "console", "file", "none"] = Field(
         "otlp", description="otlp (HTTP), console, file (JSON lines in tracing.file) or none (propagate only)"
     )
+    console_traces_per_second: int = Field(
+        10,
+        ge=0,
+        description="New traces a second the mesh console keeps of this agent's calls without "
+        "OpenTelemetry (every call is counted; a caller's trace is followed)",
+    )
 
     @field_validator("exporter")
     @classmethod

@@ -96,6 +96,7 @@ class ConsolePush:
             await self.after.wait()
         while True:
             await asyncio.sleep(self.interval)
+            state.budget.refill()  # the new traces of the next second (tracing/sampling.py)
             try:
                 if not await self.push_now():
                     return

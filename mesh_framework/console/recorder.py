@@ -4,12 +4,16 @@ Per key (a tool served; a capability called at a provider's endpoint; an LLM mod
 calls, errors, total seconds and a latency histogram over fixed bounds (`BUCKET_BOUNDS`, so the registry
 can add histograms of several pushes and read a p99 from them). A call costs a dict lookup, a bisect and
 four list updates. `take()` hands the counters over and starts new ones.
+
+When the agent's metrics already count the tools it serves, the recorder `follow`s those counters instead
+of counting each call again: `take()` reads what they gained since the last take, each metrics bucket
+counted in the console bucket that holds its upper bound (so p99 is read at the metrics' resolution).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["BUCKET_BOUNDS", "SPAN_BUFFER", "TrafficRecorder", "percentile"]
@@ -47,6 +51,16 @@ class TrafficRecorder:
         self.tools: dict[str, Stats] = {}
         self.edges: dict[tuple[str, str], Stats] = {}
         self.tokens: dict[tuple[str, str], list[int]] = {}  # (model, tool) -> [input, output, requests]
+        self._followed: Mapping[str, Any] | None = None
+        self._slots: list[int] = []  # a followed bucket's index -> the console bucket it is counted in
+        self._seen: dict[str, tuple[int, int, float, list[int]]] = {}
+
+    def follow(self, tools: Mapping[str, Any], bounds: Sequence[float]) -> None:
+        """Read the served tools from cumulative counters kept elsewhere (per tool: `count`, `errors`,
+        `total` and `buckets` over `bounds`, plus one above them); `tool_call` is then not hooked."""
+        self._followed = tools
+        self._slots = [bisect_left(BUCKET_BOUNDS, bound) for bound in bounds] + [len(BUCKET_BOUNDS)]
+        self._seen = {}
 
     def tool_call(self, tool: str, is_error: bool, seconds: float) -> None:
         if not self.enabled:
@@ -91,11 +105,36 @@ class TrafficRecorder:
         """The counters since the last `take` as JSON-ready lists (histograms sparse), and new ones."""
         tools, edges, tokens = self.tools, self.edges, self.tokens
         self.tools, self.edges, self.tokens = {}, {}, {}
+        if self._followed is not None and self.enabled:
+            tools = self._gained()
         return {
             "tools": [[tool, *_wire(stats)] for tool, stats in tools.items()],
             "edges": [[cap, endpoint, *_wire(stats)] for (cap, endpoint), stats in edges.items()],
             "tokens": [[model, tool, *counts] for (model, tool), counts in tokens.items()],
         }
+
+
+    def _gained(self) -> dict[str, Stats]:
+        """What the followed counters gained since the last take."""
+        gained: dict[str, Stats] = {}
+        seen, slots = self._seen, self._slots
+        for tool, stats in list(self._followed.items()) if self._followed is not None else []:
+            count = stats.count
+            before = seen.get(tool)
+            if before is not None and before[0] == count:
+                continue
+            buckets = list(stats.buckets)
+            if before is None:
+                before = (0, 0, 0.0, [0] * len(buckets))
+            row = _new()
+            row[0], row[1], row[2] = count - before[0], stats.errors - before[1], stats.total - before[2]
+            histogram = row[3]
+            for index, (now, then) in enumerate(zip(buckets, before[3], strict=True)):
+                if now != then:
+                    histogram[slots[index]] += now - then
+            gained[tool] = row
+            seen[tool] = (count, stats.errors, stats.total, buckets)
+        return gained
 
 
 def _wire(stats: Stats) -> list[Any]:

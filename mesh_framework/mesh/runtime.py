@@ -14,6 +14,7 @@ from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..security.redaction import redact_url
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from ..tracing.sampling import TraceBudget
 from ..tracing.state import state as trace_state
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
@@ -133,6 +134,7 @@ class MeshRuntime:
     def _start_console(self, client: RegistryClient, heartbeat: Heartbeat, token: str | None) -> None:
         """Spans go to a buffer and counters to the registry every second (console/, tracing/state.py)."""
         spans: deque[Any] = deque(maxlen=SPAN_BUFFER)
+        trace_state.budget = TraceBudget(self.settings.tracing.console_traces_per_second)
         trace_state.spans = spans
         self.console_push = ConsolePush(
             self.factory.http,

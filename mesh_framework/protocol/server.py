@@ -25,6 +25,7 @@ from ..propagation import HeaderAllowlist, budget_deadline, call_deadline, propa
 from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from ..tracing.carriers import TRACE_HEADERS
 from ..tracing.spans import incoming_call, record_result
 from .body import BODY_READ, BodyRead, BodyRefused, read_body
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
@@ -108,6 +109,7 @@ class _Request:
         "params",
         "raw",
         "scope",
+        "traced",
         "version",
     )
 
@@ -120,6 +122,7 @@ class _Request:
         self.duplicated: bytes | None = None
         self.params: dict[str, str] = {}
         self.raw = raw_headers
+        self.traced = False  # a trace header came: tracing reads the raw headers only then
         for key, value in raw_headers:
             if key == b"accept":
                 self.accept = value
@@ -145,6 +148,8 @@ class _Request:
                     if self.name is not None:
                         self.duplicated = key
                     self.name = text
+            elif key in TRACE_HEADERS:
+                self.traced = True
             elif key.startswith(HEADER_PREFIX):
                 self.params[key[len(HEADER_PREFIX) :].decode("latin-1")] = value.decode("latin-1")
 
@@ -602,7 +607,10 @@ class McpEndpoint:
         as_modern_task = modern and self.tasks is not None and self.tasks.wants(wrapper, params)
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
-        with propagating(forwarded, deadline), incoming_call(name, request_id, params, request.raw) as span:
+        with (
+            propagating(forwarded, deadline),
+            incoming_call(name, request_id, params, request.raw, trace_headers=request.traced) as span,
+        ):
             if wrapper.signature.event_stream and not as_task:  # a ToolContext, or Stream[str]
                 if not wrapper.signature.streams:
                     await self._call_streaming(

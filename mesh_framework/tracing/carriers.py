@@ -8,7 +8,10 @@ Out: all of them, so our agents and MCP Mesh's (which read the last two) continu
 
 Only a process that traces calls these (OpenTelemetry is loaded on first use, `otel.py`); a process that
 only feeds the console (`state.spans`) reads and writes the same fields with `light_parent` and the
-`light_context` variable, and never loads OpenTelemetry.
+`light_context` variable, and never loads OpenTelemetry. A call the console does not trace (sampling.py)
+sends only `X-Mesh-Sampled: 0`, so our agents it calls do not trace it either, and other agents see a call
+with no trace, as they would from an agent without the console; an unsampled `traceparent` (flags 00) is
+followed the same way.
 """
 
 from __future__ import annotations
@@ -18,13 +21,24 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .otel import api
-from .state import light_context, state
+from .state import UNKEPT, light_context, state
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import SpanContext, TraceState
 
-__all__ = ["format_traceparent", "inject_trace", "light_parent", "parent_context", "parse_traceparent"]
+__all__ = [
+    "TRACE_HEADERS",
+    "format_traceparent",
+    "inject_trace",
+    "light_parent",
+    "parent_context",
+    "parse_traceparent",
+]
+
+# The request headers the parsers read: a request with none of them is read for the `_meta` and argument
+# fields only (the endpoint notes them while it reads the headers once).
+TRACE_HEADERS = frozenset({b"traceparent", b"tracestate", b"x-trace-id", b"x-parent-span", b"x-mesh-sampled"})
 
 _TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$")
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -104,7 +118,9 @@ def _light_traceparent(value: Any) -> tuple[int, int] | None:
     if match is None or match.group(1) == "ff" or (match.group(1) == "00" and match.group(5)):
         return None
     trace_id, span_id = int(match.group(2), 16), int(match.group(3), 16)
-    return (trace_id, span_id) if trace_id and span_id else None
+    if not (trace_id and span_id):
+        return None
+    return (trace_id, span_id) if int(match.group(4), 16) & 1 else UNKEPT
 
 
 def _light_mesh(trace_id: Any, parent_span: Any) -> tuple[int, int] | None:
@@ -118,26 +134,31 @@ def _light_mesh(trace_id: Any, parent_span: Any) -> tuple[int, int] | None:
 
 
 def light_parent(
-    params: Mapping[str, Any], raw_headers: Iterable[tuple[bytes, bytes]]
+    params: Mapping[str, Any], raw_headers: Iterable[tuple[bytes, bytes]] | None
 ) -> tuple[int, int] | None:
     """The caller's (trace id, span id) of one `tools/call`, from the same fields in the same order as
-    `parent_context`, without OpenTelemetry; None when it sent none."""
+    `parent_context`, without OpenTelemetry; `UNKEPT` when the caller does not trace the call, None when
+    it sent no trace. `raw_headers` is None when the request has none of `TRACE_HEADERS`."""
     meta = params.get("_meta")
     if meta.__class__ is dict and "traceparent" in meta:
         found = _light_traceparent(meta.get("traceparent"))
         if found is not None:
             return found
-    headers = dict(raw_headers)  # one pass in C; most calls carry none of these
-    traceparent = headers.get(b"traceparent")
-    if traceparent is not None:
-        found = _light_traceparent(traceparent.decode("latin-1"))
-        if found is not None:
-            return found
-    trace_id = headers.get(b"x-trace-id")
-    if trace_id is not None:
-        found = _light_mesh(trace_id.decode("latin-1"), headers.get(b"x-parent-span", b"").decode("latin-1"))
-        if found is not None:
-            return found
+    if raw_headers is not None:
+        headers = dict(raw_headers)
+        traceparent = headers.get(b"traceparent")
+        if traceparent is not None:
+            found = _light_traceparent(traceparent.decode("latin-1"))
+            if found is not None:
+                return found
+        trace_id = headers.get(b"x-trace-id")
+        if trace_id is not None:
+            parent_span = headers.get(b"x-parent-span", b"").decode("latin-1")
+            found = _light_mesh(trace_id.decode("latin-1"), parent_span)
+            if found is not None:
+                return found
+        if headers.get(b"x-mesh-sampled") == b"0":
+            return UNKEPT
     arguments = params.get("arguments")
     if arguments.__class__ is dict and "_trace_id" in arguments:
         return _light_mesh(arguments.get("_trace_id"), arguments.get("_parent_span"))
@@ -160,6 +181,9 @@ def inject_trace(method: str, params: dict[str, Any], headers: dict[str, str]) -
     if state.tracer is None:  # only the console's spans: its light context
         ids = light_context.get()
         if ids is None:
+            return
+        if ids is UNKEPT:
+            headers["X-Mesh-Sampled"] = "0"
             return
         trace_id, span_id = f"{ids[0]:032x}", f"{ids[1]:016x}"
         _inject(method, params, headers, (f"00-{trace_id}-{span_id}-01", trace_id, span_id, ""))

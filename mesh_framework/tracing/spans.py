@@ -3,7 +3,8 @@ iteration. Each helper returns a context manager; with tracing, call logging and
 shared object that does nothing, so the call path pays an attribute read and a `with`.
 
 While the console gathers spans (`state.spans`), each finished span is also appended there as a tuple: the
-OpenTelemetry span's ids when tracing is on, else ids of the light context (`state.light_context`)."""
+OpenTelemetry span's ids when tracing is on, else ids of the light context (`state.light_context`), for
+the traces the console keeps (`state.budget`, sampling.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .carriers import light_parent, parent_context
 from .otel import api as _api
-from .state import CallInfo, current_call, light_context, state
+from .state import UNKEPT, CallInfo, current_call, light_context, state
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
@@ -48,7 +49,7 @@ NOOP = SpanScope()
 
 
 class _Span(SpanScope):
-    """A span when tracing is on (`kind`: a `SpanKind` name), else only the call's log context."""
+    """An OpenTelemetry span (`kind`: a `SpanKind` name), or only the call's log context."""
 
     __slots__ = (
         "_attributes",
@@ -59,8 +60,6 @@ class _Span(SpanScope):
         "_error",
         "_ids",
         "_kind",
-        "_light",
-        "_light_token",
         "_name",
         "_parent",
         "_span",
@@ -77,7 +76,6 @@ class _Span(SpanScope):
         call: CallInfo | None = None,
         *,
         detail: str = "",
-        light: tuple[int, int] | None = None,
         console: bool = True,
     ) -> None:
         self._name = name
@@ -86,12 +84,10 @@ class _Span(SpanScope):
         self._parent = parent
         self._call = call
         self._detail = detail  # what the console shows beside the name (the agent's tool, the provider)
-        self._light = light  # the caller's (trace id, span id) when OpenTelemetry is off
         self._console = console
         self._span: Any = None
         self._token: Any = None
         self._call_token: Any = None
-        self._light_token: Any = None
         self._ids: tuple[int, int, int] | None = None  # (trace id, span id, parent span id) for the console
         self._error = ""
         self._started = 0.0
@@ -110,14 +106,6 @@ class _Span(SpanScope):
                 context, parent = span.get_span_context(), getattr(span, "parent", None)
                 self._ids = (context.trace_id, context.span_id, parent.span_id if parent else 0)
                 self._started = perf_counter()
-        elif state.spans is not None and self._console:
-            parent_ids = self._light if self._kind == "SERVER" else light_context.get()
-            if parent_ids is None:
-                self._ids = (getrandbits(128) or 1, getrandbits(64) or 1, 0)
-            else:
-                self._ids = (parent_ids[0], getrandbits(64) or 1, parent_ids[1])
-            self._light_token = light_context.set(self._ids[:2])
-            self._started = perf_counter()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
@@ -137,8 +125,6 @@ class _Span(SpanScope):
             spans = state.spans
             if spans is not None:
                 spans.append((*ids, self._name, self._kind, self._detail, time() - seconds, seconds, error))
-            if self._light_token is not None:
-                light_context.reset(self._light_token)
         if self._call_token is not None:
             current_call.reset(self._call_token)
 
@@ -226,6 +212,25 @@ class _ConsoleSpan(SpanScope):
             self._error = ("; ".join(t for t in texts if t) or "isError")[:300]
 
 
+class _Unkept(SpanScope):
+    """An incoming call whose trace the console does not keep: the calls it makes say so (`UNKEPT`)."""
+
+    __slots__ = ("_call", "_call_token", "_token")
+
+    def __init__(self, call: CallInfo | None = None) -> None:
+        self._call = call
+
+    def __enter__(self) -> SpanScope:
+        self._call_token = current_call.set(self._call) if self._call is not None else None
+        self._token = light_context.set(UNKEPT)
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        light_context.reset(self._token)
+        if self._call_token is not None:
+            current_call.reset(self._call_token)
+
+
 def _failed(span: Any, result: Mapping[str, Any]) -> None:
     otel = _api()
     texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
@@ -243,10 +248,16 @@ def record_result(result: Mapping[str, Any]) -> None:
 
 
 def incoming_call(
-    tool: str, rpc_id: Any, params: Mapping[str, Any], raw_headers: Iterable[tuple[bytes, bytes]]
+    tool: str,
+    rpc_id: Any,
+    params: Mapping[str, Any],
+    raw_headers: Iterable[tuple[bytes, bytes]],
+    *,
+    trace_headers: bool = True,
 ) -> SpanScope:
     """The server span of one `tools/call`, continuing the caller's trace when it sent one (`rpc_id`, the
-    JSON-RPC id, is not recorded: the SDK checks every attribute on the call path)."""
+    JSON-RPC id, is not recorded: the SDK checks every attribute on the call path). `trace_headers`:
+    False when the endpoint saw none of `TRACE_HEADERS` among `raw_headers`."""
     if state.tracer is None and not state.log_calls and state.spans is None:
         return NOOP
     call = None
@@ -255,9 +266,16 @@ def incoming_call(
     if state.tracer is None:
         if state.spans is None:
             return _Span("", "SERVER", {}, call=call)
-        light = light_parent(params, raw_headers)
-        return _ConsoleSpan(f"tools/call {tool}", "SERVER", state.agent, light, call)
-    parent, source = parent_context(params, raw_headers)
+        ids = light_parent(params, raw_headers if trace_headers else None)
+        if ids is None:  # a new trace, while the budget lasts
+            budget = state.budget
+            if budget.left <= 0:
+                return _Unkept(call)
+            budget.left -= 1
+        elif ids is UNKEPT:
+            return _Unkept(call)
+        return _ConsoleSpan(f"tools/call {tool}", "SERVER", state.agent, ids, call)
+    parent, source = parent_context(params, raw_headers if trace_headers else ())
     # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
     if source:
@@ -277,21 +295,28 @@ def outbound_call(capability: str, tool: str) -> SpanScope:
     if state.tracer is None and state.spans is None:
         return NOOP
     if state.tracer is None:
-        return _ConsoleSpan(
-            f"tools/call {tool}", "CLIENT", f"{state.agent}: {capability}", light_context.get()
-        )
+        parent = light_context.get()
+        if parent is UNKEPT:
+            return NOOP
+        if parent is None:  # a call made outside any incoming call starts a trace, within the budget
+            budget = state.budget
+            if budget.left <= 0:
+                return _Unkept()
+            budget.left -= 1
+        return _ConsoleSpan(f"tools/call {tool}", "CLIENT", f"{state.agent}: {capability}", parent)
     attributes = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "mesh.capability": capability}
     return _Span(f"tools/call {tool}", "CLIENT", attributes, detail=f"{state.agent}: {capability}")
 
 
 def registry_call(method: str, url: str, name: str) -> SpanScope:
     """The client span of one registry request (`name`: the route, without ids)."""
-    # The console keeps only registry calls made inside a trace, not every agent's heartbeats.
-    console = state.spans is not None and light_context.get() is not None
+    # The console keeps only registry calls made inside a trace it keeps, not every agent's heartbeats.
+    parent = light_context.get()
+    console = state.spans is not None and parent is not None and parent is not UNKEPT
     if state.tracer is None:
         if not console:
             return NOOP
-        return _ConsoleSpan(f"registry {method} {name}", "CLIENT", state.agent, light_context.get())
+        return _ConsoleSpan(f"registry {method} {name}", "CLIENT", state.agent, parent)
     attributes = {"http.request.method": method, "url.full": url}
     return _Span(f"registry {method} {name}", "CLIENT", attributes, detail=state.agent, console=console)
 
@@ -299,11 +324,10 @@ def registry_call(method: str, url: str, name: str) -> SpanScope:
 def llm_iteration(label: str, iteration: int) -> SpanScope:
     """One turn of an LLM tool loop: the model's answer and the tools it asked for."""
     if state.tracer is None:
-        if state.spans is None:
+        parent = light_context.get()
+        if state.spans is None or parent is UNKEPT:
             return NOOP
-        return _ConsoleSpan(
-            f"llm iteration {iteration + 1}", "INTERNAL", f"{state.agent}: {label}", light_context.get()
-        )
+        return _ConsoleSpan(f"llm iteration {iteration + 1}", "INTERNAL", f"{state.agent}: {label}", parent)
     attributes = {
         "gen_ai.operation.name": "chat",
         "mesh.llm.label": label,

@@ -6,7 +6,8 @@ all are off.
 
 `spans` is the console's buffer (console/): while a registry gathers this agent's spans, each finished span
 is appended to it as a `SpanRecord`, with or without OpenTelemetry. Without OpenTelemetry the trace context
-is carried in `light_context` (trace id, span id), which is all the console needs.
+is carried in `light_context` (trace id, span id), which is all the console needs; `UNKEPT` there marks a
+call the console does not trace (`budget`, sampling.py), and the calls it makes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CallInfo", "SpanRecord", "TracingState", "current_call", "light_context", "state"]
+from .sampling import TraceBudget
+
+__all__ = ["UNKEPT", "CallInfo", "SpanRecord", "TracingState", "current_call", "light_context", "state"]
 
 # (trace id, span id, parent span id or 0, name, kind, detail, start epoch seconds, seconds, error or "")
 SpanRecord = tuple[int, int, int, str, str, str, float, float, str]
@@ -34,10 +37,11 @@ current_call: contextvars.ContextVar[CallInfo | None] = contextvars.ContextVar("
 light_context: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar(
     "mesh_light_span", default=None
 )
+UNKEPT: tuple[int, int] = (0, 0)  # in `light_context`: a call whose trace the console does not keep
 
 
 class TracingState:
-    __slots__ = ("agent", "key", "log_calls", "provider", "spans", "tracer")
+    __slots__ = ("agent", "budget", "key", "log_calls", "provider", "spans", "tracer")
 
     def __init__(self) -> None:
         self.tracer: Any = None  # an opentelemetry Tracer while tracing is on
@@ -46,6 +50,7 @@ class TracingState:
         self.agent = ""
         self.log_calls = False  # structured logs want the call's tool and request id
         self.spans: deque[SpanRecord] | None = None  # the console's buffer while a registry gathers spans
+        self.budget = TraceBudget()  # the new traces the console keeps without OpenTelemetry
 
 
 state = TracingState()
