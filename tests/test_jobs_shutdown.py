@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -227,8 +228,25 @@ def test_a_draining_agent_answers_job_polls_and_refuses_everything_else(registry
         assert status == 200 and answer["result"]["structuredContent"] == {"ok": True, "job_id": job_id}
         status, answer = modern_call(agent, "__mesh_job_status", {"job_id": job_id})
         assert answer["result"]["structuredContent"]["error"] == "cancelled: done here"
-        assert agent.process.wait(timeout=50) == 0  # before the 60 s grace (a stop once took ~30 s here)
+        assert agent.process.wait(timeout=30) == 0  # long before the 60 s grace
     assert "failed: agent stopped" not in agent.text()
+
+
+def test_an_agent_stopped_before_it_registered_stops_without_waiting_out_its_grace() -> None:
+    """Claim loops start claiming once the first heartbeat registered the agent; an agent asked to stop
+    before that (here its registry refuses every connection) has no claim in flight to wait for."""
+    with socket.socket() as refusing:  # bound and never listening: connections to it are refused
+        refusing.bind(("127.0.0.1", 0))
+        env = {
+            "MCP_MESH_REGISTRY_URL": f"http://127.0.0.1:{refusing.getsockname()[1]}",
+            "MESH_SERVER__SHUTDOWN_GRACE": "60",
+        }
+        with run_agent("tests.apps.jobs_app", env=env) as agent:
+            # it joined (its claim loops wait for a registration) and its first heartbeat failed
+            wait_until(lambda: "heartbeat failed" in agent.text(), 20)
+            agent.process.send_signal(signal.SIGTERM)
+            assert agent.process.wait(timeout=30) == 0  # long before the 60 s grace
+    assert "stopping: leaving the mesh, 0 call(s) in flight, 0 job(s) running, up to 60.0s" in agent.text()
 
 
 async def test_mcp_tasks_still_running_when_the_agent_stops_end_failed_in_both_protocol_versions() -> None:

@@ -196,7 +196,7 @@ class JobService:
         assert self.client is not None
         delay = self.settings.jobs.claim_interval
         if self._registered is not None:
-            await self._registered.wait()
+            await _first_of(self._registered, self._stopping)  # stopped before it registered: no claim
         while self.runner.accepting:
             claimed = None
             if self.runner.over_limit(wrapper) is None and _dependencies_resolved(wrapper):
@@ -248,13 +248,15 @@ class JobService:
         """The agent stops: no new jobs; the running ones get `grace` seconds to end, then end `failed` with
         "agent stopped"; final states go to the registry (a report that cannot go is logged)."""
         self.stop_accepting()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace  # one grace for the claims in flight and the running jobs
         if self._claims:  # a claim in flight ends first: the job it brings is failed and reported too
             _done, pending = await asyncio.wait(self._claims, timeout=max(grace, CLAIM_WAIT))
             for task in pending:
                 task.cancel()
             await asyncio.gather(*self._claims, return_exceptions=True)
             self._claims.clear()
-        if not await self.runner.wait_running(grace):
+        if not await self.runner.wait_running(deadline - loop.time()):
             await self.runner.abort(STOPPED)
         await asyncio.gather(*list(self._flushing), return_exceptions=True)  # claimed jobs refused
         await self._flush(final=True)
@@ -278,6 +280,16 @@ class JobService:
             task.cancel()
         await asyncio.gather(*self._flushing, return_exceptions=True)
         self.client = None
+
+
+async def _first_of(*events: asyncio.Event) -> None:
+    """Wait until one of `events` is set."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 def _log_undelivered(jobs: list[Job], exc: BaseException) -> None:
