@@ -42,9 +42,11 @@ def _served(headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, str]:
     """One incoming call making one outbound call; the outbound request's headers."""
     sent: dict[str, str] = {}
     raw = headers or []
-    with span_helpers.incoming_call("front", 1, {}, raw, trace_headers=bool(raw)):
-        with span_helpers.outbound_call("middle", "middle"):
-            inject_trace("tools/call", {"arguments": {}}, sent)
+    with (
+        span_helpers.incoming_call("front", 1, {}, raw, trace_headers=bool(raw)),
+        span_helpers.outbound_call("middle", "middle"),  # made once the incoming call is entered
+    ):
+        inject_trace("tools/call", {"arguments": {}}, sent)
     return sent
 
 

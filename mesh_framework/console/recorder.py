@@ -113,7 +113,6 @@ class TrafficRecorder:
             "tokens": [[model, tool, *counts] for (model, tool), counts in tokens.items()],
         }
 
-
     def _gained(self) -> dict[str, Stats]:
         """What the followed counters gained since the last take."""
         gained: dict[str, Stats] = {}
