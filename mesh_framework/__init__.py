@@ -7,8 +7,9 @@ collection is left as found (an agent's own `MeshApplication.serve` freezes what
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._version import __version__
@@ -247,14 +248,4 @@ _LOCATIONS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LOCATIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LOCATIONS, globals())

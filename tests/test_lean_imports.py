@@ -62,6 +62,7 @@ def test_mesh_help_loads_the_parser_only() -> None:
         m for m in modules if m.startswith("mesh_framework.") and not m.startswith("mesh_framework.cli")
     }
     assert outside_cli <= {
+        "mesh_framework._lazy",
         "mesh_framework.errors",
         "mesh_framework.scaffold",
         "mesh_framework.scaffold.command",

@@ -6,8 +6,14 @@ costs no HTTP client import.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .client import A2aClient, A2aError, A2aPeer
+    from .marks import A2aSkillSpec, mesh_a2a
+    from .wire import A2aEvent, A2aTask
 
 __all__ = ["A2aClient", "A2aError", "A2aEvent", "A2aPeer", "A2aSkillSpec", "A2aTask", "mesh_a2a"]
 
@@ -22,8 +28,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home, __name__), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, globals())

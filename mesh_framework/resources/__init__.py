@@ -6,8 +6,9 @@ and file readers only by an app that serves resources.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .catalog import FunctionResource, ResourceCatalog, ResourceError, TemplateResource
@@ -43,14 +44,4 @@ _LOCATIONS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LOCATIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LOCATIONS, globals())
