@@ -248,15 +248,6 @@ def _http_call_cpu() -> float | None:
         return None
 
 
-def _http_call_cpu() -> float | None:
-    """The agent's CPU per tools/call over HTTP (2026-07-28) from benchmarks/results/server_cpu.json."""
-    path = BENCH_DIR / "results" / "server_cpu.json"
-    try:
-        return float(json.loads(path.read_text())["summary"]["mesh-2026"]["cpu_us_per_req"])
-    except (OSError, KeyError, TypeError, ValueError):
-        return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=4000, help="calls per variant and round")
