@@ -261,3 +261,25 @@ def test_a_schema_nested_too_deep_is_refused_naming_it(registry: TestClient) -> 
     assert response.status_code == 400
     assert response.json()["field"] == "tools[0].dependencies[0].expectedSchemaCanonical"
     assert "nested deeper than 64 levels" in response.json()["message"]
+
+
+def test_lifecycle_events_name_registrations_stops_and_health_changes(registry: TestClient) -> None:
+    """What the console's event sidebar shows: an agent that registers, one that stops (unregisters)
+    and one whose health says DOWN, newest first."""
+    post(registry, agent("cap-1", [producer("caption_it", Caption)], 9002))
+    post(registry, agent("lab-1", [producer("label_it", Labelled)], 9001))
+    assert registry.delete("/agents/lab-1").status_code in (200, 204)
+    post(registry, {**agent("cap-1", [producer("caption_it", Caption)], 9002), "status": "unhealthy"})
+    lifecycle = [
+        (e["event_type"], e["agent_id"])
+        for e in events(registry)
+        if e["event_type"] in ("register", "unregister", "unhealthy")
+    ]
+    assert lifecycle == [
+        ("unhealthy", "cap-1"),
+        ("unregister", "lab-1"),
+        ("register", "lab-1"),
+        ("register", "cap-1"),
+    ]
+    post(registry, agent("cap-1", [producer("caption_it", Caption)], 9002))  # healthy again
+    assert (events(registry)[0]["event_type"], events(registry)[0]["agent_id"]) == ("register", "cap-1")
