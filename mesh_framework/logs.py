@@ -51,6 +51,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to the `sys.stderr` of the moment, as logging's last-resort handler does: a handler made
+    while stderr was redirected (a test's capture) never writes to the closed stream later."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def configure_logging(
     level: str = "INFO", *, prefix: str = "", format: Literal["text", "json"] = "text", agent: str = ""
 ) -> None:
@@ -59,7 +72,7 @@ def configure_logging(
     for handler in list(root.handlers):
         if getattr(handler, "_mesh", False):
             root.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler._mesh = True  # type: ignore[attr-defined]
     if format == "json":
         handler.setFormatter(JsonFormatter(agent))

@@ -1,4 +1,4 @@
-"""`@status_section` functions refreshed in the background and served at `GET /status` (seed 002)."""
+"""`@status_section` functions refreshed in the background and served at `GET /status`."""
 
 from __future__ import annotations
 

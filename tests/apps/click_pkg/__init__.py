@@ -1,4 +1,4 @@
-"""Commands spread over a package, as seed 002 lays them out (`commands.expose: ["tests.apps.click_pkg"]`):
+"""Commands spread over a package (`commands.expose: ["tests.apps.click_pkg"]`):
 names start with each outermost command's name."""
 
 from __future__ import annotations
