@@ -22,6 +22,7 @@ def test_the_handler_follows_stderr_and_never_writes_to_a_closed_stream() -> Non
         with contextlib.redirect_stderr(second):
             logging.getLogger("mesh_framework.test").warning("into the second stream")
         assert "into the second stream" in second.getvalue()
+        assert "Logging error" not in second.getvalue()
     finally:
         root.handlers[:] = before[0]
         root.setLevel(before[1])
