@@ -59,10 +59,8 @@ class GracefulStop:
             grace,
         )
         try:
-            runtime = self.container.mesh_runtime()
-            heartbeat, runtime.heartbeat = runtime.heartbeat, None
-            if heartbeat is not None:
-                await heartbeat.stop(unregister=True)  # the registry stops offering this agent
+            # the registry stops offering this agent; a join still under way ends without registering
+            await self.container.mesh_runtime().leave()
             if not await drain.settle(grace, min(DRAIN_QUIET, grace)):
                 logger.warning(
                     "%d call(s) still in flight after %ss; stopping anyway", drain.in_flight, grace

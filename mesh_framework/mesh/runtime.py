@@ -60,6 +60,7 @@ class MeshRuntime:
         self.port: int | None = None
         self._embedded: Any = None
         self.console_push: Any = None
+        self.leaving = False  # a graceful stop began (`leave`): a join still under way registers nothing
         self._slots = {**tool_slots(tools), **route_slots(self.routes)}
 
     async def start(self, port: int) -> None:
@@ -86,6 +87,9 @@ class MeshRuntime:
         health = self.health
         if health is not None:  # registered with its verdict (bounded by health.timeout)
             payload["status"] = (await health.check()).status.mesh_status
+        if self.leaving:  # the agent began to stop while it joined: it never appears in the registry
+            logger.info("stopping before the mesh was joined: not registering")
+            return
         self.heartbeat = heartbeat = Heartbeat(
             client, payload, interval=settings.registry.heartbeat_interval, on_answer=self._on_answer
         )
@@ -182,6 +186,14 @@ class MeshRuntime:
         if self.reasons is not None:
             self.reasons.update(self.dispatcher.topology)
 
+    async def leave(self) -> None:
+        """A graceful stop begins: the registry stops offering this agent now, and a join still under way
+        ends without registering (everything else stops with `stop`, once serving ends)."""
+        self.leaving = True
+        heartbeat, self.heartbeat = self.heartbeat, None
+        if heartbeat is not None:
+            await heartbeat.stop(unregister=True)
+
     async def stop(self) -> None:
         if self.jobs is not None:
             await self.jobs.leave()
@@ -203,3 +215,4 @@ class MeshRuntime:
         if self._embedded is not None:
             await self._embedded.stop()
             self._embedded = None
+        self.leaving = False  # served again (the same app, in one process): it joins again
