@@ -120,7 +120,12 @@ class MeshApplication:
             raise
         self._server = uvicorn_server(app, self.settings)
         gc.freeze()
-        await serve_until_stopped(self._server, sock, self.stop)
+        try:
+            await serve_until_stopped(self._server, sock, self.stop)
+        except SystemExit:  # uvicorn's exit when the lifespan failed to start: say why, on one line
+            if self._lifecycle.failure is not None:
+                raise self._lifecycle.failure from None
+            raise
 
     def run(self) -> None:
         asyncio.run(self.serve())

@@ -1,5 +1,6 @@
 """An agent's lifespan: catalog connections and the gateway prepared before serving and released after;
-ready while it serves; the mesh joined beside the server once it listens on a socket."""
+the lifespans of the apps mounted in it (a served FastAPI app) run inside; ready while it serves; the mesh
+joined beside the server once it listens on a socket."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from starlette.routing import Route
 
 from ..config.loader import LoadedSettings
 from ..di.usage import built_or_loaded, names_servers
-from ..errors import ConfigError
+from ..errors import ConfigError, MeshError
+from ..routes.web import start_mounted
 
 __all__ = ["AgentLifecycle"]
 
@@ -27,6 +29,7 @@ class AgentLifecycle:
         self.container = container
         self.loaded = loaded
         self.prepared = False
+        self.failure: MeshError | None = None  # why start-up failed inside the lifespan (re-raised by serve)
 
     async def prepare(self) -> None:
         """What must happen before serving, once: with `mcp.fail_fast`, reach every catalog server (all
@@ -68,10 +71,19 @@ class AgentLifecycle:
 
     @contextlib.asynccontextmanager
     async def running(self, port: int | None) -> AsyncIterator[None]:
-        """Marks the agent ready; when it serves on a socket (`port`; None for in-process tests), joins the
-        mesh."""
+        """Runs the mounted apps' lifespans (in mount order, before the agent is ready; stopped in reverse
+        after it left the mesh), marks the agent ready; when it serves on a socket (`port`; None for
+        in-process tests), joins the mesh."""
         state = self.container.agent_state()
+        self.failure = None
         await self.prepare()
+        try:
+            mounted = await start_mounted(self.container.web_app())
+        except BaseException as exc:
+            if isinstance(exc, MeshError):
+                self.failure = exc
+            await self.release()
+            raise
         status_board = self.container.status_board()
         status_board.start()  # `@status_section`s refreshed in the background while serving
         runtime: Any = None
@@ -106,6 +118,7 @@ class AgentLifecycle:
                 with contextlib.suppress(asyncio.CancelledError):
                     await joining
                 await runtime.stop()
+            await mounted.aclose()
             await self.release()
 
 

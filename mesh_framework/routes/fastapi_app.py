@@ -6,13 +6,15 @@ The app is found by the scan (`serve(app)` marks it), checked at load (every `Be
 component, every `MeshTool` a valid selector, every `MeshService` a service interface) and mounted at
 build. Each of its routes that uses `MeshTool` or `MeshService` gets dependency slots of its own (its
 `MeshTool`s first, then each service's methods in name order), registered and updated exactly like
-`@mesh_route` routes'.
+`@mesh_route` routes'. Its lifespan (`lifespan=`, or `on_event` handlers) runs inside the agent's
+(routes/web.py: `mounted_lifespans`); a state it yields is its own requests' `request.state`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -61,7 +63,8 @@ A = TypeVar("A", bound=FastAPI)
 
 def serve(app: A, path: str = "/") -> A:
     """Serve this FastAPI app from the agent, mounted at `path` beside `/mcp` (after `@mesh_route` routes,
-    before `web.static` folders). Records metadata only; the agent finds the app when it scans."""
+    before `web.static` folders); its lifespan runs when the agent starts and stops. Records metadata
+    only; the agent finds the app when it scans."""
     if not isinstance(app, FastAPI):
         raise TypeError(f"serve() takes a FastAPI app, not {app!r}")
     if not path.startswith("/"):
@@ -239,6 +242,7 @@ class ServedFastApi:
     def __init__(self, plan: FastApiPlan, provide: Callable[[str], Any]) -> None:
         self.plan = plan
         self.app = plan.app
+        self.state: dict[str, Any] | None = None  # what the app's lifespan yielded, while it runs
         self.beans = {marker: provide(name) for marker, name in plan.beans.items()}
         self.wrappers: list[MeshToolWrapper] = []
         self._slots: dict[tuple[int, int], tuple[MeshToolWrapper, int]] = {}
@@ -299,8 +303,25 @@ class ServedFastApi:
             raise DependencyUnavailable(dependency.selector.capability)
         return implementation
 
+    def describe(self) -> str:
+        """How start-up failures name the app: `the FastAPI app shop.api (mounted at /shop)`."""
+        return f"the FastAPI app {self.plan.where} (mounted at {self.plan.path or '/'})"
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        """The app's own lifespan (its `lifespan=`, or its `on_event` handlers), as when it is served
+        alone; the state it yields is given to its requests."""
+        async with self.app.router.lifespan_context(self.app) as state:
+            self.state = dict(state) if state else None
+            try:
+                yield
+            finally:
+                self.state = None
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         scope[SCOPE_KEY] = self
+        if self.state is not None:  # a shallow copy per request, as Starlette gives an app's own state
+            scope["state"] = {**scope.get("state", {}), **self.state}
         await self.app(scope, receive, send)
 
 

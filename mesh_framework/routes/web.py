@@ -1,10 +1,13 @@
 """The agent's web side beside the MCP endpoint: `@mesh_route` routes, static folders (`web.static`) and
-CORS (`web.cors`). Planned at load (problems reported before the port is bound), built with the app."""
+CORS (`web.cors`). Planned at load (problems reported before the port is bound), built with the app. The
+lifespans of the apps mounted in it (a served FastAPI app) run inside the agent's (`start_mounted`)."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
-from ..errors import ConfigError, WiringError
+from ..errors import ConfigError, MeshError, WiringError
+from ..failures import exception_text, log_failure
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
@@ -24,7 +28,13 @@ from .planning import RoutePlan, plan_routes
 
 SERVE_ATTR = "__mesh_serve__"  # set on a FastAPI app by mesh_framework.fastapi.serve
 
-__all__ = ["StaticFolder", "WebApp", "WebPlan", "build_web", "plan_web"]
+__all__ = ["MountedAppError", "StaticFolder", "WebApp", "WebPlan", "build_web", "plan_web", "start_mounted"]
+
+logger = logging.getLogger("mesh_framework.routes")
+
+
+class MountedAppError(MeshError):
+    """The lifespan of an app mounted in the agent failed at start-up (the message names the app)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +60,7 @@ class WebApp:
     routes: list[BaseRoute] = field(default_factory=list)
     middleware: list[Middleware] = field(default_factory=list)
     llm_configs: dict[str, Any] = field(default_factory=dict)  # `@mesh_llm` routes' LlmToolConfig by name
+    mounted: list[Any] = field(default_factory=list)  # ServedFastApi, in mount order: their lifespans run
 
 
 def plan_web(
@@ -185,6 +196,7 @@ def build_web(
                     wrapper.update_dependency(dependency.index, initial_proxy(dependency))
                 web.registry.add(wrapper)
             web.routes.append(Mount(app_plan.path, app=served, name=f"fastapi:{app_plan.where}"))
+            web.mounted.append(served)
     for folder in plan.static:
         app = StaticFiles(directory=folder.directory, html=folder.html)
         web.routes.append(Mount(folder.path.rstrip("/") or "", app=app, name=f"static:{folder.path}"))
@@ -203,3 +215,35 @@ def build_web(
             )
         )
     return web
+
+
+async def start_mounted(web: WebApp) -> contextlib.AsyncExitStack:
+    """Run the lifespan of every mounted app, in mount order, to its start-up; closing the stack returned
+    runs their shutdowns in reverse order (a shutdown that raises is logged and the others still run).
+
+    Raises MountedAppError, on one line naming the app, when one fails to start (after stopping the ones
+    started before it)."""
+    stack = contextlib.AsyncExitStack()
+    for served in web.mounted:
+        running = served.lifespan()
+        try:
+            await running.__aenter__()
+        except BaseException as exc:
+            await stack.aclose()
+            if not isinstance(exc, Exception):
+                raise
+            text = " ".join(line.strip() for line in exception_text(exc).splitlines() if line.strip())
+            raise MountedAppError(f"{served.describe()} failed to start: {text}") from exc
+        stack.push_async_exit(_stopping(served, running))
+    return stack
+
+
+def _stopping(served: Any, running: Any) -> Callable[..., Awaitable[bool]]:
+    async def stop(exc_type: Any, exc: Any, tb: Any) -> bool:
+        try:
+            await running.__aexit__(exc_type, exc, tb)
+        except Exception as failure:
+            log_failure(logger, f"the shutdown of {served.describe()}", failure)
+        return False
+
+    return stop
