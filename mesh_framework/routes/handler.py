@@ -1,6 +1,10 @@
 """`RouteHandler`: serves one `@mesh_route`. Its dependency slots live in a `MeshToolWrapper` (updated by
 the mesh runtime like a tool's); the call reads path, query and body, validates them with the model the
-tools' analyzer built, injects, calls, and answers JSON or Server-Sent Events."""
+tools' analyzer built, injects, calls, and answers JSON or Server-Sent Events.
+
+As a tool call is, the request is a server span continuing the caller's trace (`incoming_request`), and
+while it is served, Server-Sent Events included, its allowlisted headers and its `X-Mesh-Timeout` budget
+go with the calls it makes (`propagating`)."""
 
 from __future__ import annotations
 
@@ -19,7 +23,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from ..failures import log_failure
+from ..propagation import HeaderAllowlist, budget_deadline, propagating
 from ..tools.wrapper import MeshToolWrapper
+from ..tracing.spans import incoming_request
 from .planning import RoutePlan
 from .sse import EventStreamResponse
 
@@ -38,7 +44,7 @@ def _unprocessable(kind: str, loc: list[Any], message: str, value: Any, **extra:
 
 
 class RouteHandler:
-    """One route's endpoint (a Starlette request-response function)."""
+    """One route's endpoint (an ASGI app for a Starlette `Route`)."""
 
     def __init__(
         self,
@@ -48,12 +54,14 @@ class RouteHandler:
         beans: Mapping[str, Any],
         *,
         max_body_bytes: int,
+        propagation: HeaderAllowlist | None = None,
     ) -> None:
         self.plan = plan
         self.wrapper = wrapper
         self.target = target
         self.beans = dict(beans)
         self.max_body_bytes = max_body_bytes
+        self.propagation = propagation or HeaderAllowlist()
         signature = plan.signature
         self._fields = frozenset(signature.arguments_model.model_fields)
         self._validate = signature.arguments_model.__pydantic_validator__.validate_python
@@ -63,7 +71,20 @@ class RouteHandler:
         self._adapter = signature.output_adapter
         self._query = self._fields - set(plan.body) - plan.path_params
 
-    async def __call__(self, request: Request) -> Response:
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        raw = scope["headers"]
+        forwarded = self.propagation.capture(raw)
+        deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
+        with (
+            propagating(forwarded, deadline),
+            incoming_request(scope["method"], self.plan.spec.path, raw) as span,
+        ):
+            response = await self.respond(Request(scope, receive, send))
+            span.status(response.status_code)
+            await response(scope, receive, send)  # a stream's generator runs here, inside both
+
+    async def respond(self, request: Request) -> Response:
+        """The answer to one request (its body not yet sent)."""
         plan = self.plan
         arguments: dict[str, Any] = dict(request.path_params)
         query = request.query_params

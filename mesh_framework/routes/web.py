@@ -21,6 +21,7 @@ from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..errors import ConfigError, MeshError, WiringError
 from ..failures import exception_text, log_failure
+from ..propagation import HeaderAllowlist
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
@@ -166,6 +167,7 @@ def build_web(
     if plan is None:
         return web
     mask = settings.tools.mask_error_details
+    propagation = HeaderAllowlist(settings.mesh.propagate_headers)  # as the MCP endpoint's
     for route in plan.routes:
         target = getattr(provide(route.owner), route.attribute) if route.owner else route.spec.function
         wrapper = MeshToolWrapper(
@@ -184,8 +186,15 @@ def build_web(
         if route.llm is not None:
             web.llm_configs[wrapper.name] = route.llm
         beans = {name: provide(bean) for name, bean in route.beans.items()}
-        handler = RouteHandler(route, wrapper, target, beans, max_body_bytes=settings.server.max_body_bytes)
-        web.routes.append(Route(route.spec.path, handler.__call__, methods=list(route.spec.methods)))
+        handler = RouteHandler(
+            route,
+            wrapper,
+            target,
+            beans,
+            max_body_bytes=settings.server.max_body_bytes,
+            propagation=propagation,
+        )
+        web.routes.append(Route(route.spec.path, handler, methods=list(route.spec.methods)))
     if plan.fastapi:
         from .fastapi_app import ServedFastApi
 

@@ -1,6 +1,7 @@
-"""The spans an agent records: an incoming tool call, an outbound proxy call, a registry call, an LLM
-iteration. Each helper returns a context manager; with tracing, call logging and the console off it is one
-shared object that does nothing, so the call path pays an attribute read and a `with`.
+"""The spans an agent records: an incoming tool call or web route request, an outbound proxy call, a
+registry call, an LLM iteration. Each helper returns a context manager; with tracing, call logging and the
+console off it is one shared object that does nothing, so the call path pays an attribute read and a
+`with`.
 
 While the console gathers spans (`state.spans`), each finished span is also appended there as a tuple: the
 OpenTelemetry span's ids when tracing is on, else ids of the light context (`state.light_context`), for
@@ -21,7 +22,17 @@ from .state import UNKEPT, CallInfo, current_call, light_context, state
 if TYPE_CHECKING:
     from opentelemetry.context import Context
 
-__all__ = ["SpanScope", "incoming_call", "llm_iteration", "outbound_call", "record_result", "registry_call"]
+__all__ = [
+    "SpanScope",
+    "incoming_call",
+    "incoming_request",
+    "llm_iteration",
+    "outbound_call",
+    "record_result",
+    "registry_call",
+]
+
+_NO_PARAMS: Mapping[str, Any] = {}  # a web request has no `_meta` or arguments: its trace is in headers
 
 
 class SpanScope:
@@ -43,6 +54,9 @@ class SpanScope:
 
     def result(self, result: Mapping[str, Any]) -> None:
         """A `CallToolResult`: an `isError` one marks the span as failed."""
+
+    def status(self, code: int) -> None:
+        """The HTTP status a web request was answered with: a 5xx marks the span as failed."""
 
 
 NOOP = SpanScope()
@@ -146,6 +160,17 @@ class _Span(SpanScope):
                 texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
                 self._error = ("; ".join(t for t in texts if t) or "isError")[:300]
 
+    def status(self, code: int) -> None:
+        span = self._span
+        if span is not None:
+            span.set_attribute("http.response.status_code", code)
+            if code >= 500:
+                otel = _api()
+                span.set_attribute("error.type", str(code))
+                span.set_status(otel.Status(otel.StatusCode.ERROR, f"HTTP {code}"))
+        if code >= 500:
+            self._error = f"HTTP {code}"
+
 
 class _ConsoleSpan(SpanScope):
     """A span for the console only (OpenTelemetry off): ids from the light context, one tuple at the end."""
@@ -211,6 +236,10 @@ class _ConsoleSpan(SpanScope):
             texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
             self._error = ("; ".join(t for t in texts if t) or "isError")[:300]
 
+    def status(self, code: int) -> None:
+        if code >= 500:
+            self._error = f"HTTP {code}"
+
 
 class _Unkept(SpanScope):
     """An incoming call whose trace the console does not keep: the calls it makes say so (`UNKEPT`)."""
@@ -264,23 +293,53 @@ def incoming_call(
     if state.log_calls:
         call = CallInfo(tool, _request_id(raw_headers))
     if state.tracer is None:
-        if state.spans is None:
-            return _Span("", "SERVER", {}, call=call)
-        ids = light_parent(params, raw_headers if trace_headers else None)
-        if ids is None:  # a new trace, while the budget lasts
-            budget = state.budget
-            if budget.left <= 0:
-                return _Unkept(call)
-            budget.left -= 1
-        elif ids is UNKEPT:
-            return _Unkept(call)
-        return _ConsoleSpan(f"tools/call {tool}", "SERVER", state.agent, ids, call)
+        return _untraced_server(f"tools/call {tool}", call, params, raw_headers if trace_headers else None)
     parent, source = parent_context(params, raw_headers if trace_headers else ())
     # Few attributes: the SDK checks each one on the call path. The agent is on the resource.
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool}
     if source:
         attributes["mesh.trace.source"] = source
     return _Span(f"tools/call {tool}", "SERVER", attributes, parent, call, detail=state.agent)
+
+
+def incoming_request(method: str, route: str, raw_headers: Iterable[tuple[bytes, bytes]]) -> SpanScope:
+    """The server span of one web route request (`route`: its path template, `/api/items/{id}`), continuing
+    the trace the caller's headers carry (`traceparent`, MCP Mesh's `X-Trace-ID`/`X-Parent-Span`) as a
+    tool call does; structured logs name the route as the registry does (`GET:/api/items/{id}`)."""
+    if state.tracer is None and not state.log_calls and state.spans is None:
+        return NOOP
+    call = None
+    if state.log_calls:
+        call = CallInfo(f"{method}:{route}", _request_id(raw_headers))
+    if state.tracer is None:
+        return _untraced_server(f"{method} {route}", call, _NO_PARAMS, raw_headers)
+    parent, source = parent_context(_NO_PARAMS, raw_headers)
+    attributes: dict[str, Any] = {"http.request.method": method, "http.route": route}
+    if source:
+        attributes["mesh.trace.source"] = source
+    return _Span(f"{method} {route}", "SERVER", attributes, parent, call, detail=state.agent)
+
+
+def _untraced_server(
+    name: str,
+    call: CallInfo | None,
+    params: Mapping[str, Any],
+    raw_headers: Iterable[tuple[bytes, bytes]] | None,
+) -> SpanScope:
+    """An incoming call's scope without OpenTelemetry: the console's span while its trace is kept (a new
+    trace while `state.budget` lasts), else only the call's log context (`raw_headers`: None when the
+    request carries none of `TRACE_HEADERS`)."""
+    if state.spans is None:
+        return _Span("", "SERVER", {}, call=call)
+    ids = light_parent(params, raw_headers)
+    if ids is None:  # a new trace, while the budget lasts
+        budget = state.budget
+        if budget.left <= 0:
+            return _Unkept(call)
+        budget.left -= 1
+    elif ids is UNKEPT:
+        return _Unkept(call)
+    return _ConsoleSpan(name, "SERVER", state.agent, ids, call)
 
 
 def _request_id(raw_headers: Iterable[tuple[bytes, bytes]]) -> str:
