@@ -4,6 +4,8 @@ the transport's answers and errors as over httpx2, the stale-connection retry, a
 from __future__ import annotations
 
 import asyncio
+import gc
+import warnings
 from collections.abc import AsyncIterator
 from typing import ClassVar
 
@@ -21,6 +23,7 @@ from mesh_framework.mesh.proxy import DownEndpoints, McpMeshToolProxy, Provider
 from mesh_framework.mesh.proxy_factory import McpMeshToolProxyFactory
 from mesh_framework.mesh.transport import LEGACY, McpTransport, ProviderUnreachable, RemoteError
 from mesh_framework.propagation import propagating
+from tests.test_asyncio_network import _read_request, _server
 from tests.test_keepalive import _serve
 from tests.test_transport import Peer
 
@@ -177,8 +180,7 @@ async def one_answer_server() -> AsyncIterator[int]:
         yield server.sockets[0].getsockname()[1]
     finally:
         server.close()
-        # Python 3.12's wait_closed waits for every connection: a client loop that ended leaves its own
-        # open until its socket is collected, so the server closes what is left.
+        # Python 3.12's wait_closed waits for every connection: the server closes what a client left open.
         for transport in list(_OneAnswerPerConnection.open):
             transport.abort()
         await server.wait_closed()
@@ -271,3 +273,109 @@ async def test_a_connection_of_a_finished_event_loop_is_not_reused(one_answer_se
     assert await asyncio.to_thread(call_on_a_new_loop) == 200
     assert _OneAnswerPerConnection.connections == 2
     direct.close()
+
+
+class _KeptAlive:
+    """A keep-alive server (an asyncio stream server, as in test_asyncio_network) that answers `_OK` to each
+    request and records each connection's end."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.ended = 0
+        self.an_end = asyncio.Event()
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        while True:
+            try:
+                await _read_request(reader)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                break
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(_OK)
+                + _OK
+            )
+            await writer.drain()
+        self.ended += 1
+        self.an_end.set()
+        writer.close()
+
+    async def next_end(self) -> None:
+        await self.an_end.wait()
+        self.an_end.clear()
+
+
+@pytest.fixture
+async def kept_alive() -> AsyncIterator[tuple[_KeptAlive, int]]:
+    server = _KeptAlive()
+    async for url in _server(server.handle):
+        yield server, int(url.rsplit(":", 1)[1])
+
+
+_REQUEST = b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}"
+
+
+async def test_a_finished_event_loop_leaves_no_connection_open(kept_alive: tuple[_KeptAlive, int]) -> None:
+    """A client used in one `asyncio.run` and then another: the first loop's connection is closed as that
+    loop ends (the server sees it end, nothing is left for the garbage collector to warn about), and the
+    second call opens its own."""
+    server, port = kept_alive
+    direct = DirectHttp()
+
+    def call_in_asyncio_run() -> int:
+        return asyncio.run(direct.post("127.0.0.1", port, _REQUEST, timeout=5.0)).status
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        assert await asyncio.to_thread(call_in_asyncio_run) == 200
+        await server.next_end()  # closed when its loop ended, not when a later call met it
+        assert server.ended == 1
+        assert await asyncio.to_thread(call_in_asyncio_run) == 200
+        await server.next_end()
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+    assert (server.connections, server.ended) == (2, 2)
+    assert not any(direct._idle.values())
+    direct.close()
+
+
+async def test_a_connection_of_a_loop_closed_without_shutting_down_is_ended_when_met(
+    kept_alive: tuple[_KeptAlive, int],
+) -> None:
+    """A loop closed bare (no `shutdown_asyncgens`) could not close its connection: the next call, on
+    another loop, does not reuse it and ends it without the closed loop (the server sees it end)."""
+    server, port = kept_alive
+    direct = DirectHttp()
+
+    def call_and_close_the_loop_bare() -> int:
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(direct.post("127.0.0.1", port, _REQUEST, timeout=5.0)).status
+        finally:
+            loop.close()
+
+    def call_in_asyncio_run() -> int:
+        return asyncio.run(direct.post("127.0.0.1", port, _REQUEST, timeout=5.0)).status
+
+    with warnings.catch_warnings():
+        # the bare-closed loop's transport is only collected later, with its own warning: not this test's
+        warnings.simplefilter("ignore", ResourceWarning)
+        assert await asyncio.to_thread(call_and_close_the_loop_bare) == 200
+        assert server.ended == 0  # still open: its loop never ran its closing
+        assert await asyncio.to_thread(call_in_asyncio_run) == 200
+        await server.next_end()
+        assert server.connections == 2 and server.ended >= 1
+        gc.collect()
+    direct.close()
+
+
+async def test_closing_the_factory_closes_the_direct_pool(kept_alive: tuple[_KeptAlive, int]) -> None:
+    server, port = kept_alive
+    factory = McpMeshToolProxyFactory(MeshSettings())
+    direct = factory.transport.direct
+    assert direct is not None
+    assert (await direct.post("127.0.0.1", port, _REQUEST, timeout=5.0)).status == 200
+    assert server.ended == 0  # kept alive
+    await factory.aclose()
+    await server.next_end()
+    assert server.ended == 1 and not any(direct._idle.values())

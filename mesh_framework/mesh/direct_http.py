@@ -11,13 +11,20 @@ once older than `keepalive_expiry` (before the peers drop them), a connection th
 `ConnectFailed` (nothing was sent: another provider may take the call), and a request that met a reused
 connection the peer had just closed is sent once more on a fresh one only when it is idempotent. TLS,
 streamed answers and anything else go through httpx2 (`transport.py` decides).
+
+A connection serves the event loop that opened it. The client can outlive a loop (a sync caller or a test
+runs `asyncio.run` once per call): the idle connections of a loop are closed as it shuts down, while it can
+still run their transports' closing, and one met later on a loop that has ended is never reused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
+import weakref
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import httptools
@@ -146,7 +153,15 @@ class _Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self.closed = True
-        if self.transport is None or self.loop.is_closed():
+        if self.transport is None:
+            return
+        if self.loop.is_closed():
+            # Its transport can no longer close (the loop would run that), and the loop is not touched: the
+            # TCP connection is ended so the peer drops it now; the descriptor goes with the transport.
+            sock = self.transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
             return
         try:
             running = asyncio.get_running_loop()
@@ -164,6 +179,8 @@ class DirectHttp:
     def __init__(self, keepalive_expiry: float = 4.0) -> None:
         self.keepalive_expiry = keepalive_expiry
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
+        # per event loop with connections, the async generator that closes them when the loop shuts down
+        self._watches: dict[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = {}
 
     async def post(
         self, host: str, port: int, request: bytes, *, timeout: float | None, idempotent: bool = False
@@ -216,14 +233,40 @@ class DirectHttp:
         connection.idle_since = time.monotonic()
         idle.append(connection)
 
-    @staticmethod
-    async def _connect(host: str, port: int) -> _Connection:
+    async def _connect(self, host: str, port: int) -> _Connection:
         loop = asyncio.get_running_loop()
+        if loop not in self._watches:
+            await self._watch(loop)
         try:
             _transport, connection = await loop.create_connection(_Connection, host, port)
         except OSError as exc:
             raise ConnectFailed(str(exc) or type(exc).__name__) from None
         return connection
+
+    async def _watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        for ended in [other for other in list(self._watches) if other.is_closed()]:
+            self._watches.pop(ended, None)  # closed without shutting down its async generators
+        watch = self._watches[loop] = self._closing_with(weakref.ref(loop))
+        await anext(watch)  # its first step registers it with the running loop
+
+    async def _closing_with(self, loop: weakref.ref[asyncio.AbstractEventLoop]) -> AsyncGenerator[None, None]:
+        """Waits for its loop's end: a loop closes the async generators it started when it shuts down
+        (`shutdown_asyncgens`, which `asyncio.run` calls before closing the loop), and then this closes the
+        loop's idle connections, on the loop, which still runs their transports' closing."""
+        try:
+            yield
+        finally:
+            ending = loop()
+            if ending is not None:
+                self._close_connections_of(ending)
+
+    def _close_connections_of(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._watches.pop(loop, None)
+        for idle in self._idle.values():
+            ending = [connection for connection in idle if connection.loop is loop]
+            idle[:] = [connection for connection in idle if connection.loop is not loop]
+            for connection in ending:
+                connection.close()
 
     def close(self) -> None:
         """Close every idle connection."""
