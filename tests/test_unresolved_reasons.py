@@ -5,6 +5,7 @@ unresolved set, at most once more per interval while calls are refused, and the 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -129,4 +130,94 @@ async def test_an_unreachable_registry_leaves_no_reason() -> None:
         reasons.update(Topology({SLOT: None}))
         await settle(reasons)
         assert reasons.reasons == {}
+        await reasons.stop()
+
+
+def warnings_and_infos(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
+    return [
+        (r.levelname, r.getMessage())
+        for r in caplog.records
+        if r.name == "mesh_framework.mesh" and r.levelno >= logging.INFO
+    ]
+
+
+async def test_a_slot_unresolved_while_joining_warns_only_once_the_start_is_settled(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Unresolved at the first registration: INFO (its provider may be joining too); the WARNING comes
+    with the heartbeat round after it, once, if the slot is still unresolved."""
+    caplog.set_level(logging.DEBUG, logger="mesh_framework.mesh")
+    _, app = mesh()
+    reason = "no provider of `caption` with tags fast: 2 evicted by tags (calc-1:add: missing fast; calc-2:"
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
+    ) as http:
+        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+        reasons.update(Topology({SLOT: None}))  # the first registration's answer
+        reasons.heartbeat_round()
+        await settle(reasons)
+        assert [level for level, _ in warnings_and_infos(caplog)] == ["INFO"]
+        assert warnings_and_infos(caplog)[0][1].startswith(
+            f"tool 'show': dependency 0 is not resolved yet: {reason}"
+        )
+        reasons.heartbeat_round()  # a check one interval later found nothing new: still unresolved
+        await settle(reasons)
+        logged = warnings_and_infos(caplog)
+        assert [level for level, _ in logged] == ["INFO", "WARNING"]
+        assert logged[1][1].startswith(f"tool 'show': dependency 0 is unresolved: {reason}")
+        reasons.interval = 0
+        reasons.refused()  # asked again, the same reason: not logged again
+        reasons.heartbeat_round()
+        await settle(reasons)
+        assert len(warnings_and_infos(caplog)) == 2
+        await reasons.stop()
+
+
+async def test_a_slot_resolved_at_the_registry_by_a_provider_that_joined_meanwhile_is_not_warned_of(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The registry picks a provider that registered after the agent's answer: the agent's topology is a
+    step behind (its next answer resolves the slot), so nothing is logged as unresolved."""
+    caplog.set_level(logging.DEBUG, logger="mesh_framework.mesh")
+    store, app = mesh()
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
+    ) as http:
+        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+        reasons.update(Topology({SLOT: None}))
+        reasons.heartbeat_round()
+        await settle(reasons)
+        assert [level for level, _ in warnings_and_infos(caplog)] == ["INFO"]
+        store.heartbeat(
+            registration("calc-3", [{"function_name": "add", "capability": "caption", "tags": ["fast"]}])
+        )
+        reasons.heartbeat_round()  # unresolved through a round, as the agent holds it
+        await settle(reasons)
+        assert reasons.reasons[SLOT].startswith("`caption` with tags fast -> calc-3:add")
+        assert [level for level, _ in warnings_and_infos(caplog)] == ["INFO"]
+        await reasons.stop()
+
+
+async def test_a_slot_resolved_again_before_the_next_round_is_not_warned_of(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Unresolved, resolved, unresolved again between two rounds (a provider that left and came back, or
+    agents stopping together): it has not stayed unresolved through a round."""
+    caplog.set_level(logging.INFO, logger="mesh_framework.mesh")
+    _, app = mesh()
+    provider = Provider("calc-1", "http://127.0.0.1:9000", "add")
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
+    ) as http:
+        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+        reasons.update(Topology({SLOT: None}))
+        reasons.heartbeat_round()
+        reasons.update(Topology({SLOT: Resolution("caption", provider)}))
+        reasons.update(Topology({SLOT: None}))
+        reasons.heartbeat_round()
+        await settle(reasons)
+        assert "WARNING" not in [level for level, _ in warnings_and_infos(caplog)]
+        reasons.heartbeat_round()  # now it has
+        await settle(reasons)
+        assert [level for level, _ in warnings_and_infos(caplog)].count("WARNING") == 1
         await reasons.stop()

@@ -137,6 +137,9 @@ class Heartbeat:
         self.observer: Callable[[str, float, bool], None] | None = None
         # Awaited after each failed registry call, before the retry (the embedded registry's hand-over).
         self.on_failure: Callable[[], Awaitable[None]] | None = None
+        # Called after each exchange that leaves the agent's topology current: an answer applied, or a check
+        # the registry answered with nothing new.
+        self.on_round: Callable[[], None] | None = None
 
     @property
     def withdrawn(self) -> bool:
@@ -197,6 +200,17 @@ class Heartbeat:
             await asyncio.wait_for(self._wake.wait(), timeout=seconds)
         self._wake.clear()
 
+    def _register_next(self, *, forgotten: bool) -> None:
+        """A check answered that the agent's topology changed (202) or that the registry does not know the
+        agent (410: a registry restarted without its data, or a sweep): register in the next round."""
+        self._needs_post = True
+        self._rejoined = self._rejoined or forgotten
+        self._forgotten = self._forgotten or forgotten
+
+    def _round(self) -> None:
+        if self.on_round is not None:
+            self.on_round()
+
     async def _run(self) -> None:
         failures = 0
         while True:
@@ -228,17 +242,16 @@ class Heartbeat:
                         self._needs_post = True
                     else:
                         self.on_answer(answer)
+                        self._round()
                 elif not self._down:
                     status = await self._timed("check", self.client.check(self.agent_id))
                     if status in (202, 410):
-                        self._needs_post = True
-                        self._rejoined = self._rejoined or status == 410
-                        # 410: a registry restarted without its data, or a sweep
-                        self._forgotten = self._forgotten or status == 410
+                        self._register_next(forgotten=status == 410)
                         continue
                     if status != 200:
                         raise RegistryError(f"registry answered HEAD /heartbeat with HTTP {status}")
                     failures = 0
+                    self._round()
             except RegistryError as exc:
                 failures += 1
                 self._needs_post = True

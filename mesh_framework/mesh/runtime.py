@@ -108,6 +108,7 @@ class MeshRuntime:
             heartbeat.wake()
             reasons.refused()
 
+        heartbeat.on_round = reasons.heartbeat_round
         for wrapper in [*self.tools, *self.routes]:
             wrapper.unresolved_listener = refused
             wrapper.unresolved_reasons = reasons.reasons
@@ -183,7 +184,8 @@ class MeshRuntime:
         if self.subscription is not None and self.subscription.outdated(answer):
             return  # a heartbeat answer older than the last pushed one
         self.dispatcher.apply(parse_answer(answer, self._slots))
-        if self.reasons is not None:
+        # Once the agent is leaving, a provider leaving too (agents stopped together) is no news to log.
+        if self.reasons is not None and not self.leaving:
             self.reasons.update(self.dispatcher.topology)
 
     async def leave(self) -> None:

@@ -2,14 +2,22 @@
 
 When the registry's answer leaves dependency slots unresolved (or their set changes), the agent asks the
 registry once why: our registry's `GET /explain` (the slot's trace computed now), else MCP Mesh's
-`GET /events?agent_id=...&type=dependency_unresolved` (the newest recorded trace of each slot). Each reason
-is logged once, on one line, and a call refused for that slot says it:
+`GET /events?agent_id=...&type=dependency_unresolved` (the newest recorded trace of each slot). A reason
+is logged on one line, and a call refused for that slot says it:
 
     Tool 'show' cannot run: its dependency 'caption' (dependency 0) is not resolved: no provider of
     `caption` with tags fast: 2 evicted by tags (calc-1:add: missing fast; calc-2:add: missing fast)
 
+A slot can be unresolved for a moment only: at the first registration its provider may be joining too
+(agents started together, as `mesh run APP OTHER_APP` does), and when agents stop together a provider may
+leave first. So a reason is logged at INFO ("not resolved yet") until the slot has stayed unresolved from
+one heartbeat round to the next (a round: an exchange that left the agent's topology current, with the
+registry's news applied); then it gets its WARNING, once. A trace in which the registry picks a provider
+is not logged: the agent's next answer resolves the slot.
+
 Cheap by construction: nothing is fetched while every slot is resolved; one fetch per change of the
-unresolved set, and at most one more per `interval` seconds when calls keep hitting an unresolved slot.
+unresolved set and one when a slot has stayed unresolved through a round, and at most one more per
+`interval` seconds when calls keep hitting an unresolved slot.
 """
 
 from __future__ import annotations
@@ -60,6 +68,9 @@ class UnresolvedReasons:
         self._unresolved: frozenset[str] = frozenset()
         self._fetched_at = -math.inf
         self._explain = True  # our registry serves /explain; MCP Mesh's does not (then /events only)
+        self._held: frozenset[str] = frozenset()  # unresolved at the last heartbeat round, and since
+        self._lasting: frozenset[str] = frozenset()  # unresolved from one round to the next: worth a WARNING
+        self._warned: dict[str, str] = {}  # slot key -> the reason logged at WARNING
         self._task: asyncio.Task[None] | None = None
 
     def update(self, topology: Topology) -> None:
@@ -67,8 +78,20 @@ class UnresolvedReasons:
         unresolved = frozenset(k for k, r in topology.dependencies.items() if r is None)
         for key in [k for k in self.reasons if k not in unresolved]:
             del self.reasons[key]
+        for key in [k for k in self._warned if k not in unresolved]:
+            del self._warned[key]
+        self._held &= unresolved
+        self._lasting &= unresolved
         if unresolved != self._unresolved:
             self._unresolved = unresolved
+            self._schedule(force=True)
+
+    def heartbeat_round(self) -> None:
+        """A heartbeat exchange left the topology current: the slots unresolved since the last round are
+        asked about again (once), to be warned of."""
+        lasting, self._lasting = self._lasting, self._unresolved & self._held
+        self._held = self._unresolved
+        if self._lasting - lasting:
             self._schedule(force=True)
 
     def refused(self) -> None:
@@ -114,11 +137,16 @@ class UnresolvedReasons:
             if key not in self._unresolved:
                 continue  # resolved meanwhile
             reason = summarize(data)
-            if self.reasons.get(key) != reason:
-                function_name, index = wanted[key]
-                # the name on the wire, whole: a route's pseudo-tool is `GET:/api/x`
-                logger.warning("tool '%s': dependency %d is unresolved: %s", function_name, index, reason)
-                self.reasons[key] = reason
+            told, self.reasons[key] = self.reasons.get(key), reason
+            function_name, index = wanted[key]  # the name on the wire, whole: a route's is `GET:/api/x`
+            if _picks_a_provider(data):  # the registry resolves it now: the agent's next answer will
+                logger.debug("tool '%s': dependency %d resolves: %s", function_name, index, reason)
+            elif key in self._lasting:
+                if self._warned.get(key) != reason:
+                    logger.warning("tool '%s': dependency %d is unresolved: %s", function_name, index, reason)
+                    self._warned[key] = reason
+            elif told != reason:
+                logger.info("tool '%s': dependency %d is not resolved yet: %s", function_name, index, reason)
 
     async def _explained(self, wanted: Mapping[str, tuple[str, int]]) -> dict[str, Any]:
         traces: dict[str, Any] = {}
@@ -148,3 +176,8 @@ class UnresolvedReasons:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._task = None
+
+
+def _picks_a_provider(trace: Any) -> bool:
+    chosen = trace.get("chosen") if isinstance(trace, Mapping) else None
+    return isinstance(chosen, Mapping) and bool(chosen.get("agent_id"))
