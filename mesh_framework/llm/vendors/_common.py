@@ -1,11 +1,15 @@
-"""What the vendor adapters share: argument parsing, API keys, and one-line provider errors."""
+"""What the vendor adapters share: their client's set-up and closing, stream relaying, argument parsing,
+API keys, and one-line provider errors."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping
-from typing import Any, Self
+from abc import abstractmethod
+from collections.abc import AsyncGenerator, Mapping
+from types import ModuleType
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import httpx2
 from pydantic import SecretStr
@@ -13,8 +17,11 @@ from pydantic import SecretStr
 from ...config.settings import LlmVendorSettings
 from ...mesh.http_pool import asyncio_transport
 from ..model import LlmModel, LlmProviderError
+from ..types import LlmTurn
 
 __all__ = [
+    "SdkClient",
+    "SdkStream",
     "VendorModel",
     "api_key_of",
     "broken_stream",
@@ -38,9 +45,45 @@ def sdk_http_client(default_client: type[httpx2.AsyncClient]) -> httpx2.AsyncCli
     return default_client(transport=asyncio_transport(limits=_SDK_LIMITS))
 
 
-class VendorModel(LlmModel):
-    """What the adapters share: made from `llm.vendors.<vendor>` settings, shown without their key."""
+class SdkClient(Protocol):
+    """What the adapters use of a vendor SDK's client (`openai.AsyncOpenAI`, `anthropic.AsyncAnthropic`)."""
 
+    @property
+    def base_url(self) -> httpx2.URL: ...
+
+    @property
+    def max_retries(self) -> int: ...
+
+    @property
+    def timeout(self) -> object: ...
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    async def close(self) -> None: ...
+
+
+class SdkStream(Protocol):
+    """A vendor SDK's stream of events (`openai.AsyncStream`, `anthropic.AsyncStream`)."""
+
+    async def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=SdkClient)
+
+
+class VendorModel(LlmModel, Generic[ClientT]):
+    """What the adapters share: made from `llm.vendors.<vendor>` settings or around a given SDK client (whose
+    base URL, retries and timeout then count), shown without their key, errors read alike from both SDKs.
+
+    An adapter names its `vendor` and its SDK module `sdk` (whose `APITimeoutError`, `APIConnectionError`
+    and `APIStatusError` are read by `_provider_error`), the SDK's base error `sdk_error`, and creates its
+    client in `_new_client`.
+    """
+
+    vendor: ClassVar[str]
+    sdk: ClassVar[ModuleType]
+    sdk_error: ClassVar[type[Exception]]
     model: str
     base_url: str
 
@@ -52,8 +95,25 @@ class VendorModel(LlmModel):
         api_key: str | SecretStr | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
+        client: ClientT | None = None,
     ) -> None:
-        raise NotImplementedError
+        self.model = model
+        self.name = f"{self.vendor}/{model}"
+        self.timeout = timeout
+        self._owns_client = client is None
+        if client is None:
+            client = self._new_client(base_url, api_key, timeout, max_retries)
+        self._client: ClientT = client
+        self.base_url = str(client.base_url).rstrip("/")
+        self.max_retries = client.max_retries
+        if isinstance(client.timeout, int | float):
+            self.timeout = client.timeout
+
+    @abstractmethod
+    def _new_client(
+        self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+    ) -> ClientT:
+        """The SDK client this model creates (and closes), or LlmError saying why it cannot."""
 
     @classmethod
     def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> Self:
@@ -65,6 +125,40 @@ class VendorModel(LlmModel):
             timeout=settings.timeout,
             max_retries=settings.max_retries,
         )
+
+    async def _relay(
+        self, events: SdkStream, deltas: AsyncGenerator[str | LlmTurn]
+    ) -> AsyncGenerator[str | LlmTurn]:
+        """`deltas`, the adapter's reading of the SDK's `events`, passed on (`LlmModel.stream`); a stream that
+        breaks is a LlmProviderError, and `events` are closed however it ends."""
+        try:
+            async with contextlib.aclosing(deltas):
+                async for delta in deltas:
+                    yield delta
+        except (self.sdk_error, httpx2.HTTPError) as error:
+            raise self._provider_error(error, streaming=True) from None
+        finally:
+            await events.close()  # a consumer that left early: the vendor sees the connection close
+
+    async def aclose(self) -> None:
+        """Closes the SDK client, unless it was given (then its owner closes it)."""
+        if self._owns_client:
+            await self._client.close()
+
+    def _provider_error(self, error: Exception, *, streaming: bool = False) -> LlmProviderError:
+        sdk = self.sdk
+        retries = "" if streaming else retried(self.max_retries)
+        if streaming and not isinstance(error, sdk.APITimeoutError):
+            what = broken_stream(error)
+        elif isinstance(error, sdk.APITimeoutError):
+            what = f"timed out after {self.timeout:g} s{retries}"
+        elif isinstance(error, sdk.APIConnectionError):
+            what = f"cannot connect{retries}: {error.__cause__ or error.message}"
+        elif isinstance(error, sdk.APIStatusError):
+            what = status_text(error.status_code, error.body, self.max_retries)
+        else:
+            what = f"{type(error).__name__}: {error}"
+        return provider_error(self.vendor, self.model, self.base_url, what, secret=self._client.api_key)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"

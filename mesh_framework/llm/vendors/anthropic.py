@@ -5,25 +5,21 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import anthropic
-import httpx2
 from anthropic.types import Message as AnthropicMessage
 from pydantic import SecretStr
 
-from ..model import LlmError, LlmProviderError
+from ..model import LlmError
 from ..types import LlmToolCall, LlmTurn, Message
 from ._anthropic_stream import anthropic_deltas
 from ._anthropic_transcript import anthropic_tools, anthropic_transcript
 from ._common import (
     VendorModel,
     api_key_of,
-    broken_stream,
-    provider_error,
-    retried,
     sdk_http_client,
-    status_text,
     without_none,
 )
 
@@ -35,7 +31,7 @@ DEFAULT_MAX_TOKENS = 4096
 _ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 
-class AnthropicModel(VendorModel):
+class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
     """One Claude model of the Messages API; transcripts and tools arrive in OpenAI's chat format.
 
         model = AnthropicModel("claude-sonnet-4-5")  # key from ANTHROPIC_API_KEY
@@ -47,42 +43,28 @@ class AnthropicModel(VendorModel):
     """
 
     vendor = "anthropic"
+    sdk: ClassVar[ModuleType] = anthropic  # its APITimeoutError, APIConnectionError, APIStatusError
+    sdk_error = anthropic.AnthropicError
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | SecretStr | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
-        client: anthropic.AsyncAnthropic | None = None,
-    ) -> None:
-        self.model = model
-        self.name = f"{self.vendor}/{model}"
-        self.timeout = timeout
-        self._owns_client = client is None
-        if client is None:
-            try:
-                client = anthropic.AsyncAnthropic(
-                    base_url=base_url,
-                    api_key=api_key_of(api_key, base_url, _ENV),
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),
-                )
-            except anthropic.AnthropicError as error:  # a broken credentials profile
-                raise LlmError(f"{self.name}: {' '.join(str(error).split())}") from None
-            if client.api_key is None and client.auth_token is None and client.credentials is None:
-                raise LlmError(
-                    f"{self.name}: no API key. Set llm.vendors.anthropic.api_key "
-                    "(MESH_LLM__VENDORS__ANTHROPIC__API_KEY) or ANTHROPIC_API_KEY."
-                )
-        self._client = client
-        self.base_url = str(client.base_url).rstrip("/")
-        self.max_retries = client.max_retries
-        if isinstance(client.timeout, int | float):
-            self.timeout = client.timeout
+    def _new_client(
+        self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+    ) -> anthropic.AsyncAnthropic:
+        try:
+            client = anthropic.AsyncAnthropic(
+                base_url=base_url,
+                api_key=api_key_of(api_key, base_url, _ENV),
+                timeout=timeout,
+                max_retries=max_retries,
+                http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),
+            )
+        except anthropic.AnthropicError as error:  # a broken credentials profile
+            raise LlmError(f"{self.name}: {' '.join(str(error).split())}") from None
+        if client.api_key is None and client.auth_token is None and client.credentials is None:
+            raise LlmError(
+                f"{self.name}: no API key. Set llm.vendors.anthropic.api_key "
+                "(MESH_LLM__VENDORS__ANTHROPIC__API_KEY) or ANTHROPIC_API_KEY."
+            )
+        return client
 
     async def complete(
         self,
@@ -133,14 +115,9 @@ class AnthropicModel(VendorModel):
             events = await self._client.messages.create(**request, stream=True, extra_body=extra or None)
         except anthropic.AnthropicError as error:
             raise self._provider_error(error) from None
-        try:
-            async with contextlib.aclosing(anthropic_deltas(events, self.model)) as deltas:
-                async for delta in deltas:
-                    yield delta
-        except (anthropic.AnthropicError, httpx2.HTTPError) as error:
-            raise self._provider_error(error, streaming=True) from None
-        finally:
-            await events.close()  # a consumer that left early: the vendor sees the connection close
+        async with contextlib.aclosing(self._relay(events, anthropic_deltas(events, self.model))) as deltas:
+            async for delta in deltas:
+                yield delta
 
     def _request(
         self,
@@ -172,22 +149,3 @@ class AnthropicModel(VendorModel):
             }
             request["output_config"] = {**extra.pop("output_config", {}), "format": output_format}
         return request, extra
-
-    async def aclose(self) -> None:
-        """Closes the SDK client, unless it was given (then its owner closes it)."""
-        if self._owns_client:
-            await self._client.close()
-
-    def _provider_error(self, error: Exception, *, streaming: bool = False) -> LlmProviderError:
-        retries = "" if streaming else retried(self.max_retries)
-        if streaming and not isinstance(error, anthropic.APITimeoutError):
-            what = broken_stream(error)
-        elif isinstance(error, anthropic.APITimeoutError):
-            what = f"timed out after {self.timeout:g} s{retries}"
-        elif isinstance(error, anthropic.APIConnectionError):
-            what = f"cannot connect{retries}: {error.__cause__ or error.message}"
-        elif isinstance(error, anthropic.APIStatusError):
-            what = status_text(error.status_code, error.body, self.max_retries)
-        else:
-            what = f"{type(error).__name__}: {error}"
-        return provider_error(self.vendor, self.model, self.base_url, what, secret=self._client.api_key)

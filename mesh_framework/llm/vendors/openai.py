@@ -6,25 +6,22 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, cast
+from types import ModuleType
+from typing import Any, ClassVar, cast
 
-import httpx2
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionStreamOptionsParam
 from pydantic import SecretStr
 
 from ...tested_versions import is_tested
-from ..model import LlmError, LlmProviderError
+from ..model import LlmError
 from ..types import LlmToolCall, LlmTurn, Message
 from ._common import (
     VendorModel,
     api_key_of,
-    broken_stream,
     parse_arguments,
     provider_error,
-    retried,
     sdk_http_client,
-    status_text,
     without_none,
 )
 from ._openai_media import openai_messages
@@ -42,7 +39,7 @@ _ENV = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
 _DIRECT_POST = is_tested("openai", openai.__version__)
 
 
-class OpenAIChatModel(VendorModel):
+class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
     """One model of an OpenAI-compatible Chat Completions API.
 
         model = OpenAIChatModel("gpt-4o-mini")  # key from OPENAI_API_KEY
@@ -54,42 +51,27 @@ class OpenAIChatModel(VendorModel):
     """
 
     vendor = "openai"
+    sdk: ClassVar[ModuleType] = openai  # its APITimeoutError, APIConnectionError, APIStatusError
+    sdk_error = openai.OpenAIError
+    direct_post = _DIRECT_POST
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | SecretStr | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
-        client: openai.AsyncOpenAI | None = None,
-    ) -> None:
-        self.model = model
-        self.name = f"{self.vendor}/{model}"
-        self.timeout = timeout
-        self._owns_client = client is None
-        if client is None:
-            try:
-                client = openai.AsyncOpenAI(
-                    base_url=base_url,
-                    api_key=api_key_of(api_key, base_url, _ENV),
-                    timeout=timeout,
-                    max_retries=max_retries,
-                    http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
-                )
-            except openai.OpenAIError as error:
-                hint = (
-                    "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
-                    "OPENAI_API_KEY, or a base_url for a server that needs none."
-                )
-                raise LlmError(f"{self.name}: {hint if 'credentials' in str(error) else error}") from None
-        self._client = client
-        self.direct_post = _DIRECT_POST
-        self.base_url = str(client.base_url).rstrip("/")
-        self.max_retries = client.max_retries
-        if isinstance(client.timeout, int | float):
-            self.timeout = client.timeout
+    def _new_client(
+        self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+    ) -> openai.AsyncOpenAI:
+        try:
+            return openai.AsyncOpenAI(
+                base_url=base_url,
+                api_key=api_key_of(api_key, base_url, _ENV),
+                timeout=timeout,
+                max_retries=max_retries,
+                http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
+            )
+        except openai.OpenAIError as error:
+            hint = (
+                "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
+                "OPENAI_API_KEY, or a base_url for a server that needs none."
+            )
+            raise LlmError(f"{self.name}: {hint if 'credentials' in str(error) else error}") from None
 
     async def complete(
         self,
@@ -174,14 +156,9 @@ class OpenAIChatModel(VendorModel):
                 )
         except openai.OpenAIError as error:
             raise self._provider_error(error) from None
-        try:
-            async with contextlib.aclosing(openai_deltas(chunks, self.model)) as deltas:
-                async for delta in deltas:
-                    yield delta
-        except (openai.OpenAIError, httpx2.HTTPError) as error:
-            raise self._provider_error(error, streaming=True) from None
-        finally:
-            await chunks.close()  # a consumer that left early: the vendor sees the connection close
+        async with contextlib.aclosing(self._relay(chunks, openai_deltas(chunks, self.model))) as deltas:
+            async for delta in deltas:
+                yield delta
 
     def _request(
         self,
@@ -198,25 +175,6 @@ class OpenAIChatModel(VendorModel):
         if response_schema is not None:
             request["response_format"] = response_format(response_schema)
         return request
-
-    async def aclose(self) -> None:
-        """Closes the SDK client, unless it was given (then its owner closes it)."""
-        if self._owns_client:
-            await self._client.close()
-
-    def _provider_error(self, error: Exception, *, streaming: bool = False) -> LlmProviderError:
-        retries = "" if streaming else retried(self.max_retries)
-        if streaming and not isinstance(error, openai.APITimeoutError):
-            what = broken_stream(error)
-        elif isinstance(error, openai.APITimeoutError):
-            what = f"timed out after {self.timeout:g} s{retries}"
-        elif isinstance(error, openai.APIConnectionError):
-            what = f"cannot connect{retries}: {error.__cause__ or error.message}"
-        elif isinstance(error, openai.APIStatusError):
-            what = status_text(error.status_code, error.body, self.max_retries)
-        else:
-            what = f"{type(error).__name__}: {error}"
-        return provider_error(self.vendor, self.model, self.base_url, what, secret=self._client.api_key)
 
 
 def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
