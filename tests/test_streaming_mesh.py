@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from mesh_framework import MeshApplication, ToolExecutionError
 from mesh_framework.mesh.proxy import DownEndpoints, McpMeshToolProxy, Provider
 from mesh_framework.mesh.transport import McpTransport
+from mesh_framework.metrics import MeshMetrics
 from mesh_framework.testing import mesh_client
 from mesh_framework.tracing import state, tracer_provider
 from tests.agents import AgentProcess, run_agent, run_registry, wait_until
@@ -136,8 +137,12 @@ async def test_dep_stream_over_http_raises_after_the_chunks_and_bounds_each_wait
         failing_over = McpMeshToolProxy(
             transport, capability="chat", provider=dead, alternates=[alive], down=down
         )
+        metrics = MeshMetrics()
+        failing_over.observer = metrics
         assert [c async for c in failing_over.stream(prompt="f")] == ["Hello", " ", "world", "!", " (f)"]
         assert down.is_down(dead.endpoint)
+        failovers = {"capability": "chat", "endpoint": dead.endpoint}  # counted as a call's failover is
+        assert metrics.registry.get_sample_value("mesh_proxy_failovers_total", failovers) == 1.0
         with pytest.raises(ToolExecutionError, match="unreachable.*no other provider of 'chat'"):
             _ = [
                 c

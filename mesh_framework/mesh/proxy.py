@@ -256,6 +256,8 @@ class McpMeshToolProxy(McpMeshTool):
                         self._observed(observer, provider, "unreachable", started)
                     if attempt == 0 and len(candidates) > 1:
                         span.event("failover", {"mesh.unreachable": provider.endpoint})
+                        if observer is not None:
+                            observer.proxy_failover(self.capability, provider.endpoint)
                         continue
                     raise ToolExecutionError(
                         f"{exc}; no other provider of '{self.capability}' is known",
