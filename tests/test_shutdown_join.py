@@ -41,17 +41,22 @@ def hold(mcp_url: str, started: Path, release: Path) -> None:
     httpx2.post(mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=60)
 
 
+def _joining_env(registry_url: str, checking: Path, checked: Path) -> dict[str, str]:
+    """A 60 s grace, and a first health check that waits for `checked` once it wrote `checking`."""
+    return {
+        "MCP_MESH_REGISTRY_URL": registry_url,
+        "MESH_SERVER__SHUTDOWN_GRACE": "60",
+        "MESH_HEALTH__TIMEOUT": "60",
+        "JOIN_CHECKING": str(checking),
+        "JOIN_CHECKED": str(checked),
+    }
+
+
 def test_a_stop_during_the_join_keeps_the_agent_out_of_the_registry(tmp_path: Path) -> None:
     checking, checked = tmp_path / "checking", tmp_path / "checked"
     started, release = tmp_path / "started", tmp_path / "release"
     with run_registry() as registry:
-        env = {
-            "MCP_MESH_REGISTRY_URL": registry.base_url,
-            "MESH_SERVER__SHUTDOWN_GRACE": "60",
-            "MESH_HEALTH__TIMEOUT": "60",
-            "JOIN_CHECKING": str(checking),
-            "JOIN_CHECKED": str(checked),
-        }
+        env = _joining_env(registry.base_url, checking, checked)
         with run_agent("tests.apps.slow_join_app", env=env) as agent:
             wait_until(checking.exists, 20)  # the join waits on the first health check
             # a call in flight keeps the agent draining after the stop, long enough for the join to go on
@@ -74,13 +79,7 @@ def test_a_stop_during_the_join_does_not_wait_for_the_join(tmp_path: Path) -> No
     """The health check the join waits on never answers (within the test): the agent stops all the same."""
     checking, checked = tmp_path / "checking", tmp_path / "checked"
     with run_registry() as registry:
-        env = {
-            "MCP_MESH_REGISTRY_URL": registry.base_url,
-            "MESH_SERVER__SHUTDOWN_GRACE": "60",
-            "MESH_HEALTH__TIMEOUT": "60",
-            "JOIN_CHECKING": str(checking),
-            "JOIN_CHECKED": str(checked),
-        }
+        env = _joining_env(registry.base_url, checking, checked)
         with run_agent("tests.apps.slow_join_app", env=env) as agent:
             wait_until(checking.exists, 20)
             agent.process.send_signal(signal.SIGTERM)
