@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx2
@@ -72,6 +73,18 @@ def mesh(hide: tuple[str, ...] = ()) -> tuple[RegistryStore, Counted]:
     return store, Counted(build_registry_app(store, sweep=False), hide)
 
 
+@asynccontextmanager
+async def viewer_reasons(app: Any) -> AsyncIterator[UnresolvedReasons]:
+    """viewer-1's reasons, asking the registry app in process (a fetch only when the set changes)."""
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://registry") as http:
+        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+        try:
+            yield reasons
+        finally:
+            await reasons.stop()
+
+
 async def settle(reasons: UnresolvedReasons) -> None:
     task = reasons._task  # the fetch the update started
     if task is not None:
@@ -80,10 +93,7 @@ async def settle(reasons: UnresolvedReasons) -> None:
 
 async def test_asks_once_per_change_and_at_most_once_per_interval() -> None:
     _, app = mesh()
-    async with httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
-    ) as http:
-        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+    async with viewer_reasons(app) as reasons:
         reasons.update(Topology({SLOT: None}))
         await settle(reasons)
         assert reasons.reasons[SLOT] == (
@@ -107,10 +117,7 @@ async def test_asks_once_per_change_and_at_most_once_per_interval() -> None:
 
 async def test_without_explain_the_recorded_events_are_read() -> None:
     _, app = mesh(hide=("/explain",))
-    async with httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
-    ) as http:
-        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+    async with viewer_reasons(app) as reasons:
         reasons.update(Topology({SLOT: None}))
         await settle(reasons)
         assert app.seen == ["/explain", "/events"]
@@ -149,10 +156,7 @@ async def test_a_slot_unresolved_while_joining_warns_only_once_the_start_is_sett
     caplog.set_level(logging.DEBUG, logger="mesh_framework.mesh")
     _, app = mesh()
     reason = "no provider of `caption` with tags fast: 2 evicted by tags (calc-1:add: missing fast; calc-2:"
-    async with httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
-    ) as http:
-        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+    async with viewer_reasons(app) as reasons:
         reasons.update(Topology({SLOT: None}))  # the first registration's answer
         reasons.heartbeat_round()
         await settle(reasons)
@@ -180,10 +184,7 @@ async def test_a_slot_resolved_at_the_registry_by_a_provider_that_joined_meanwhi
     step behind (its next answer resolves the slot), so nothing is logged as unresolved."""
     caplog.set_level(logging.DEBUG, logger="mesh_framework.mesh")
     store, app = mesh()
-    async with httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
-    ) as http:
-        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+    async with viewer_reasons(app) as reasons:
         reasons.update(Topology({SLOT: None}))
         reasons.heartbeat_round()
         await settle(reasons)
@@ -206,10 +207,7 @@ async def test_a_slot_resolved_again_before_the_next_round_is_not_warned_of(
     caplog.set_level(logging.INFO, logger="mesh_framework.mesh")
     _, app = mesh()
     provider = Provider("calc-1", "http://127.0.0.1:9000", "add")
-    async with httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
-    ) as http:
-        reasons = UnresolvedReasons(http, lambda: "http://registry", "viewer-1", lambda: SLOTS, interval=3600)
+    async with viewer_reasons(app) as reasons:
         reasons.update(Topology({SLOT: None}))
         reasons.heartbeat_round()
         reasons.update(Topology({SLOT: Resolution("caption", provider)}))
