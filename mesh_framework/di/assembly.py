@@ -111,6 +111,9 @@ def _add_config_sections(
             section = validate_section(loaded, spec.prefix, spec.model)
         except ConfigError as exc:
             problems.extend(exc.problems)
+            # A stand-in, so the components taking the section still wire up and the problem is reported
+            # with the others; the WiringError that follows means nothing is ever built from it.
+            container.set_provider(catalog.config[spec.model].name, providers.Object(None))
             continue
         container.set_provider(catalog.config[spec.model].name, providers.Object(section))
     return problems

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from ..app import MeshApplication
+from ..errors import ConfigError, WiringError
 from ..llm.model import LlmModel
 from ..llm.scripted import ScriptedLlm, Turn
 from .client import SyncMeshClient
@@ -74,14 +75,24 @@ def mesh_app(
         settings.update(marker.kwargs)
     environ = {k: v for k, v in os.environ.items() if not k.startswith(HERMETIC_PREFIXES)}
     profiles = [p.strip() for p in str(request.config.getini("mesh_profiles")).split(",") if p.strip()]
-    app = MeshApplication.load(mesh_app_name, cli=settings, environ=environ, profiles=profiles or None)
+    app = _load(mesh_app_name, cli=settings, environ=environ, profiles=profiles or None)
     if not profiles and _has_test_profile(app):
-        app = MeshApplication.load(mesh_app_name, cli=settings, environ=environ, profiles=["test"])
+        app = _load(mesh_app_name, cli=settings, environ=environ, profiles=["test"])
     with contextlib.ExitStack() as overrides:
         for marker in request.node.iter_markers("mesh_override"):
             target, value = marker.args
             overrides.enter_context(app.override(target, value))
         yield app
+
+
+def _load(name: str, **options: Any) -> MeshApplication:
+    """The application, or the test failed with the settings/wiring problems as `mesh run` lists them
+    (each with its key, value and origin), not the framework's traceback."""
+    try:
+        return MeshApplication.load(name, **options)
+    except (ConfigError, WiringError) as exc:
+        problem = f"mesh_app '{name}': {exc}"
+    pytest.fail(problem, pytrace=False)  # outside `except`: pytest would show the chained error too
 
 
 def _has_test_profile(app: MeshApplication) -> bool:
