@@ -126,3 +126,71 @@ def test_explain_masks_the_secrets_inside_a_list(tmp_path: Path) -> None:
     assert explanation["value"] == [{"token": MASK, "scopes": ["admin"], "client_id": "static"}]
     values = [layer["value"] for layer in explanation["layers"] if layer["set"]]
     assert values == [[{"token": MASK, "scopes": ["admin"]}], [{"token": MASK, "scopes": ["math"]}], []]
+
+
+def test_url_passwords_are_masked_by_mesh_config_in_every_form(tmp_path: Path) -> None:
+    folder = config(
+        tmp_path,
+        "registry:\n  url: http://user:pw-registry@127.0.0.1:8000\n"
+        "tracing:\n  endpoint: http://otel:pw-tracing@127.0.0.1:4318/v1/traces\n"
+        "llm:\n  vendors:\n    openai: {base_url: 'https://tk-vendor@llm.internal/v1'}\n",
+    )
+    env = {"MESH_REGISTRY__URLS": "http://a:pw-one@127.0.0.1:8001,http://b:pw-two@127.0.0.1:8002"}
+    base = ["config", "starter_app", "--config", str(folder)]
+    table = run_cli(base, env=env)
+    assert table.returncode == 0, table.stderr
+    assert "pw-" not in table.stdout and "tk-vendor" not in table.stdout
+    rows = {line.split()[0]: line.split()[1] for line in table.stdout.splitlines() if line.strip()}
+    assert rows["registry.url"] == f"http://user:{MASK}@127.0.0.1:8000"
+    assert rows["tracing.endpoint"] == f"http://otel:{MASK}@127.0.0.1:4318/v1/traces"
+    assert rows["llm.vendors.openai.base_url"] == f"https://{MASK}@llm.internal/v1"
+    listing = run_cli([*base, "--json"], env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert "pw-" not in listing.stdout and "tk-vendor" not in listing.stdout
+    settings = json.loads(listing.stdout)["settings"]
+    assert settings["registry.urls"]["value"] == [
+        f"http://a:{MASK}@127.0.0.1:8001",
+        f"http://b:{MASK}@127.0.0.1:8002",
+    ]
+    explained = run_cli([*base, "--explain", "registry.url", "--json"], env=env)
+    assert explained.returncode == 0, explained.stderr
+    assert "pw-registry" not in explained.stdout
+    assert json.loads(explained.stdout)["value"] == f"http://user:{MASK}@127.0.0.1:8000"
+
+
+def problems_of(tmp_path: Path, text: str, environ: dict[str, str] | None = None) -> str:
+    (tmp_path / "application.yaml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_dir=tmp_path, environ=environ or {})
+    return "\n".join(caught.value.problems)
+
+
+def test_a_token_written_in_place_of_a_section_is_masked_in_the_error(tmp_path: Path) -> None:
+    problem = problems_of(tmp_path, "auth: s3cr3t-token\n")
+    assert "s3cr3t" not in problem
+    assert problem.startswith(f"auth = {MASK} (from ") and "application.yaml:1)" in problem
+    assert "valid dictionary" in problem
+    listed = problems_of(tmp_path, "auth:\n  dependency_tokens: s3cr3t-token\n")
+    assert listed.startswith(f"auth.dependency_tokens = {MASK} (from ") and "s3cr3t" not in listed
+
+
+def test_a_mapping_in_place_of_a_secret_keeps_its_origin(tmp_path: Path) -> None:
+    problem = problems_of(tmp_path, "registry:\n  token: {a: s3cr3t-token}\n")
+    assert "s3cr3t" not in problem
+    assert problem.startswith(f"registry.token = {MASK} (from ") and "application.yaml:2)" in problem
+
+
+def test_a_secret_variable_in_the_wrong_place_is_masked_in_the_error(tmp_path: Path) -> None:
+    problem = problems_of(tmp_path, "server:\n  port: ${GITHUB_TOKEN}\n", {"GITHUB_TOKEN": "ghp-s3cr3t"})
+    assert "ghp-s3cr3t" not in problem
+    assert problem.startswith(f"server.port = {MASK} (from ")
+    assert "via environment variable GITHUB_TOKEN" in problem and "valid integer" in problem
+    plain = problems_of(tmp_path, "server:\n  port: ${PORT}\n", {"PORT": "eighty"})
+    assert plain.startswith("server.port = 'eighty' (from ")
+
+
+def test_a_url_password_is_masked_in_the_value_and_the_reason(tmp_path: Path) -> None:
+    problem = problems_of(tmp_path, "registry:\n  url: ftp://user:pw-registry@127.0.0.1\n")
+    assert "pw-registry" not in problem
+    assert problem.startswith(f"registry.url = 'ftp://user:{MASK}@127.0.0.1' (from ")
+    assert "is not an http(s) URL" in problem

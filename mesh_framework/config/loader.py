@@ -7,6 +7,7 @@ Precedence, highest first: command line, environment, `application-{profile}.yam
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,17 @@ from pydantic_core import ErrorDetails
 
 from ..errors import ConfigError, display_path
 from .fields import field_names, model_at, unknown_key
-from .masking import MASK, SECRET_WORDS, is_secret, is_secret_header, masked, printable
+from .masking import (
+    MASK,
+    SECRET_WORDS,
+    holds_secret,
+    is_secret,
+    is_secret_header,
+    is_secret_name,
+    mask_url_credentials,
+    masked,
+    printable,
+)
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
 from .settings import LlmToolSettings, MeshSettings
 from .sources import (
@@ -283,7 +294,7 @@ def describe_error(
     """`key = value (from origin): reason`, secrets masked; a key nothing reads names the closest one."""
     loc = [str(part) for part in error["loc"]]
     key = prefix + ".".join(loc)
-    origin = _lookup(origins, key)
+    origin = _error_origin(origins, key)
     if error["type"] == "extra_forbidden":
         owner = model_at(model, loc[:-1])
         known = field_names(owner) if owner is not None else []
@@ -293,9 +304,45 @@ def describe_error(
         return unknown_key(key, origin, name, known)
     if error["type"] == "missing":
         return f"{key} (from {origin}): {error['msg']}"
-    shown = MASK if is_secret(key, model, prefix) else repr(masked(key, error.get("input"), model, prefix))
+    value = error.get("input")
     reason = error["msg"].removeprefix("Value error, ")  # a validator's own words
-    return f"{key} = {shown} (from {origin}): {reason}"
+    if _hide(key, value, origin, model, prefix):
+        shown, reason = MASK, _without(reason, value)
+    else:
+        shown = repr(masked(key, value, model, prefix))
+    return f"{key} = {shown} (from {origin}): {mask_url_credentials(reason)}"
+
+
+# The variable a `${VAR}` placeholder (or the environment layer) supplied a value from, in its origin.
+_FROM_VARIABLE = re.compile(r"environment variable ([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _hide(key: str, value: Any, origin: str, model: type[BaseModel], prefix: str) -> bool:
+    """Whether a bad value is shown masked whole: its key is a secret; a scalar or list stands where a
+    section holding secrets belongs (`auth: s3cr3t`: the secret written one level too high); or it came
+    from an environment variable named like a secret (`${GITHUB_TOKEN}` in the wrong place)."""
+    if is_secret(key, model, prefix):
+        return True
+    if not isinstance(value, Mapping) and holds_secret(key, model, prefix):
+        return True
+    return any(is_secret_name(name) for name in _FROM_VARIABLE.findall(origin))
+
+
+def _without(reason: str, value: Any) -> str:
+    """A validator's reason with the (masked) value it quotes replaced by the mask."""
+    if not isinstance(value, str) or not value:
+        return reason
+    reason = reason.replace(repr(value), MASK)
+    return reason.replace(value, MASK) if len(value) >= 4 else reason
+
+
+def _error_origin(origins: Mapping[str, str], key: str) -> str:
+    """The origin of a bad value: its own, else that of a value below it (a mapping written where text
+    belongs), else that of the section holding it."""
+    if key in origins:
+        return origins[key]
+    below = next((origin for name, origin in origins.items() if name.startswith(key + ".")), None)
+    return below if below is not None else _lookup(origins, key)
 
 
 def _lookup(origins: Mapping[str, str], key: str) -> str:

@@ -5,17 +5,22 @@ metadata: `password: Annotated[str, SECRET]`), when its own name is one of `SECR
 as its last words (`db_password`, `github_token`: for data no model types, such as raw sections and
 `model_params`), and every value of an MCP server's `env` and its credential headers. Names are compared by
 whole words, never as substrings: `max_tokens` and `token_budget` are not secrets.
+
+Every other text value keeps its shape but not the password of a URL in it (`http://user:******@host`; a
+user-info without a password, often a token, is masked whole): any setting may hold such a URL
+(`registry.url`, `tracing.endpoint`, a vendor's `base_url`, ...).
 """
 
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping
 from typing import Any, Final
 
 from pydantic import BaseModel, SecretStr
 
-from .fields import follow
+from .fields import Step, follow
 from .sources import normalize_key
 
 __all__ = [
@@ -23,8 +28,11 @@ __all__ = [
     "SECRET",
     "SECRET_NAMES",
     "SECRET_WORDS",
+    "holds_secret",
     "is_secret",
     "is_secret_header",
+    "is_secret_name",
+    "mask_url_credentials",
     "masked",
     "printable",
 ]
@@ -57,6 +65,8 @@ SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "
 # Every value of an MCP server's environment, and credential headers, are masked too.
 _SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
 _SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
+# A URL's scheme and user-info (up to the netloc's last `@`, as `urlsplit` reads it).
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s\"<>\\]*)@")
 
 
 class _SecretMarker:
@@ -95,6 +105,55 @@ def _secret_name(name: str) -> bool:
     return any("_".join(words[i:]) in SECRET_NAMES for i in range(len(words)))
 
 
+def is_secret_name(name: str) -> bool:
+    """Whether a name (a key, an environment variable: `GITHUB_TOKEN`, `db-password`) names a secret."""
+    return _secret_name(normalize_key(name))
+
+
+def holds_secret(key: str, model: type[BaseModel] | None = None, prefix: str = "") -> bool:
+    """Whether the dotted `key` is a secret or a section, list or mapping with a secret somewhere below it
+    (`auth`, `auth.tokens.0`): a value written there in place of the section may be the secret itself."""
+    if is_secret(key, model, prefix):
+        return True
+    if model is None or not key.startswith(prefix):
+        return False
+    parts = key[len(prefix) :].split(".")
+    steps: list[Step] = follow(model, parts)
+    if len(steps) < len(parts):
+        return False
+    return any(_declares_secret(annotation, set()) for annotation in steps[-1].annotations)
+
+
+def _declares_secret(annotation: Any, seen: set[Any]) -> bool:
+    """Whether a value of `annotation` holds a secret: a `SecretStr`, or a model with a secret field."""
+    if annotation is SecretStr:
+        return True
+    if annotation in seen:
+        return False
+    seen.add(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return any(
+            _secret_name(name)
+            or any(m is SECRET for m in field.metadata)
+            or _declares_secret(field.annotation, seen)
+            for name, field in annotation.model_fields.items()
+        )
+    return any(arg is SECRET or _declares_secret(arg, seen) for arg in typing.get_args(annotation))
+
+
+def mask_url_credentials(text: str) -> str:
+    """`text` with the password of every URL in it masked: `http://user:******@host:8000`; a user-info
+    without a colon (a token written as the user name) is masked whole: `https://******@host`."""
+    if "@" not in text or "://" not in text:
+        return text
+    return _URL_USERINFO.sub(_mask_userinfo, text)
+
+
+def _mask_userinfo(match: re.Match[str]) -> str:
+    user, colon, _ = match["userinfo"].partition(":")
+    return f"{match['scheme']}{user + ':' if colon else ''}{MASK}@"
+
+
 def masked(key: str, value: Any, model: type[BaseModel] | None = None, prefix: str = "") -> Any:
     """`value` (of the dotted `key`) with every secret in it masked: mappings and lists item by item."""
     if isinstance(value, Mapping):
@@ -103,6 +162,8 @@ def masked(key: str, value: Any, model: type[BaseModel] | None = None, prefix: s
         return [masked(f"{key}.{i}", v, model, prefix) for i, v in enumerate(value)]
     if value is not None and (isinstance(value, SecretStr) or is_secret(key, model, prefix)):
         return MASK
+    if isinstance(value, str):
+        return mask_url_credentials(value)
     return value
 
 
@@ -114,6 +175,8 @@ def printable(key: str, value: Any, model: type[BaseModel] | None = None, prefix
         return "null"
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, (str, int, float)):
+    if isinstance(value, str):
+        return mask_url_credentials(value)
+    if isinstance(value, (int, float)):
         return str(value)
     return repr(masked(key, value, model, prefix))
