@@ -124,7 +124,13 @@ setting of type `secret` below (`SecretStr`); a field of a `@config_properties` 
 `SecretStr` or is marked `Annotated[str, SECRET]` (`from mesh_framework.config.masking import
 SECRET`); a key whose name is one of NAMES, or ends with `_` and one of them (`db_password`,
 `github_token`); every `mcp.servers.*.env` value and credential header. Names are compared by
-whole words: `llm.defaults.max_tokens` is shown.
+whole words: `llm.defaults.max_tokens` is shown. In every other value, the password of a URL is
+masked (`http://user:******@host:8000`; a user-info with no password, often a token, is masked
+whole): `registry.url`, `registry.urls`, `tracing.endpoint`, `llm.vendors.*.base_url`, ...
+
+An error message masks a bad value whole when its key is a secret, when it stands where a section
+holding secrets belongs (`auth: my-token`), or when a `${VAR}` placeholder of a secret-named
+variable supplied it (`${GITHUB_TOKEN}`); it still names the key, the origin and the reason.
 """
 
 
