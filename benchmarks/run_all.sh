@@ -8,14 +8,14 @@
 #   .venv/bin/python benchmarks/report.py      the pages from the results as they are, no benchmark
 #
 # Names: server_cpu startup cli inproc mesh topology llm stream callbacks service a2a fleet jobs tracing metrics fuzz faults soak
-# Needs the venv (scripts/bootstrap.sh), system `node` and autocannon (scripts/install-node-tools.sh), and for
+# Needs the venv (scripts/bootstrap.sh --dev), system `node` and autocannon (scripts/install-node-tools.sh), and for
 # the sides beside MCP Mesh scripts/install-mcp-mesh.sh. Every server is a subprocess on 127.0.0.1 and an
 # ephemeral port, stopped by PID when its script ends.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 py="$root/.venv/bin/python"
-[ -x "$py" ] || { echo "run_all: no .venv; run scripts/bootstrap.sh first" >&2; exit 1; }
+[ -x "$py" ] || { echo "run_all: no .venv; run scripts/bootstrap.sh --dev first" >&2; exit 1; }
 command -v node >/dev/null || { echo "run_all: system 'node' is required" >&2; exit 1; }
 [ -f .tools/autocannon/node_modules/autocannon/autocannon.js ] || scripts/install-node-tools.sh
 quick="${QUICK:-0}"

@@ -3,7 +3,7 @@
 # results in benchmarks/results/mesh.json), then the pages (benchmarks/report.py). ~9 min on 2 cores;
 # QUICK=1 for a short configuration (~4 min; the page says so).
 #
-#   benchmarks/run_mesh.sh                          # scripts/bootstrap.sh first, for .venv
+#   benchmarks/run_mesh.sh                          # scripts/bootstrap.sh --dev first, for .venv
 #   PY_SPY=/path/to/py-spy benchmarks/run_mesh.sh   # also profile our calc path (benchmarks/mesh_profile.py)
 #
 # Every process is started on 127.0.0.1 and stopped by its PID; every load is bounded in time and count.
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ ! -x .venv/bin/python ]; then
-    echo "run_mesh: .venv missing; run scripts/bootstrap.sh first" >&2
+    echo "run_mesh: .venv missing; run scripts/bootstrap.sh --dev first" >&2
     exit 2
 fi
 # Both installers are idempotent and fast once their tools are there.

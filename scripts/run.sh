@@ -6,7 +6,7 @@
 # Extra arguments go to `mesh run` (e.g. --profile dev).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/bootstrap.sh"
+"$root/scripts/bootstrap.sh"  # the runtime only (and the openai extra): no development tools
 cd "$root"
 # As in an activated venv: catalog servers started as `python ...` run with the project's interpreter.
 export PATH="$root/.venv/bin:$PATH"

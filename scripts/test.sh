@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-"$root/scripts/bootstrap.sh"
+"$root/scripts/bootstrap.sh" --dev  # the development group too: pytest, mypy, ruff, mkdocs, ...
 "$root/scripts/install-node-tools.sh"
 "$root/scripts/install-mcp-mesh.sh"
 "$root/scripts/install-system-packages.sh"  # Chromium (mesh page test), zsh (completion test)

@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from ..sse_frames import event_frame
 from .events import StoreEvent
 from .store import RegistryStore
 from .views import timestamp
@@ -43,8 +44,9 @@ _PING = b": ping\n\n"
 
 
 def sse(event: str, data: Any) -> bytes:
-    """One server-sent event, `data` as compact JSON on one line."""
-    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+    """One server-sent event, `data` as compact JSON on one line (JSON escapes every line ending; the
+    frame is still written by the one encoder that splits any)."""
+    return event_frame(json.dumps(data, separators=(",", ":")), event)
 
 
 class Subscriber:

@@ -16,6 +16,7 @@ import anyio
 from starlette.responses import Response
 
 from ..failures import log_failure
+from ..sse_frames import event_frame
 
 __all__ = ["EventStreamResponse", "event_bytes"]
 
@@ -26,8 +27,9 @@ _HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no", "connection"
 
 
 def event_bytes(chunk: str) -> bytes:
-    """One chunk as one event: `data: a\\ndata: b\\n\\n` for `"a\\nb"`, `data: \\n\\n` for `""`."""
-    return ("".join(f"data: {line}\n" for line in chunk.split("\n")) + "\n").encode()
+    """One chunk as one event: `data: a\\ndata: b\\n\\n` for `"a\\nb"` (or `"a\\rb"`, `"a\\r\\nb"`: a
+    reader splits lines on all three), `data: \\n\\n` for `""`."""
+    return event_frame(chunk)
 
 
 def error_bytes(message: str, kind: str) -> bytes:
