@@ -25,7 +25,11 @@ __all__ = ["PlainProgress", "Progress", "RegistryPortTaken", "run_agents"]
 
 logger = logging.getLogger("mesh_framework")
 
-STOP_GRACE = 10.0
+# A stopping agent is killed this long after its own grace (`server.shutdown_grace`, which it says in the
+# line it logs when it starts stopping; the setting's default until it says it): time for the streams it
+# ended at the end of the grace to write their last event, and for it to close.
+STOP_MARGIN = 2.0
+STOPPING = re.compile(r"stopping: leaving the mesh, .*up to ([\d.]+)s")
 DEPENDENCY_POLL = 0.2
 UNLISTED_GRACE = 15.0
 # An agent's log lines: it serves (`agent 'x' (ID) serving URL`; not the registry's `registry serving`),
@@ -109,10 +113,13 @@ class _Agents:
         self.pumps: list[asyncio.Task[None]] = []
         self.followers: list[asyncio.Task[None]] = []
         self.reported: set[str] = set()
+        self.graces: dict[str, float] = {}  # what each stopping agent said its grace is
+        self.grace_said = asyncio.Event()
 
     async def start(self) -> None:
         self.progress.starting(self.apps)
         self.reported.clear()
+        self.graces.clear()
         width = max(len(a) for a in self.apps)
         for app in self.apps:
             child = await asyncio.create_subprocess_exec(
@@ -146,6 +153,10 @@ class _Agents:
                     self.followers.append(asyncio.create_task(follow))
                 else:
                     self.progress.resolved(app)
+            stopping = STOPPING.search(text)
+            if stopping:
+                self.graces[app] = float(stopping.group(1))
+                self.grace_said.set()
             joined = JOINING.search(text)
             if joined and not self.registry_url:  # an agent minding its own (embedded) registry
                 self.joined[app] = joined.group(1)
@@ -191,26 +202,42 @@ class _Agents:
         return app, self.children[app].returncode or 0
 
     async def stop(self) -> list[str]:
-        """SIGTERM every child, SIGKILL after STOP_GRACE; the apps that had exited with an error."""
+        """SIGTERM every child, SIGKILL one still running STOP_MARGIN seconds after its grace; the apps that
+        had exited with an error."""
         alive = [c for c in self.children.values() if c.returncode is None]
         if alive:
             logger.info("stopping %d agent(s)", len(alive))
         failed = [app for app, c in self.children.items() if c.returncode not in (None, 0)]
         for child in alive:
             child.send_signal(signal.SIGTERM)
-        waits = [c.wait() for c in self.children.values()]
-        try:
-            await asyncio.wait_for(asyncio.gather(*waits), timeout=STOP_GRACE)
-        except TimeoutError:
-            for child in self.children.values():
-                if child.returncode is None:
-                    child.kill()
-            await asyncio.gather(*(c.wait() for c in self.children.values()))
+        await self._wait_or_kill(asyncio.get_running_loop().time())
         for follower in self.followers:
             follower.cancel()
         await asyncio.gather(*self.pumps, *self.followers, return_exceptions=True)
         self.children, self.pumps, self.followers = {}, [], []
         return failed
+
+    async def _wait_or_kill(self, signalled: float) -> None:
+        """Wait for the children signalled at `signalled` (loop time) to exit; kill each one still running
+        STOP_MARGIN seconds after its grace (the one it said, else the setting's default)."""
+        from .config.settings import ServerSettings
+
+        default = float(ServerSettings.model_fields["shutdown_grace"].default)
+        loop = asyncio.get_running_loop()
+        while running := {app: c for app, c in self.children.items() if c.returncode is None}:
+            deadlines = {app: signalled + self.graces.get(app, default) + STOP_MARGIN for app in running}
+            for app, deadline in deadlines.items():
+                if deadline <= loop.time():
+                    running[app].kill()
+            self.grace_said.clear()
+            waits = {asyncio.ensure_future(c.wait()) for c in running.values()}
+            said = asyncio.ensure_future(self.grace_said.wait())
+            try:
+                timeout = max(0.0, min(deadlines.values()) - loop.time())
+                await asyncio.wait({*waits, said}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (*waits, said):
+                    task.cancel()
 
 
 async def run_agents(

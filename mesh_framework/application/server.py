@@ -51,7 +51,7 @@ def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
         access_log=False,
         lifespan="on",
         log_level=settings.logging.level.lower(),
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=int(settings.server.shutdown_grace) + 2,  # never cuts the stop short
         timeout_keep_alive=settings.server.keep_alive_timeout,
         limit_concurrency=settings.server.max_concurrency,
         http=agent_http_protocol(settings.server.header_timeout, settings.server.body_timeout),

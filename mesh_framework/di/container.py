@@ -156,7 +156,13 @@ def build_web_app(
     plan: Any, container: Any, proxy_factory: McpMeshToolProxyFactory, settings: MeshSettings
 ) -> WebApp:
     """`@mesh_route` routes, static folders and CORS (routes/web.py)."""
-    return build_web(plan, lambda name: getattr(container, name)(), proxy_factory.initial_proxy, settings)
+    return build_web(
+        plan,
+        lambda name: getattr(container, name)(),
+        proxy_factory.initial_proxy,
+        settings,
+        drain=container.agent_state().drain,  # a stop waits for the routes' streams, then ends them
+    )
 
 
 def build_agent_llms(

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from ..health.drain import OpenStreams
 from ..propagation import call_deadline
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
@@ -36,32 +37,6 @@ _STREAM_HEADERS = [
     (b"cache-control", b"no-cache, no-transform"),
     (b"x-accel-buffering", b"no"),  # no proxy buffering either
 ]
-
-
-class OpenStreams:
-    """The stream calls an endpoint is serving, so a stopping agent can end them (`end_all`) instead of
-    waiting for streams that may never end."""
-
-    __slots__ = ("_tasks", "ended")
-
-    def __init__(self) -> None:
-        self._tasks: set[asyncio.Future[Any]] = set()
-        self.ended = False
-
-    def __len__(self) -> int:
-        return len(self._tasks)
-
-    def add(self, task: asyncio.Future[Any]) -> None:
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def end_all(self) -> int:
-        """Stop every open stream's tool: each answers an error result after the chunks it sent; how many."""
-        self.ended = True
-        tasks = [t for t in self._tasks if not t.done()]
-        for task in tasks:
-            task.cancel()
-        return len(tasks)
 
 
 def streams_to(params: dict[str, Any], accept: bytes) -> Any:
@@ -142,7 +117,7 @@ async def serve_stream(
                 )
                 return
             # the agent is stopping: the client gets what was sent and an error result saying why
-            logger.info(
+            logger.warning(
                 "tool '%s': the agent is stopping; stream ended after %d chunk(s)", wrapper.name, position
             )
             result = error_result(

@@ -23,6 +23,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from ..failures import log_failure
+from ..health.drain import Drain
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_request
@@ -55,6 +56,7 @@ class RouteHandler:
         *,
         max_body_bytes: int,
         propagation: HeaderAllowlist | None = None,
+        drain: Drain | None = None,
     ) -> None:
         self.plan = plan
         self.wrapper = wrapper
@@ -62,6 +64,7 @@ class RouteHandler:
         self.beans = dict(beans)
         self.max_body_bytes = max_body_bytes
         self.propagation = propagation or HeaderAllowlist()
+        self.drain = drain  # the agent's: a stop waits for the route's streams, then ends them
         signature = plan.signature
         self._fields = frozenset(signature.arguments_model.model_fields)
         self._validate = signature.arguments_model.__pydantic_validator__.validate_python
@@ -121,7 +124,9 @@ class RouteHandler:
                 chunks = self.target(**kwargs)
                 if inspect.isawaitable(chunks):  # a coroutine that returns the generator
                     chunks = await chunks
-                return EventStreamResponse(chunks, route=plan.display, error_message=self._stream_error)
+                return EventStreamResponse(
+                    chunks, route=plan.display, error_message=self._stream_error, drain=self.drain
+                )
             if self._is_async:
                 value = await self.target(**kwargs)
             else:

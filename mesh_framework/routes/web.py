@@ -21,6 +21,7 @@ from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..errors import ConfigError, MeshError, WiringError
 from ..failures import exception_text, log_failure
+from ..health.drain import Drain
 from ..propagation import HeaderAllowlist
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
@@ -161,8 +162,10 @@ def build_web(
     provide: Callable[[str], Any],
     initial_proxy: Callable[[Any], Any],
     settings: MeshSettings,
+    drain: Drain | None = None,
 ) -> WebApp:
-    """The routes' handlers and wrappers, the static mounts (after every route) and CORS when enabled."""
+    """The routes' handlers and wrappers, the static mounts (after every route) and CORS when enabled;
+    `drain` (the agent's) counts the routes' streams, so a stop waits for them and then ends them."""
     web = WebApp()
     if plan is None:
         return web
@@ -193,6 +196,7 @@ def build_web(
             beans,
             max_body_bytes=settings.server.max_body_bytes,
             propagation=propagation,
+            drain=drain,
         )
         web.routes.append(Route(route.spec.path, handler, methods=list(route.spec.methods)))
     if plan.fastapi:
