@@ -122,6 +122,29 @@ def test_a_route_stream_waiting_when_the_grace_ends_gets_an_error_event_and_one_
     assert "still in flight" not in text  # the stream's own line says it all
 
 
+def test_a_second_signal_ends_the_open_streams_at_once() -> None:
+    """A long grace, then a second SIGTERM: the stream ends now, with its error event, and the agent exits
+    without waiting out the grace."""
+    with run_agent(APP, env={"MESH_SERVER__SHUTDOWN_GRACE": "60"}) as agent:
+        signalled: list[float] = []
+
+        def stop_twice(count: int) -> None:
+            if count == 1:
+                agent.process.send_signal(signal.SIGTERM)
+                wait_until(lambda: "stopping: leaving the mesh" in agent.text())
+                signalled.append(time.monotonic())
+                agent.process.send_signal(signal.SIGTERM)
+
+        events = route_events(agent.base_url, "/api/stall", on_data=stop_twice)
+        assert agent.process.wait(timeout=20) == 0
+        elapsed = time.monotonic() - signalled[0]
+    assert elapsed < 10
+    assert stopped_error(events)["type"] == "AgentStopped"
+    text = agent.text()
+    assert "stopping now" in text
+    assert "Traceback" not in text and "Cancel" not in text
+
+
 def test_a_streamed_tool_call_waiting_when_the_grace_ends_gets_an_error_result_and_one_log_line() -> None:
     with run_agent(APP, env={"MESH_SERVER__SHUTDOWN_GRACE": "1"}) as agent:
         body = {
