@@ -93,13 +93,18 @@ def test_the_board_keeps_at_most_max_traces_and_stays_fast() -> None:
 
 def test_a_malformed_push_is_refused_naming_the_field() -> None:
     app = build_registry_app(RegistryStore(), sweep=False)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         bad = {"agent_id": "a-1", "tools": [["add", -1, 0, 0.1, {}]]}
         response = client.post("/console/push", json=bad)
         assert response.status_code == 400
         assert response.json()["field"] == "tools[0][1]"
         assert "non-negative integer" in response.json()["message"]
-        assert client.post("/console/push", content=b"{").status_code == 400
+        assert (
+            client.post(
+                "/console/push", content=b"{", headers={"content-type": "application/json"}
+            ).status_code
+            == 400
+        )
         assert client.get("/ui/console?since=x").status_code == 400
         good = {"agent_id": "a-1", "tools": [["add", 3, 1, 0.3, {"5": 3}]], "spans": []}
         assert client.post("/console/push", json=good).status_code == 204
@@ -111,12 +116,14 @@ def test_a_malformed_push_is_refused_naming_the_field() -> None:
 
 def test_a_call_from_the_console_to_an_unknown_agent_or_with_bad_arguments_is_refused() -> None:
     app = build_registry_app(RegistryStore(), sweep=False)
-    with TestClient(app, client=("127.0.0.1", 5000)) as client:
+    with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 5000)) as client:
         response = client.post("/ui/call", json={"agent_id": "nobody-1", "tool": "add", "arguments": {}})
         assert response.status_code == 404 and "nobody-1" in response.json()["message"]
         response = client.post("/ui/call", json={"agent_id": "x", "tool": "add", "arguments": [1]})
         assert response.status_code == 400 and response.json()["field"] == "arguments"
-    with TestClient(app, client=("10.1.2.3", 5000)) as remote:  # not loopback, and no token: refused
+    with TestClient(
+        app, base_url="http://127.0.0.1", client=("10.1.2.3", 5000)
+    ) as remote:  # not loopback, and no token: refused
         response = remote.post("/ui/call", json={"agent_id": "x", "tool": "add", "arguments": {}})
         assert response.status_code == 403
 

@@ -27,7 +27,7 @@ def shape(value: Any) -> Any:
 
 def test_the_embedded_registry_answers_the_job_api_as_mcp_mesh_3_7_1_does() -> None:
     recorded = json.loads(CAPTURE.read_text())
-    with TestClient(build_registry_app(RegistryStore(), sweep=False)) as client:
+    with TestClient(build_registry_app(RegistryStore(), sweep=False), base_url="http://127.0.0.1") as client:
 
         def send(method: str, path: str, body: Any) -> tuple[int, str]:
             response = client.request(method, path, json=body)
@@ -215,7 +215,7 @@ def test_the_heartbeat_check_hints_at_pending_jobs_as_mcp_mesh_does() -> None:
     of the same name serve (as the real registry 3.7.1 answered: see docs/decisions.md); absent when 0."""
     from tests.test_registry import agent, tool
 
-    with TestClient(build_registry_app(RegistryStore(), sweep=False)) as client:
+    with TestClient(build_registry_app(RegistryStore(), sweep=False), base_url="http://127.0.0.1") as client:
         for payload in (
             agent("slow-0001", 9011, tool("slow")),
             agent("slow-0002", 9012, tool("other")),
@@ -236,7 +236,9 @@ def test_with_a_database_the_embedded_registrys_jobs_survive_a_restart(tmp_path:
     database = tmp_path / "registry.db"
 
     def registry() -> TestClient:
-        return TestClient(build_registry_app(RegistryStore(database), sweep=False))
+        return TestClient(
+            build_registry_app(RegistryStore(database), sweep=False), base_url="http://127.0.0.1"
+        )
 
     with registry() as client:
         running = client.post("/jobs", json={"capability": "plan", "submitted_by": "t"}).json()["id"]
@@ -278,13 +280,17 @@ def test_jobs_dropped_by_the_bound_are_dropped_from_the_database_too(
 
     monkeypatch.setattr(jobs, "MAX_JOBS", 2)
     database = tmp_path / "registry.db"
-    with TestClient(build_registry_app(RegistryStore(database), sweep=False)) as client:
+    with TestClient(
+        build_registry_app(RegistryStore(database), sweep=False), base_url="http://127.0.0.1"
+    ) as client:
         first = client.post("/jobs", json={"capability": "c", "submitted_by": "t"}).json()["id"]
         client.post(f"/jobs/{first}/cancel", json={})
         kept = [
             client.post("/jobs", json={"capability": "c", "submitted_by": "t"}).json()["id"] for _ in "ab"
         ]
         assert client.get(f"/jobs/{first}").status_code == 404
-    with TestClient(build_registry_app(RegistryStore(database), sweep=False)) as client:
+    with TestClient(
+        build_registry_app(RegistryStore(database), sweep=False), base_url="http://127.0.0.1"
+    ) as client:
         assert client.get(f"/jobs/{first}").status_code == 404
         assert [j["id"] for j in client.get("/jobs").json()["jobs"]] == kept[::-1]

@@ -167,7 +167,8 @@ def test_a_huge_array_within_the_body_limit_is_answered(agent: AgentProcess) -> 
     body = f'{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":[{items}]}}}}'
     with httpx2.Client(timeout=10, trust_env=False) as http:
         answer = http.post(agent.mcp_url, content=body.encode(), headers=HEADERS)
-    assert answer.status_code < 500
+    assert answer.status_code < 500, (answer.status_code, answer.headers, answer.text[:300])
+    assert answer.content, (answer.status_code, answer.headers)
     assert "error" in answer.json() or answer.json()["result"]["isError"] is True
 
 

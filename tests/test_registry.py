@@ -103,7 +103,7 @@ def store(clock: Clock) -> RegistryStore:
 @pytest.fixture
 async def client(store: RegistryStore) -> AsyncIterator[httpx2.AsyncClient]:
     app = build_registry_app(store)
-    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://registry") as c:
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -65,7 +65,7 @@ def consumer(mode: str | None = "subset", expected: Any = Expected, **selector: 
 @pytest.fixture
 def registry() -> TestClient:
     store = RegistryStore(audit_history=50)
-    return TestClient(build_registry_app(store, sweep=False))
+    return TestClient(build_registry_app(store, sweep=False), base_url="http://127.0.0.1")
 
 
 def post(client: TestClient, payload: dict[str, Any]) -> dict[str, Any]:
@@ -227,7 +227,7 @@ def test_events_filters_and_limits_and_refuses_a_bad_limit(registry: TestClient)
 
 def test_the_history_keeps_the_newest_events_up_to_its_bound() -> None:
     store = RegistryStore(audit_history=3)
-    client = TestClient(build_registry_app(store, sweep=False))
+    client = TestClient(build_registry_app(store, sweep=False), base_url="http://127.0.0.1")
     for n in range(5):
         post(client, agent(f"cap-{n}", [producer("caption_it", Caption)], 9000 + n))
     assert [e["agent_id"] for e in events(client)] == ["cap-4", "cap-3", "cap-2"]

@@ -31,7 +31,7 @@ async def test_registry_writes_run_off_the_event_loop_and_survive_a_restart(tmp_
     loop_thread = threading.get_ident()
     app = build_registry_app(store, sweep=False)
     async with httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://registry"
+        transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1"
     ) as http:
         assert (await http.post("/heartbeat", json=copy.deepcopy(ADDER))).status_code == 200
         assert (await http.post("/heartbeat", json=copy.deepcopy(CALC))).status_code == 200
@@ -61,7 +61,7 @@ async def test_registry_writes_run_off_the_event_loop_and_survive_a_restart(tmp_
         )  # deleted before the restart
         app = build_registry_app(again, sweep=False)
         transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://registry") as http:
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             row = (await http.get(f"/jobs/{job}")).json()
             assert row["status"] == "completed" and row["result"] == {"v": 3}
             assert [e["type"] for e in (await http.get(f"/jobs/{job}/events")).json()["events"]] == ["note"]

@@ -130,7 +130,7 @@ def test_our_registry_answers_as_mcp_meshs(ours: AgentProcess, tmp_path: Path) -
 
 def test_the_first_sender_is_kept_and_the_404_explains() -> None:
     store = RegistryStore()
-    client = TestClient(build_registry_app(store, sweep=False))
+    client = TestClient(build_registry_app(store, sweep=False), base_url="http://127.0.0.1")
     for beat in BEATS:
         client.post("/heartbeat", json=beat)
     entry = client.get(f"/schemas/{shape(1)[1]}").json()

@@ -66,10 +66,12 @@ def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
     configured = settings.auth.tokens or settings.auth.jwks_url
     if not declared and not configured and not any(getattr(w.spec, "scopes", ()) for w in tools):
         return asgi
-    from ..security.authorization import protect_agent
+    from ..security.authorization import protect_agent, verifier_from_settings
 
-    verifier = getattr(container, declared[0].name)() if declared else None
     try:
+        verifier = getattr(container, declared[0].name)() if declared else verifier_from_settings(settings)
+        if verifier is not None and getattr(asgi, "edge", None) is not None:
+            asgi.edge.identity = verifier.verify  # the caller of routes, A2A and uploads, verified once
         return protect_agent(settings, tools, asgi, verifier)
     except (ValueError, ImportError) as exc:
         raise WiringError([str(exc)]) from None

@@ -53,8 +53,14 @@ def uvicorn_server(asgi: Any, settings: MeshSettings) -> UvicornServer:
         log_level=settings.logging.level.lower(),
         timeout_graceful_shutdown=int(settings.server.shutdown_grace) + 2,  # never cuts the stop short
         timeout_keep_alive=settings.server.keep_alive_timeout,
-        limit_concurrency=settings.server.max_concurrency,
-        http=agent_http_protocol(settings.server.header_timeout, settings.server.body_timeout),
+        # server.max_concurrency bounds requests, at the edge and the MCP path (protocol/asgi.py): uvicorn's
+        # limit_concurrency would count idle connections too, so a thousand silent sockets refused every call
+        http=agent_http_protocol(
+            settings.server.header_timeout,
+            settings.server.body_timeout,
+            first_byte_timeout=settings.server.first_byte_timeout,
+            max_header_bytes=settings.server.max_header_bytes,
+        ),
         **(tls.uvicorn_options() if tls else {}),
     )
     return UvicornServer(config)

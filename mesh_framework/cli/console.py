@@ -41,7 +41,7 @@ def _console(args: argparse.Namespace) -> int:
     url = registry_url(args.registry_url)
     settings = client_settings()
     token = settings.registry.token if settings is not None else None
-    app = remote_console_app(url, token=token.get_secret_value() if token else None)
+    app = remote_console_app(url, token=token.get_secret_value() if token else None, host=args.host)
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as exc:
@@ -55,6 +55,9 @@ def _console(args: argparse.Namespace) -> int:
     logging.getLogger("mesh_framework.cli").info(
         "console serving http://%s:%d/ui for the registry at %s", args.host, port, url
     )
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    from ..protocol.http_protocol import agent_http_protocol
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=agent_http_protocol(30.0))
+    server = uvicorn.Server(config)
     server.run(sockets=[sock])
     return EXIT_OK

@@ -100,8 +100,15 @@ class ServerSettings(BaseModel):
     header_timeout: Annotated[float, Field(gt=0)] = Field(
         30.0, description="Seconds a client may take to send a request's headers (slower: HTTP 408)"
     )
+    first_byte_timeout: Annotated[float, Field(gt=0)] = Field(
+        10.0, description="Seconds a new connection may stay silent before it is closed"
+    )
+    max_header_bytes: Annotated[int, Field(ge=1024)] = Field(
+        64 * 1024, description="Largest request head (request line and headers) accepted (larger: HTTP 431)"
+    )
     max_concurrency: Annotated[int, Field(gt=0)] | None = Field(
-        1000, description="Connections and requests served at once (more: HTTP 503); none: unbounded"
+        1000,
+        description="Requests served at once (more: HTTP 503; idle connections do not count); none: unbounded",
     )
     host_check: bool | None = Field(None, description="Host/Origin checks; default on for loopback binds")
     allowed_hosts: list[str] = Field(

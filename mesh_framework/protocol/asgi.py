@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..config.settings import MeshSettings
+from ..edge import EdgePolicy, GuardedEdge
 from ..health.drain import Drain
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
@@ -47,12 +48,26 @@ class AgentApp:
     """The agent's ASGI app: MCP requests go straight to the endpoint (no routing or middleware on the hot
     path); everything else, lifespan included, to the Starlette app with the health routes."""
 
-    def __init__(self, path: str, endpoint: McpEndpoint, web: Starlette, drain: Drain | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        endpoint: McpEndpoint,
+        web: Starlette,
+        drain: Drain | None = None,
+        edge: EdgePolicy | None = None,
+    ) -> None:
         self.path = path
         self.endpoint = endpoint
         self.web = web
         self.router = web.router  # its lifespan_context, for in-process clients
         self.drain = drain if drain is not None else Drain()
+        # Every other surface (routes, served apps, A2A, uploads, health) is reached through the edge; the
+        # endpoint makes the same Host/Origin, content-type and body checks itself, on the hot path.
+        self.edge = GuardedEdge(web, edge or EdgePolicy(), busy=self._mcp_in_flight)
+        self.max_concurrency = self.edge.policy.max_concurrency
+
+    def _mcp_in_flight(self) -> int:
+        return self.drain.in_flight
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == self.path:
@@ -63,13 +78,17 @@ class AgentApp:
                 else:
                     await drain.refuse(send)
                 return
+            limit = self.max_concurrency
+            if limit is not None and drain.in_flight + self.edge.in_flight >= limit:
+                await _refuse_busy(send, limit)
+                return
             drain.enter()
             try:
                 await self.endpoint(scope, receive, send)
             finally:
                 drain.leave()
         else:
-            await self.web(scope, receive, send)
+            await self.edge(scope, receive, send)
 
 
 def build_asgi_app(
@@ -124,7 +143,20 @@ def build_asgi_app(
         routes.append(Route("/metrics", metrics_route, methods=["GET"]))
     # + feature routes (`/status`, web routes, static folders); middleware (CORS) never sees `/mcp`
     web = Starlette(routes=[*routes, *extra_routes], middleware=list(middleware), lifespan=lifespan)
-    return AgentApp(settings.server.path, endpoint, web, state.drain)
+    return AgentApp(settings.server.path, endpoint, web, state.drain, EdgePolicy.of_agent(settings))
+
+
+async def _refuse_busy(send: Any, limit: int) -> None:
+    """503 with `Retry-After`: the agent serves `limit` requests already (a consumer tries another)."""
+    message = f"agent serves {limit} requests at once (server.max_concurrency); retry"
+    body = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"' + message.encode() + b'"}}'
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"retry-after", b"1"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 @contextlib.asynccontextmanager

@@ -1,10 +1,14 @@
-"""The agent's HTTP protocol: uvicorn's httptools protocol with three changes.
+"""The agent's HTTP protocol: uvicorn's httptools protocol with these changes.
 
 - A bound on the time a client may take to send a request's headers (`server.header_timeout`). uvicorn
   bounds idle keep-alive connections but not a request whose headers trickle in: a slow-loris client could
-  hold a connection for ever. A deadline is armed when a connection opens and when a request begins, and
-  cleared once the headers are complete; when it passes, the client gets `408 Request Timeout` and the
-  connection is closed.
+  hold a connection for ever. A deadline is armed when a request begins, and cleared once the headers are
+  complete; when it passes, the client gets `408 Request Timeout` and the connection is closed. A new
+  connection must send its first byte sooner (`server.first_byte_timeout`), or it is closed: a crowd of
+  connections that send nothing holds no more than sockets, for seconds.
+- A bound on the size of a request's head (`server.max_header_bytes`), counted as it arrives: a larger
+  head gets `431 Request Header Fields Too Large` and the connection is closed (httptools itself buffers
+  a header of any size).
 - One write per response. uvicorn writes a response's head as soon as the app sends
   `http.response.start`, and its body with `http.response.body`: two `send` system calls where one does.
   The transport the protocol hands to each request holds the head back until the body follows (at the
@@ -96,28 +100,70 @@ class _OneWriteTransport:
 class _AgentHttpProtocol(HttpToolsProtocol):
     header_timeout = 30.0
     body_timeout = 30.0
+    first_byte_timeout = 10.0
+    max_header_bytes = 64 * 1024
     _header_deadline: Deadline | None = None
     _linger_deadline: Deadline | None = None
     _body_done = True  # the current request's body has been received whole (or there is no request)
+    _in_head = True  # the bytes arriving belong to a request's head
+    _head_bytes = 0  # bytes read while a head was incomplete
+    _head_size = 0  # the request line and headers, as parsed
+    _refused_head = False
+    _boundaries = 0  # messages begun or ended on this connection
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.transport = _OneWriteTransport(transport, self.loop, self._linger)  # type: ignore[assignment]
         self._deadlines = Deadlines.of_loop(self.loop)
-        self._arm()
+        self._arm(min(self.first_byte_timeout, self.header_timeout), self._no_first_byte)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused_head:
+            return
+        boundaries = self._boundaries
+        super().data_received(data)
+        # A head begun in an earlier read and still incomplete (httptools holds it): all of this read is
+        # head. A head begun in this read is counted from the next read on (a read is at most 256 KiB),
+        # and a head that ends in the read it began in is measured exactly (`on_headers_complete`).
+        if self._in_head and boundaries == self._boundaries and not self._refused_head:
+            self._head_bytes += len(data)
+            if self._head_bytes > self.max_header_bytes:
+                self._refuse_head()
+
+    def on_url(self, url: bytes) -> None:
+        self._head_size += len(url)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._head_size += len(name) + len(value) + 4
+        super().on_header(name, value)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._boundaries += 1
         self._body_done = False
         self._arm()
 
     def on_headers_complete(self) -> None:
         self._disarm()
+        self._in_head = False
+        if self._head_size > self.max_header_bytes:  # a head that arrived whole in one read
+            self._refuse_head()
+            return
         super().on_headers_complete()
 
+    def on_body(self, body: bytes) -> None:
+        if not self._refused_head:
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
+        if self._refused_head:
+            return
         super().on_message_complete()
+        self._boundaries += 1  # a message ended in this read: what follows it is counted from the next read
         self._body_done = True
+        self._in_head = True
+        self._head_bytes = self._head_size = 0
         if self._linger_deadline is not None:  # the refused body has ended: close now
             self._deadlines.clear(self._linger_deadline)
             self._linger_deadline = None
@@ -130,9 +176,33 @@ class _AgentHttpProtocol(HttpToolsProtocol):
             self._linger_deadline = None
         super().connection_lost(exc)
 
-    def _arm(self) -> None:
+    def _arm(self, seconds: float | None = None, callback: Callable[[], None] | None = None) -> None:
         self._disarm()
-        self._header_deadline = self._deadlines.arm(self.header_timeout, self._headers_too_slow)
+        self._header_deadline = self._deadlines.arm(
+            self.header_timeout if seconds is None else seconds, callback or self._headers_too_slow
+        )
+
+    def _no_first_byte(self) -> None:
+        """A connection that sent nothing within `first_byte_timeout`: closed without an answer."""
+        self._header_deadline = None
+        if not self.transport.is_closing():
+            self.transport.close_now()  # type: ignore[attr-defined]
+
+    def _refuse_head(self) -> None:
+        self._refused_head = True
+        self._disarm()
+        if self.transport.is_closing():
+            return
+        message = (
+            f"Request head larger than {self.max_header_bytes} bytes (server.max_header_bytes); "
+            "send fewer or shorter headers"
+        )
+        body = message.encode()
+        self.transport.write(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body
+        )
+        self.transport.close_now()  # type: ignore[attr-defined]
 
     def _disarm(self) -> None:
         if self._header_deadline is not None:
@@ -166,12 +236,24 @@ class _AgentHttpProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def agent_http_protocol(header_timeout: float, body_timeout: float = 30.0) -> type[HttpToolsProtocol]:
+def agent_http_protocol(
+    header_timeout: float,
+    body_timeout: float = 30.0,
+    *,
+    first_byte_timeout: float = 10.0,
+    max_header_bytes: int = 64 * 1024,
+) -> type[HttpToolsProtocol]:
     """uvicorn's HTTP protocol class bounding the time to receive a request's headers to `header_timeout`
-    seconds, writing each response in one piece, and reading the rest of a body refused with 413 for up to
+    seconds (a new connection's first byte to `first_byte_timeout`) and their size to `max_header_bytes`,
+    writing each response in one piece, and reading the rest of a body refused with 413 for up to
     `body_timeout` seconds before closing. Raises MeshError on an untested uvicorn."""
     if not is_tested("uvicorn", uvicorn.__version__):
         use = "extends uvicorn's HttpToolsProtocol (server.header_timeout, one write per response)"
         raise MeshError(untested_message("uvicorn", uvicorn.__version__, use))
-    attributes = {"header_timeout": header_timeout, "body_timeout": body_timeout}
+    attributes = {
+        "header_timeout": header_timeout,
+        "body_timeout": body_timeout,
+        "first_byte_timeout": first_byte_timeout,
+        "max_header_bytes": max_header_bytes,
+    }
     return type("AgentHttpProtocol", (_AgentHttpProtocol,), attributes)

@@ -29,14 +29,17 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._version import __version__
+from ..edge import EdgePolicy, GuardedEdge
 from ..metrics.registry_metrics import registry_metrics_route
 from .a2a import a2a_surfaces
 from .audit_routes import audit_routes
+from .auth import RegistryTokenAuth
 from .console import ConsoleBoard, console_routes
 from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
@@ -71,15 +74,28 @@ async def _cancelled(task: asyncio.Task[None] | None) -> None:
             await task
 
 
+def _guarded(host: str, token: str | None) -> list[Middleware]:
+    """The edge first (Host/Origin, content types, body limits), then the registry token if there is one."""
+    policy = EdgePolicy.loopback(host, surface="registry", max_body_bytes=MAX_BODY_BYTES)
+    middleware = [Middleware(GuardedEdge, policy=policy)]
+    if token:
+        middleware.append(Middleware(RegistryTokenAuth, token=token))
+    return middleware
+
+
 def build_registry_app(
     store: RegistryStore,
     *,
     check_interval: float | None = None,
     sweep: bool = True,
-    token_required: bool = False,
+    token: str | None = None,
+    host: str = "127.0.0.1",
 ) -> Starlette:
     """The registry's ASGI app over `store`; with `sweep`, its lifespan runs `store.sweep()` periodically.
-    `token_required`: the registry's token is checked in front of every route (registry/auth.py)."""
+
+    Every request passes the guarded edge first (`edge/`): bound to a loopback `host`, only this machine's
+    hosts and pages reach it; bodies are bounded while read. With a `token`, the registry's token is then
+    checked in front of every route but `/health` (registry/auth.py)."""
     interval = check_interval if check_interval is not None else default_check_interval(store.timeout)
     if interval <= 0:
         raise ValueError(f"Registry check interval must be positive, not {interval!r}")
@@ -167,9 +183,9 @@ def build_registry_app(
         *push.routes(),
         *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
         *ui_routes(store),  # the mesh page: registry/ui/
-        *console_routes(store, board, token_required=token_required),
+        *console_routes(store, board, token_required=bool(token)),
         registry_metrics_route(store),  # Prometheus gauges over the store: metrics/registry_metrics.py
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=_guarded(host, token), lifespan=lifespan)
     app.state.store, app.state.push, app.state.console = store, push, board
     return app

@@ -22,7 +22,7 @@ from ..security.tls import ServerTls
 from ..serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
 from .app import build_registry_app
 from .audit import DEFAULT_HISTORY
-from .auth import RegistryTokenAuth, check_bind
+from .auth import check_bind
 from .store import DEFAULT_TIMEOUT, RegistryStore
 
 __all__ = ["RegistryServer", "serve_registry", "start_registry"]
@@ -72,9 +72,8 @@ class RegistryServer:
         if store is None:
             store = RegistryStore(database, timeout=timeout, audit_history=audit_history)
         self.store = store
-        self.app = build_registry_app(self.store, check_interval=check_interval, token_required=bool(token))
-        if token:  # every route but /health wants the token (registry/auth.py)
-            self.app.add_middleware(RegistryTokenAuth, token=token)
+        # the guarded edge, then the token on every route but /health (registry/auth.py)
+        self.app = build_registry_app(self.store, check_interval=check_interval, token=token, host=host)
         self.port: int | None = None
         self._server: UvicornServer | None = None
         self._task: asyncio.Task[None] | None = None

@@ -18,10 +18,11 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Request, params
 from fastapi.dependencies.models import Dependant
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from starlette.routing import Match
 
 from ..injectables import McpMeshTool
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
@@ -318,11 +319,34 @@ class ServedFastApi:
             finally:
                 self.state = None
 
+    def edge_accepts(self, scope: Any, media_type: str) -> bool:
+        """Whether the route serving `scope` reads a form (a `Form` or `File` parameter, as FastAPI reads
+        them): the guarded edge lets form bodies reach only such routes."""
+        for route in self.app.router.routes:
+            match, _child = route.matches(scope)
+            if match is Match.FULL:
+                return isinstance(route, APIRoute) and _takes_form(route)
+            if match is Match.PARTIAL:
+                return False
+        return False
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         scope[SCOPE_KEY] = self
         if self.state is not None:  # a shallow copy per request, as Starlette gives an app's own state
             scope["state"] = {**scope.get("state", {}), **self.state}
         await self.app(scope, receive, send)
+
+
+@functools.cache
+def _takes_form(route: APIRoute) -> bool:
+    """A `Form` (or `File`, a kind of form) parameter in the route or one of its dependencies."""
+    pending = [route.dependant]
+    while pending:
+        dependant = pending.pop()
+        if any(isinstance(getattr(p, "field_info", None), params.Form) for p in dependant.body_params):
+            return True
+        pending.extend(dependant.dependencies)
+    return False
 
 
 async def _unavailable(request: Request, exc: Exception) -> JSONResponse:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..edge.content import FORM_TYPES
 from ..specs import DependencySpec, Selector
 
 __all__ = ["HTTP_METHODS", "ROUTE_ATTR", "RouteSpec", "mesh_route"]
@@ -27,6 +28,7 @@ class RouteSpec:
     methods: tuple[str, ...]
     dependencies: tuple[DependencySpec, ...] = ()
     description: str | None = None
+    accepts: tuple[str, ...] = ()  # form body types the route reads besides JSON
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -40,13 +42,16 @@ def mesh_route(
     methods: Sequence[str] = ("GET",),
     dependencies: Sequence[str | Selector | Mapping[str, Any]] = (),
     description: str | None = None,
+    accepts: Sequence[str] = (),
 ) -> Callable[[F], F]:
     """Serve the function at `path` on the agent's own HTTP server, beside the MCP endpoint.
 
     Parameters are injected by type as for tools (components, `McpMeshTool` for each of `dependencies`
     in order); a pydantic-model parameter is the JSON body, other parameters come from the path
     (`/items/{item_id}`) and the query string. The return value is sent as JSON, or as Server-Sent
-    Events when the function returns `Stream[str]`. Usage::
+    Events when the function returns `Stream[str]`. A body is accepted as JSON only; a route that reads a
+    form from its `Request` names the form types in `accepts` (`"multipart/form-data"`,
+    `"application/x-www-form-urlencoded"`), since any page may post a form to any address. Usage::
 
         @mesh_route("/api/greet/{name}", dependencies=["greeting"])
         async def greet(name: str, greeting: McpMeshTool) -> dict:
@@ -61,6 +66,10 @@ def mesh_route(
     if unknown:
         raise ValueError(f"Route method(s) {unknown} unknown; use {', '.join(HTTP_METHODS)}")
     deps = tuple(DependencySpec(index=i, selector=Selector.of(d)) for i, d in enumerate(dependencies))
+    forms = (accepts,) if isinstance(accepts, str) else tuple(accepts)
+    unknown = sorted(set(forms) - set(FORM_TYPES))
+    if unknown:
+        raise ValueError(f"accepts={unknown} unknown; a route may accept {', '.join(sorted(FORM_TYPES))}")
 
     def mark(function: F) -> F:
         if not callable(function):
@@ -70,7 +79,7 @@ def mesh_route(
                 f"{getattr(function, '__qualname__', function)} has two @mesh_route; serve one path per "
                 "function (several methods: methods=[...])"
             )
-        setattr(function, ROUTE_ATTR, RouteSpec(function, path, upper, deps, description))
+        setattr(function, ROUTE_ATTR, RouteSpec(function, path, upper, deps, description, forms))
         return function
 
     return mark

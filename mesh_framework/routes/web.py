@@ -19,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
+from ..edge import accepts
 from ..errors import ConfigError, MeshError, WiringError
 from ..failures import exception_text, log_failure
 from ..health.drain import Drain
@@ -198,6 +199,8 @@ def build_web(
             propagation=propagation,
             drain=drain,
         )
+        if route.spec.accepts:
+            accepts(*route.spec.accepts)(handler)  # the edge lets these form bodies through (edge/content.py)
         web.routes.append(Route(route.spec.path, handler, methods=list(route.spec.methods)))
     if plan.fastapi:
         from .fastapi_app import ServedFastApi

@@ -18,10 +18,12 @@ from typing import Any
 
 import httpx2
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ...edge import EdgePolicy, GuardedEdge
 from ...resolution_audit import summarize
 from ..console.board import BUCKET_SECONDS, WINDOW_SECONDS
 from ..console.routes import call_lines, is_framework_tool
@@ -197,8 +199,9 @@ class _Remote:
         )
 
 
-def remote_console_app(url: str, *, token: str | None = None) -> Starlette:
-    """The page and its routes over the registry at `url` (with its bearer `token`, if any)."""
+def remote_console_app(url: str, *, token: str | None = None, host: str = "127.0.0.1") -> Starlette:
+    """The page and its routes over the registry at `url` (with its bearer `token`, if any), behind the
+    guarded edge for a server bound to `host` (loopback: only this machine's hosts and pages)."""
     remote = _Remote(url, token)
     routes = [
         Route("/ui", remote.page, methods=["GET"]),
@@ -216,4 +219,5 @@ def remote_console_app(url: str, *, token: str | None = None) -> Starlette:
         yield
         await remote.http.aclose()
 
-    return Starlette(routes=routes, lifespan=closing)
+    edge = Middleware(GuardedEdge, policy=EdgePolicy.loopback(host, surface="console"))
+    return Starlette(routes=routes, middleware=[edge], lifespan=closing)
