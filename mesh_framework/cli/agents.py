@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .common import EXIT_OK, Unreachable, client_settings, json_option, registry_option, registry_url
-from .output import echo, emit_json, is_terminal, rich_table
+from .output import echo, emit_json, escape_controls, escaped, is_terminal, rich_table
 
 if TYPE_CHECKING:
     import ssl
 
-__all__ = ["Listing", "fetch_agents", "read_agents", "register", "tool_names"]
+__all__ = ["Listing", "fetch_agents", "read_agents", "register", "shown_url", "tool_names"]
 
 TIMEOUT = 5.0
 
@@ -54,16 +54,17 @@ def read_agents(url: str) -> Listing:
     settings = client_settings()  # registry.token and tls.* (ca_file) apply to the CLI too
     token = settings.registry.token if settings is not None else None
     headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else {}
+    shown = shown_url(url)
     try:
         status, body = get_json(url, "/agents", headers=headers, timeout=TIMEOUT, tls=lambda: _tls(settings))
     except (OSError, HTTPException) as exc:
         raise Unreachable(
-            f"the registry at {url} is unreachable ({type(exc).__name__}); start one with `mesh run APP` "
+            f"the registry at {shown} is unreachable ({type(exc).__name__}); start one with `mesh run APP` "
             "or `mesh registry`, or pass --registry-url"
         ) from None
     if status == 401:
         raise Unreachable(
-            f"the registry at {url} {'refused the token' if token else 'requires a token'} (HTTP 401); "
+            f"the registry at {shown} {'refused the token' if token else 'requires a token'} (HTTP 401); "
             "set registry.token (MESH_REGISTRY__TOKEN)"
         )
     agents = body.get("agents", ...) if status == 200 and isinstance(body, dict) else ...
@@ -71,7 +72,7 @@ def read_agents(url: str) -> Listing:
         agents = []
     if not isinstance(agents, list):
         raise Unreachable(
-            f"{url} does not answer like an MCP Mesh registry (GET /agents); check --registry-url"
+            f"{shown} does not answer like an MCP Mesh registry (GET /agents); check --registry-url"
         )
     stamp = body.get("timestamp") if isinstance(body, dict) else None
     return Listing(url, [a for a in agents if isinstance(a, dict)], stamp if isinstance(stamp, str) else None)
@@ -127,26 +128,29 @@ def agent_id(agent: dict[str, Any]) -> str:
 def _list(args: argparse.Namespace) -> int:
     listing = read_agents(registry_url(args.registry_url))
     if args.json:
-        emit_json({"registry": listing.url, "agents": [_summary(a) for a in listing.agents]})
+        emit_json({"registry": shown_url(listing.url), "agents": [_summary(a) for a in listing.agents]})
         return EXIT_OK
+    url = shown_url(listing.url)
     if not listing.agents:
-        echo(f"no agents registered at {listing.url}")
+        echo(f"no agents registered at {url}")
         return EXIT_OK
-    rows = [
-        [
-            str(a.get("name", "?")),
-            agent_id(a),
-            str(a.get("status", "?")),
-            str(a.get("endpoint", "?")),
-            ", ".join(tool_names(a)),
-        ]
+    rows = [  # what the registry says, shown with its control characters escaped
+        escaped(
+            [
+                str(a.get("name", "?")),
+                agent_id(a),
+                str(a.get("status", "?")),
+                str(a.get("endpoint", "?")),
+                ", ".join(map(str, tool_names(a))),
+            ]
+        )
         for a in listing.agents
     ]
     if is_terminal():
         rich_table(
             ["NAME", "ID", "STATUS", "ENDPOINT", "TOOLS"],
             [[*row[:2], _health(row[2]), *row[3:]] for row in rows],
-            title=f"Agents at {listing.url}",
+            title=f"Agents at {url}",
             styles=["bold", "dim", None, "cyan", None],
             wrap=[False, False, False, True, True],
         )
@@ -155,6 +159,13 @@ def _list(args: argparse.Namespace) -> int:
     for name, ident, status, endpoint, tools in rows:
         echo(f"{name:<16} {ident:<28} {status:<10} {endpoint:<28} {tools}")
     return EXIT_OK
+
+
+def shown_url(url: str) -> str:
+    """The registry URL as the CLI prints it: a password in it masked."""
+    from ..config.url_masking import mask_url_credentials
+
+    return escape_controls(mask_url_credentials(url))
 
 
 def _summary(agent: dict[str, Any]) -> dict[str, Any]:
@@ -189,7 +200,7 @@ def _status(args: argparse.Namespace) -> int:
     names = {agent_id(a): str(a.get("name", "?")) for a in listing.agents}
     agents = [_agent_status(a, now, names) for a in listing.agents]
     registry = {
-        "url": url,
+        "url": shown_url(url),
         "status": health.get("status", "unknown") if health else "unknown",
         "service": health.get("service") if health else None,
         "version": health.get("version") if health else None,
@@ -198,6 +209,8 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"registry": registry, "agents": agents})
         return EXIT_OK
+    # what the registry says, shown with its control characters escaped
+    agents, registry = escaped(agents), escaped(registry)
     echo(_registry_line(registry))
     if not agents:
         echo("no agents registered")

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .agents import agent_id, fetch_agents, tool_names
+from .agents import agent_id, fetch_agents, shown_url, tool_names
 from .common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -119,13 +119,15 @@ async def _call(args: argparse.Namespace) -> int:
     if args.agent:
         agents = [a for a in agents if args.agent in (a.get("name"), agent_id(a))]
         if not agents:
-            raise CliError(f"no healthy agent named '{args.agent}' at {listing.url} (see `mesh list`)")
+            at = shown_url(listing.url)
+            raise CliError(f"no healthy agent named '{args.agent}' at {at} (see `mesh list`)")
     serving = [a for a in agents if args.tool in tool_names(a)]
     if not serving:
         known = sorted({name for agent in agents for name in tool_names(agent)})
         close = difflib.get_close_matches(args.tool, known, n=3)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (see `mesh list`)"
-        raise CliError(f"no healthy agent at {listing.url} serves a tool named '{args.tool}'{hint}")
+        at = shown_url(listing.url)
+        raise CliError(f"no healthy agent at {at} serves a tool named '{args.tool}'{hint}")
     agent = serving[0]
     endpoint = str(agent.get("endpoint", "")).rstrip("/") + "/mcp"
     name = str(agent.get("name"))

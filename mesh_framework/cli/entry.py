@@ -37,6 +37,7 @@ from .common import (
     Parser,
     Unreachable,
 )
+from .output import escape_text
 
 __all__ = [
     "EXIT_ERROR",
@@ -122,11 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except CliError as exc:
-        print(f"mesh {args.command}: {exc}", file=sys.stderr)
+        print(f"mesh {args.command}: {escape_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except MeshError as exc:  # settings, wiring: the first line names the app, each problem follows
         subject = " ".join(getattr(args, "apps", None) or [getattr(args, "app", None) or ""]).strip()
-        print(f"mesh {args.command}: {subject + ': ' if subject else ''}{exc}", file=sys.stderr)
+        said = escape_text(str(exc))
+        print(f"mesh {args.command}: {subject + ': ' if subject else ''}{said}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_OK
@@ -143,5 +145,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         import logging
 
         logging.getLogger("mesh_framework").debug("mesh %s failed", args.command, exc_info=True)
-        print(f"mesh {args.command}: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+        said = escape_text(str(exc))
+        print(f"mesh {args.command}: unexpected {type(exc).__name__}: {said}", file=sys.stderr)
         return EXIT_ERROR

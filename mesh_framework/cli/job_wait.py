@@ -19,7 +19,7 @@ from typing import Any
 
 from ..jobs.model import TERMINAL
 from .common import EXIT_ERROR, CliError, Unreachable
-from .output import console, is_terminal
+from .output import console, escape_controls, is_terminal
 
 __all__ = ["EXIT_INTERRUPTED", "job_id_of", "job_value", "wait_for_job"]
 
@@ -177,7 +177,7 @@ def _describe(row: Mapping[str, Any] | None) -> str:
     progress = row.get("progress")
     percent = f" {progress:.0%}" if isinstance(progress, int | float) and progress else ""
     message = f" ({row['progress_message']})" if row.get("progress_message") else ""
-    return f"{row.get('status')}{percent}{message}"
+    return escape_controls(f"{row.get('status')}{percent}{message}")  # the job's words, one line
 
 
 class _StatusLine:
@@ -192,7 +192,7 @@ class _StatusLine:
         progress = row.get("progress")
         percent = f" {progress:.0%}" if isinstance(progress, int | float) and progress else ""
         message = f": {row['progress_message']}" if row.get("progress_message") else ""
-        self.status.update(f"job {self.job_id} {row.get('status')}{percent}{message}")
+        self.status.update(escape_controls(f"job {self.job_id} {row.get('status')}{percent}{message}"))
 
     def close(self) -> None:
         self.status.stop()

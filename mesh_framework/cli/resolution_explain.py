@@ -15,7 +15,7 @@ from typing import Any
 from .agents import TIMEOUT, _tls, agent_id, read_agents
 from .common import EXIT_ERROR, EXIT_OK, CliError, Unreachable, client_settings, json_option, registry_option
 from .common import registry_url as resolve_registry_url
-from .output import echo, emit_json, is_terminal, plain_table, rich_table
+from .output import echo, emit_json, escape_controls, is_terminal, plain_table, rich_table
 
 __all__ = ["register"]
 
@@ -174,8 +174,8 @@ def _show(report: dict[str, Any]) -> None:
         f"{report['agent_name']} ({report['agent_id']}) tool {report['function_name']}, "
         f"dependency {report['dep_index']}"
     )
-    echo(title)
-    echo(f"  {report['summary']}")
+    echo(escape_controls(title))  # the registry's words: one line each, whatever they hold
+    echo(f"  {escape_controls(str(report['summary']))}")
     data = report["trace"]
     if data is None:
         return

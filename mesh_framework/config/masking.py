@@ -22,6 +22,7 @@ from pydantic import BaseModel, SecretStr
 
 from .fields import Step, follow
 from .sources import normalize_key
+from .url_masking import URL_MASK, mask_url_credentials
 
 __all__ = [
     "MASK",
@@ -37,7 +38,7 @@ __all__ = [
     "printable",
 ]
 
-MASK = "******"
+MASK = URL_MASK
 # Keys that are secrets by name, wherever they are: the (normalized) name is one of these, or ends with
 # `_` and one of these.
 SECRET_NAMES = frozenset(
@@ -65,8 +66,6 @@ SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "
 # Every value of an MCP server's environment, and credential headers, are masked too.
 _SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
 _SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
-# A URL's scheme and user-info (up to the netloc's last `@`, as `urlsplit` reads it).
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s\"<>\\]*)@")
 
 
 class _SecretMarker:
@@ -139,19 +138,6 @@ def _declares_secret(annotation: Any, seen: set[Any]) -> bool:
             for name, field in annotation.model_fields.items()
         )
     return any(arg is SECRET or _declares_secret(arg, seen) for arg in typing.get_args(annotation))
-
-
-def mask_url_credentials(text: str) -> str:
-    """`text` with the password of every URL in it masked: `http://user:******@host:8000`; a user-info
-    without a colon (a token written as the user name) is masked whole: `https://******@host`."""
-    if "@" not in text or "://" not in text:
-        return text
-    return _URL_USERINFO.sub(_mask_userinfo, text)
-
-
-def _mask_userinfo(match: re.Match[str]) -> str:
-    user, colon, _ = match["userinfo"].partition(":")
-    return f"{match['scheme']}{user + ':' if colon else ''}{MASK}@"
 
 
 def masked(key: str, value: Any, model: type[BaseModel] | None = None, prefix: str = "") -> Any:
