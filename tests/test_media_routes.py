@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,8 +63,8 @@ def test_an_upload_is_stored_and_readable_by_a_tool(agent: AgentProcess, media_f
     answer = upload(agent, "receipt.png", image, "image/png")
     assert answer.status_code == 200, answer.text
     uri = answer.json()["uri"]
-    assert uri == f"file://{media_folder}/media/receipt.png"
-    assert (media_folder / "media" / "receipt.png").read_bytes() == image
+    assert re.fullmatch(rf"file://{re.escape(str(media_folder))}/media/receipt-[0-9a-f]{{12}}\.png", uri), uri
+    assert Path(uri.removeprefix("file://")).read_bytes() == image
     assert call(agent, "measure", {"image": uri})["structuredContent"] == {
         "size": len(image),
         "mime": "image/png",
@@ -79,7 +80,7 @@ def test_an_upload_over_the_limit_is_413_and_nothing_is_stored(
     assert answer.json()["detail"] == (
         "'huge.png' is larger than 20000 bytes (media.max_upload_bytes); nothing was stored"
     )
-    assert not (media_folder / "media" / "huge.png").exists()
+    assert not list((media_folder / "media").glob("huge*"))
 
 
 @pytest.mark.parametrize(
@@ -107,7 +108,7 @@ def test_a_lying_or_refused_mime_type_is_415(
     answer = upload(agent, name, data, declared)
     assert answer.status_code == 415
     assert said in answer.json()["detail"]
-    assert not (media_folder / "media" / name).exists()
+    assert not list((media_folder / "media").glob(name.split(".", maxsplit=1)[0] + "*"))
 
 
 def test_a_generic_type_is_taken_from_the_bytes(agent: AgentProcess, media_folder: Path) -> None:
@@ -116,10 +117,15 @@ def test_a_generic_type_is_taken_from_the_bytes(agent: AgentProcess, media_folde
     assert call(agent, "measure", {"image": answer.json()["uri"]})["structuredContent"]["mime"] == "image/png"
 
 
-def test_a_traversing_file_name_is_refused(agent: AgentProcess, media_folder: Path) -> None:
+def test_a_traversing_file_name_stays_in_the_store(agent: AgentProcess, media_folder: Path) -> None:
     answer = upload(agent, "../escape.png", png(300), "image/png")
-    assert answer.status_code == 400
-    assert "path traversal" in answer.json()["detail"]
+    assert answer.status_code == 200  # the sent name is only the stored name's stem
+    assert answer.json()["uri"].startswith(f"file://{media_folder}/media/escape-")
+    assert not (media_folder / "escape.png").exists()
+    files = {"file": ("../escape.png", png(300), "image/png")}
+    kept = httpx2.post(agent.base_url + "/api/replace", files=files, timeout=10, trust_env=False)
+    assert kept.status_code == 400  # a route that keeps the sent name refuses a path
+    assert "path traversal" in kept.json()["detail"]
     assert not (media_folder / "escape.png").exists()
 
 
@@ -134,10 +140,11 @@ def test_uploads_go_to_s3_and_a_store_that_is_down_is_503(tmp_path: Path) -> Non
         with run_agent("tests.apps.media_app", env=env) as running:
             image = png(2000)
             answer = upload(running, "photo.png", image, "image/png")
-            assert answer.json() == {"uri": "s3://uploads/media/photo.png"}
-            stored = s3.client().get_object(Bucket="uploads", Key="media/photo.png")
+            uri = answer.json()["uri"]
+            assert re.fullmatch(r"s3://uploads/media/photo-[0-9a-f]{12}\.png", uri), uri
+            stored = s3.client().get_object(Bucket="uploads", Key=uri.removeprefix("s3://uploads/"))
             assert stored["ContentType"] == "image/png" and stored["Body"].read() == image
-            measured = call(running, "measure", {"image": "s3://uploads/media/photo.png"})
+            measured = call(running, "measure", {"image": uri})
             assert measured["structuredContent"] == {"size": len(image), "mime": "image/png"}
             os.kill(s3.pid, signal.SIGTERM)  # the store goes down
             down: Any = None

@@ -3,6 +3,7 @@ against a real S3 API server (moto_server), chosen by settings; bad URIs and a s
 
 from __future__ import annotations
 
+import logging
 import socket
 import subprocess
 import sys
@@ -17,11 +18,12 @@ from mesh_framework.media import (
     LocalMediaStore,
     MediaError,
     MediaNotFound,
+    MediaRef,
     MediaStoreUnavailable,
     build_media_store,
 )
 from mesh_framework.media.s3 import S3MediaStore
-from tests.media_files import PDF, png
+from tests.media_files import PDF, SVG, png
 from tests.s3_server import S3_ENV, S3Server, s3_server
 
 pytestmark = pytest.mark.timeout(60)
@@ -149,14 +151,84 @@ async def test_s3_store_round_trip_on_a_real_s3_server(s3: S3Server, aws: None) 
         await store.upload(b"x", "../x.png", "image/png")
 
 
-async def test_s3_bucket_missing_and_store_down_are_clear_errors(s3: S3Server, aws: None) -> None:
-    with pytest.raises(MediaError, match="NoSuchBucket"):
-        await S3MediaStore("absent", endpoint=s3.endpoint).upload(b"x", "a.png", "image/png")
+async def test_s3_store_reads_only_its_bucket_under_its_prefix(s3: S3Server, aws: None) -> None:
+    client = s3.client()
+    client.put_object(Bucket="other", Key="media/secret.png", Body=b"other bucket's secret")
+    client.put_object(Bucket="media", Key="private/secret.png", Body=b"outside the prefix")
+    client.put_object(Bucket="media", Key="media/../private/secret.png", Body=b"a dotted key")
+    store = S3MediaStore("media", "media/", endpoint=s3.endpoint)
+    outside = [
+        "s3://other/media/secret.png",  # another bucket the credentials reach
+        "s3://absent/media/secret.png",  # a bucket that does not exist
+        "s3://media/private/secret.png",  # this bucket, outside the prefix
+        "s3://media/media/../private/secret.png",
+        "s3://media/media/./secret.png",
+        "s3://media/media//secret.png",
+        "s3://media/media/",
+        "s3://media/mediax/secret.png",
+        "s3://media",
+        "s3://MEDIA/media/secret.png",
+        "s3://media/media/a\\..\\b.png",
+    ]
+    said = []
+    for uri in outside:
+        for read in (store.fetch, store.exists):
+            with pytest.raises(MediaError) as refused:
+                await read(uri)
+            assert not isinstance(refused.value, MediaNotFound)
+            said.append(str(refused.value).replace(repr(uri[:200]), "<uri>"))
+    assert set(said) == {
+        "Media URI <uri> is outside this agent's media store (s3://media/media/...); agents that share "
+        "media must share media.bucket and media.prefix"
+    }
+
+
+async def test_s3_failures_name_no_bucket_to_the_caller(
+    s3: S3Server, aws: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    absent = S3MediaStore("absent", endpoint=s3.endpoint)
+    with caplog.at_level(logging.WARNING, "mesh_framework.media"):
+        with pytest.raises(MediaError) as writing:
+            await absent.upload(b"x", "a.png", "image/png")
+        with pytest.raises(MediaError) as reading:
+            await absent.fetch("s3://absent/media/a.png")
+    assert str(writing.value) == (
+        f"Media store S3 bucket 'absent' at {s3.endpoint} refused to write 's3://absent/media/a.png'; "
+        "the agent's log says why"
+    )
+    assert str(reading.value) == str(writing.value).replace("write", "read")
+    assert not isinstance(reading.value, MediaNotFound)
+    lines = [r.getMessage() for r in caplog.records if r.name == "mesh_framework.media"]
+    assert len(lines) == 2 and all("NoSuchBucket" in line and "\n" not in line for line in lines), lines
+    assert lines[0].startswith("S3 put_object of s3://absent/media/a.png refused: NoSuchBucket")
+
+
+async def test_media_read_back_takes_the_type_its_bytes_prove(tmp_path: Path) -> None:
+    (tmp_path / "media").mkdir()
+    (tmp_path / "media" / "drawing.png").write_bytes(SVG)  # an SVG named as a PNG
+    (tmp_path / "media" / "photo.bin").write_bytes(png(100))
+    store = LocalMediaStore(tmp_path)
+    drawing = f"file://{tmp_path}/media/drawing.png"
+    assert (await store.fetch(drawing)).mime_type == "image/svg+xml"
+    assert (await store.fetch(f"file://{tmp_path}/media/photo.bin")).mime_type == "image/png"
+    with pytest.raises(MediaError, match=r"is image/svg\+xml, but image/\* is expected"):
+        await MediaRef(drawing, "image/*").read(store)
+    assert (await MediaRef(drawing, "image/svg+xml").read(store)).data == SVG
+
+
+async def test_s3_read_back_takes_the_type_its_bytes_prove(s3: S3Server, aws: None) -> None:
+    s3.client().put_object(Bucket="media", Key="media/drawing.png", Body=SVG, ContentType="image/png")
+    store = S3MediaStore("media", "media/", endpoint=s3.endpoint)
+    assert (await store.fetch("s3://media/media/drawing.png")).mime_type == "image/svg+xml"
+
+
+async def test_s3_store_down_is_a_clear_error(s3: S3Server, aws: None) -> None:
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
     down = S3MediaStore("media", endpoint=f"http://127.0.0.1:{port}", timeout=1)
-    with pytest.raises(MediaStoreUnavailable, match=r"cannot be reached .*media\.endpoint"):
+    with pytest.raises(MediaStoreUnavailable, match=r"cannot be reached; check media\.endpoint") as failed:
         await down.upload(png(100), "down.png", "image/png")
+    assert "s3://" not in str(failed.value)  # boto's text (the object's URL) stays in the log
     keys = [o["Key"] for o in s3.client().list_objects_v2(Bucket="media").get("Contents", [])]
     assert "media/down.png" not in keys

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .errors import MediaError, MediaNotFound, MediaStoreUnavailable
 from .media import Media
+from .sniff import sniff
 from .store import MediaStore, check_filename
 
 __all__ = ["LocalMediaStore"]
@@ -18,7 +19,8 @@ __all__ = ["LocalMediaStore"]
 class LocalMediaStore(MediaStore):
     """Media in `<path>/<prefix><name>`; a file is written under a temporary name and renamed, so a
     reader never sees part of one. `fetch` reads only inside `path` (path traversal refused) and takes
-    the MIME type from the extension, as MCP Mesh does."""
+    the MIME type from the bytes where they prove one (an SVG named `.png` is SVG), else from the
+    extension, as MCP Mesh does."""
 
     scheme = "file"
 
@@ -51,7 +53,7 @@ class LocalMediaStore(MediaStore):
         except OSError as exc:
             raise MediaStoreUnavailable(f"Media {uri!r} cannot be read: {exc.strerror or exc}") from exc
         guessed, _ = mimetypes.guess_type(path.name)
-        return Media(data, guessed or "application/octet-stream", uri)
+        return Media(data, sniff(data) or guessed or "application/octet-stream", uri)
 
     async def exists(self, uri: str) -> bool:
         return self._path(uri).is_file()

@@ -1,22 +1,32 @@
 """The S3-compatible media store (`media.storage: s3`, the `s3` extra: boto3): `s3://` URIs, the object's
 ContentType kept, each object written by one PUT (a reader sees all of it or nothing).
 
+The store reads and writes only `media.bucket` under `media.prefix`: a URI naming another bucket, or a key
+outside the prefix, is refused before S3 is asked, with the same words whether it exists or not. What S3
+answers on a failure (which names buckets and says which exist) goes to the log, one line; the caller
+reads a neutral message.
+
 boto3 is imported when the store is first used, so an agent that stores nothing never loads it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from typing import Any
 
 from .errors import MediaError, MediaNotFound, MediaStoreUnavailable
 from .media import Media
+from .sniff import sniff
 from .store import MediaStore, check_filename
 
 __all__ = ["S3MediaStore"]
 
+logger = logging.getLogger("mesh_framework.media")
+
 _MISSING = ("404", "NoSuchKey", "NotFound")
+_VERBS = {"put_object": "write", "get_object": "read", "head_object": "look up"}
 
 
 class S3MediaStore(MediaStore):
@@ -56,44 +66,69 @@ class S3MediaStore(MediaStore):
         return f"s3://{self.bucket}/{key}"
 
     async def fetch(self, uri: str) -> Media:
-        bucket, key = self._split(uri)
-        response = await self._call("get_object", uri, Bucket=bucket, Key=key)
+        key = self._key(uri)
+        response = await self._call("get_object", uri, Key=key)
         data = await asyncio.to_thread(response["Body"].read)
-        return Media(data, response.get("ContentType") or "application/octet-stream", uri)
+        stored = response.get("ContentType") or "application/octet-stream"
+        return Media(data, sniff(data) or stored, uri)  # the bytes' own type wins over the label
 
     async def exists(self, uri: str) -> bool:
-        bucket, key = self._split(uri)
+        key = self._key(uri)
         try:
-            await self._call("head_object", uri, Bucket=bucket, Key=key)
+            await self._call("head_object", uri, Key=key)
         except MediaNotFound:
             return False
         return True
 
-    def _split(self, uri: str) -> tuple[str, str]:
+    def _key(self, uri: str) -> str:
+        """The object key of `uri`, which must be in this store's bucket, under its prefix, and name a
+        plain path (no `.`, `..` or empty segment, which some S3-compatible stores normalise)."""
         self.check_uri(uri)
         bucket, _, key = uri.removeprefix("s3://").partition("/")
-        if not bucket or not key:
-            raise MediaError(f"Media URI {uri!r} names no object; expected s3://<bucket>/<key>")
-        return bucket, key
+        segments = key.split("/")
+        if (
+            bucket != self.bucket
+            or not key.startswith(self.prefix)
+            or len(key) == len(self.prefix)
+            or any(segment in ("", ".", "..") for segment in segments)
+            or any(c in key for c in "\\\0")
+        ):
+            raise MediaError(
+                f"Media URI {uri[:200]!r} is outside this agent's media store (s3://{self.bucket}/"
+                f"{self.prefix}...); agents that share media must share media.bucket and media.prefix"
+            )
+        return key
 
     async def _call(self, operation: str, uri: str, **arguments: Any) -> Any:
         client = self.client()
-        arguments.setdefault("Bucket", self.bucket)
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            return await asyncio.to_thread(getattr(client, operation), **arguments)
+            return await asyncio.to_thread(getattr(client, operation), Bucket=self.bucket, **arguments)
         except ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", ""))
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code", ""))
             if code in _MISSING:
                 raise MediaNotFound(f"Media {uri!r} does not exist in the {self.describe()}") from None
-            message = exc.response.get("Error", {}).get("Message") or code
-            raise MediaError(f"{self.describe()} refused {operation} of {uri!r}: {code}: {message}") from None
+            # NoSuchBucket, AccessDenied, ...: the detail names buckets; it stays in the log.
+            logger.warning(
+                "S3 %s of s3://%s/%s refused: %s: %s",
+                operation,
+                self.bucket,
+                arguments.get("Key", ""),
+                code,
+                error.get("Message") or "",
+            )
+            raise MediaError(
+                f"Media store {self.describe()} refused to {_VERBS.get(operation, operation)} {uri!r}; "
+                "the agent's log says why"
+            ) from None
         except BotoCoreError as exc:
+            logger.warning("S3 %s at %s failed: %s", operation, self.endpoint or "AWS", exc)
             raise MediaStoreUnavailable(
-                f"Media store {self.describe()} cannot be reached ({exc}); check media.endpoint "
+                f"Media store {self.describe()} cannot be reached; check media.endpoint "
                 "(MCP_MESH_MEDIA_STORAGE_ENDPOINT) and that the store is up"
-            ) from exc
+            ) from None
 
     def client(self) -> Any:
         """The boto3 S3 client, created on first use."""

@@ -12,8 +12,13 @@ from abc import ABC, abstractmethod
 
 from .errors import MediaError
 from .media import Media
+from .sniff import SVG
 
-__all__ = ["MediaStore", "check_filename", "matches_type"]
+__all__ = ["MAX_FILENAME_BYTES", "MediaStore", "check_filename", "matches_type"]
+
+MAX_FILENAME_BYTES = 200  # below the 255 of common file systems, with room for the temporary's suffix
+# Types a wildcard never stands for: SVG carries scripts, so only a pattern naming it takes it.
+_EXPLICIT_ONLY = frozenset({SVG})
 
 
 class MediaStore(ABC):
@@ -50,13 +55,22 @@ def check_filename(filename: str) -> str:
     """`filename` if it names a file inside the prefix; MediaError for a path (traversal refused)."""
     if not filename or filename in (".", "..") or "/" in filename or "\\" in filename or "\0" in filename:
         raise MediaError(
-            f"Invalid media filename {filename!r} (path traversal): "
+            f"Invalid media filename {filename[:80]!r} (path traversal): "
             "give a plain file name such as 'chart.png'"
+        )
+    if len(filename.encode("utf-8", "surrogatepass")) > MAX_FILENAME_BYTES:
+        raise MediaError(
+            f"Invalid media filename {filename[:40]!r}...: longer than {MAX_FILENAME_BYTES} bytes; "
+            "give a shorter name"
         )
     return filename
 
 
 def matches_type(mime_type: str, accepted: str) -> bool:
-    """Whether `mime_type` fits `accepted`: patterns, comma-separated (`image/*,application/pdf`)."""
+    """Whether `mime_type` fits `accepted`: patterns, comma-separated (`image/*,application/pdf`).
+    `image/svg+xml` fits only a pattern that names it: neither `image/*` nor `*/*` takes SVG."""
     mime_type = mime_type.split(";", 1)[0].strip().lower()
-    return any(fnmatch.fnmatchcase(mime_type, p.strip().lower()) for p in accepted.split(",") if p.strip())
+    patterns = [p.strip().lower() for p in accepted.split(",") if p.strip()]
+    if mime_type in _EXPLICIT_ONLY:
+        return mime_type in patterns
+    return any(fnmatch.fnmatchcase(mime_type, p) for p in patterns)

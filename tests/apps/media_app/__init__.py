@@ -95,7 +95,25 @@ async def describe_mesh(question: str, llm: MeshLlmAgent, image: MediaParam("ima
     return str(await llm(question, media=[image] if image else None))
 
 
-@mesh_route("/api/upload", methods=["POST"])
+@mesh_route("/api/upload", methods=["POST"], accepts=["multipart/form-data"])
 async def upload(request: Request) -> dict[str, str]:
+    return {"uri": await save_upload(request, accept="image/*,application/pdf")}
+
+
+@mesh_route("/api/replace", methods=["POST"], accepts=["multipart/form-data"])
+async def replace(request: Request) -> dict[str, str]:
+    """Stores the file under the name sent, replacing what had that name (the route opts in)."""
+    return {"uri": await save_upload(request, accept="image/png", overwrite=True)}
+
+
+@mesh_route("/api/drawing", methods=["POST"], accepts=["multipart/form-data"])
+async def drawing(request: Request) -> dict[str, str]:
+    """Takes raster images and, named explicitly, SVG."""
+    return {"uri": await save_upload(request, accept="image/*,image/svg+xml")}
+
+
+@mesh_route("/api/form-upload", methods=["POST"], accepts=["multipart/form-data"])
+async def form_upload(request: Request) -> dict[str, str]:
+    """The form read by the route itself, its file handed over."""
     form = await request.form()
-    return {"uri": await save_upload(form["file"], accept="image/*,application/pdf")}
+    return {"uri": await save_upload(form.get("file"), accept="image/*,application/pdf")}
