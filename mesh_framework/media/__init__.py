@@ -9,7 +9,7 @@ from .media import Media
 from .params import MediaParam, MediaRef
 from .results import MediaResult, media_link, media_result
 from .store import MediaStore
-from .uploads import MediaUpload, save_upload, save_upload_result
+from .uploads import MediaUpload, read_upload_form, save_upload, save_upload_result
 
 __all__ = [
     "LocalMediaStore",
@@ -27,6 +27,7 @@ __all__ = [
     "media_link",
     "media_refs",
     "media_result",
+    "read_upload_form",
     "save_upload",
     "save_upload_result",
     "use_media",
