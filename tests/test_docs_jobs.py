@@ -1,18 +1,21 @@
-"""The Python examples of docs/jobs.md run, in order, in one namespace."""
+"""docs/jobs.md: its titled block is written into a fresh `mesh new` project, and each of its other Python
+blocks runs there alone, with the framework installed."""
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
+
+import pytest
 
 from .agents import ROOT
+from .docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
 
 DOC = ROOT / "docs" / "jobs.md"
 
+pytestmark = pytest.mark.timeout(90)
 
-def test_jobs_page_examples_run() -> None:
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 5
-    namespace: dict[str, object] = {"__name__": "docs_jobs"}
-    for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)
-    assert {"reindex", "backup", "plan_trip", "orchestrate", "purge", "book_trip"} <= namespace.keys()
+
+def test_jobs_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(
+        DOC.read_text(), DOC, new_project(tmp_path), framework_site, files={"docs_jobs/__init__.py"}, runs=4
+    )
