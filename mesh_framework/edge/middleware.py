@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -85,6 +86,7 @@ class GuardedEdge:
         self._routes = routes  # where a form's route is looked up; default: the app's
         self._busy = busy  # requests in flight beside this edge's (the MCP path's), for the concurrency bound
         self.in_flight = 0
+        self._origin_pattern = re.compile(policy.origin_regex) if policy.origin_regex else None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
@@ -170,8 +172,9 @@ class GuardedEdge:
     def _refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         guard = self.policy.guard
         if guard is not None:
-            refusal = guard.check(headers.get(b"host", b""), headers.get(b"origin", b""))
-            if refusal is not None:
+            origin = headers.get(b"origin", b"")
+            refusal = guard.check(headers.get(b"host", b""), origin)
+            if refusal is not None and not (refusal[0] == 403 and self._cors_allows(origin)):
                 return refusal[0], _settings_named(refusal[1], self.policy.surface)
         if scope.get("method") not in _BODY_METHODS:
             return None
@@ -195,6 +198,10 @@ class GuardedEdge:
         if length is not None and int(length) > declared_limit:
             return 413, _too_large(declared_limit, self.policy.surface)
         return None
+
+    def _cors_allows(self, origin: bytes) -> bool:
+        pattern = self._origin_pattern
+        return pattern is not None and pattern.fullmatch(origin.decode("latin-1")) is not None
 
     def _body_limit(self, scope: Scope, headers: dict[bytes, bytes]) -> int | None:
         if scope["method"] not in _BODY_METHODS:

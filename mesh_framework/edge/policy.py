@@ -58,6 +58,9 @@ class EdgePolicy:
     max_concurrency: int | None = None
     identity: IdentityResolver | None = field(default=None, compare=False)
     surface: str = "agent"
+    origin_regex: str | None = (
+        None  # origins allowed beside the guard's patterns (`web.cors.allow_origin_regex`)
+    )
 
     @classmethod
     def loopback(
@@ -90,4 +93,5 @@ class EdgePolicy:
             max_concurrency=server.max_concurrency,
             identity=identity,
             surface="agent",
+            origin_regex=cors.allow_origin_regex,
         )

@@ -337,7 +337,6 @@ class ServedFastApi:
         await self.app(scope, receive, send)
 
 
-@functools.cache
 def _takes_form(route: APIRoute) -> bool:
     """A `Form` (or `File`, a kind of form) parameter in the route or one of its dependencies."""
     pending = [route.dependant]
