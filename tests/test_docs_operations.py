@@ -1,20 +1,19 @@
-"""The Python examples of the operations page's Health and Metrics sections run, in order."""
+"""docs/operations.md: each Python block runs alone in a fresh `mesh new shop` project (the app its
+examples load), with the framework installed."""
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
 
 import pytest
 
 from .agents import ROOT
+from .docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
+
+DOC = ROOT / "docs" / "operations.md"
+
+pytestmark = pytest.mark.timeout(90)
 
 
-@pytest.mark.parametrize("section", ["Health", "Metrics"])
-def test_operations_page_examples_run(section: str) -> None:
-    text = (ROOT / "docs" / "operations.md").read_text()
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", body, flags=re.S)
-    assert blocks
-    namespace: dict[str, object] = {"__name__": f"docs_operations_{section.lower()}"}
-    for block in blocks:
-        exec(compile(block, "docs/operations.md", "exec"), namespace)
+def test_operations_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(DOC.read_text(), DOC, new_project(tmp_path), framework_site, files=set(), runs=4)
