@@ -1,18 +1,19 @@
-"""The Python examples of docs/callbacks.md run, in order, in one namespace."""
+"""docs/callbacks.md: each Python block runs alone in a fresh `mesh new shop --catalog` project (whose
+`notes` server the first one starts), with the framework installed."""
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
+
+import pytest
 
 from .agents import ROOT
+from .docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
 
 DOC = ROOT / "docs" / "callbacks.md"
 
+pytestmark = pytest.mark.timeout(90)
 
-def test_callbacks_page_examples_run(capsys: object) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) >= 4
-    namespace: dict[str, object] = {"__name__": "docs_callbacks"}
-    for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)
-    assert "add_note" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+def test_callbacks_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(DOC.read_text(), DOC, new_project(tmp_path, catalog=True), framework_site, files=set(), runs=5)
