@@ -19,10 +19,14 @@ class EdgeAgent:
     pass
 
 
+CALLS: dict[str, int] = {"echo": 0, "orders": 0}  # what a hostile page must never cause
+
+
 @mesh_a2a()
 @mesh_tool(capability="echo")
 async def echo(text: str) -> str:
     """Echo the text."""
+    CALLS["echo"] += 1
     return text
 
 
@@ -33,6 +37,7 @@ class Order(BaseModel):
 
 @mesh_route("/api/orders", methods=["POST"])
 async def place_order(order: Order) -> dict[str, Any]:
+    CALLS["orders"] += 1
     return {"placed": order.item, "quantity": order.quantity}
 
 
@@ -40,6 +45,11 @@ async def place_order(order: Order) -> dict[str, Any]:
 async def feedback(request: Request) -> dict[str, Any]:
     form = await request.form()
     return {"text": form.get("text")}
+
+
+@mesh_route("/api/calls")
+async def calls() -> dict[str, int]:
+    return dict(CALLS)
 
 
 @mesh_route("/api/caller")
