@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import to_json
+from pydantic_core import PydanticSerializationError, to_json
 
 from ..content import CONTENT_TYPES, ToolResult
 from ..deadline import Expired, within
@@ -42,7 +42,9 @@ def error_result(message: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
-def _format_validation_error(tool: str, exc: ValidationError) -> str:
+def _format_validation_error(tool: str, exc: ValidationError | PydanticSerializationError) -> str:
+    if isinstance(exc, PydanticSerializationError):  # an in-process caller's object that is no JSON value
+        return f"Invalid arguments for tool '{tool}': not JSON values ({exc})"
     problems = []
     for error in exc.errors(include_url=False):
         field = ".".join(str(p) for p in error["loc"]) or "(arguments)"
@@ -124,7 +126,7 @@ class MeshToolWrapper:
         # A Stream[str] body runs to its end and answers the chunks joined (tools/streaming.py).
         self._call_target = joined(target, name) if signature.streams else target
         self._injected = signature.injected
-        self._validate = signature.arguments_model.__pydantic_validator__.validate_python
+        self._validate = signature.arguments_model.__pydantic_validator__.validate_json
         descriptor: dict[str, Any] = {
             "name": name,
             "description": description,
@@ -165,8 +167,12 @@ class MeshToolWrapper:
             if context is not None:
                 context.entries.update(carried)
         try:
-            kwargs = self._validate(arguments or {}).__dict__.copy()
-        except ValidationError as exc:
+            # Validated as the advertised JSON Schema reads them: JSON's types, strictly (a boolean or a
+            # numeric string is no integer), which lax validation of the Python objects would accept.
+            # Strict JSON mode still takes a date from its string, an enum from its value, an array as a
+            # tuple or set. Re-encoding costs less than a microsecond; decided here, not per type.
+            kwargs = self._validate(to_json(arguments or {}), strict=True).__dict__.copy()
+        except (ValidationError, PydanticSerializationError) as exc:
             return error_result(_format_validation_error(self.name, exc))
         for param in self._injected:
             kind = param.kind
