@@ -233,6 +233,31 @@ def test_an_upload_over_the_limit_is_refused_while_it_arrives(
     assert upload(agent, "after.png", png(300), "image/png").status_code == 200  # the agent still serves
 
 
+def test_media_is_served_with_its_proven_type_and_svg_as_a_sandboxed_download(
+    agent: AgentProcess, media_folder: Path
+) -> None:
+    def show(uri: str) -> httpx2.Response:
+        return httpx2.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10, trust_env=False)
+
+    image = png(300)
+    picture = show(upload(agent, "photo.png", image, "image/png").json()["uri"])
+    assert picture.status_code == 200 and picture.content == image
+    assert picture.headers["content-type"] == "image/png"
+    assert picture.headers["x-content-type-options"] == "nosniff"
+    assert "content-disposition" not in picture.headers and "content-security-policy" not in picture.headers
+    drawing = upload(agent, "drawing.svg", SVG, "image/svg+xml", route="/api/drawing").json()["uri"]
+    (media_folder / "media" / "disguised.png").write_bytes(SVG)  # an SVG under an image's name
+    for uri in (drawing, f"file://{media_folder}/media/disguised.png"):
+        served = show(uri)
+        assert served.status_code == 200 and served.content == SVG
+        assert served.headers["content-type"] == "image/svg+xml"
+        assert served.headers["x-content-type-options"] == "nosniff"
+        assert served.headers["content-disposition"].startswith("attachment; filename=")
+        assert served.headers["content-security-policy"] == "sandbox; default-src 'none'"
+    assert show("s3://elsewhere/x.png").status_code == 400
+    assert show(f"file://{media_folder}/media/none.png").status_code == 404
+
+
 # --- fuzz ----------------------------------------------------------------------------------------------
 
 _text = st.text(st.characters(codec="utf-8"), max_size=40)
@@ -290,3 +315,26 @@ def test_the_upload_surface_never_fails_on_what_is_sent(
     assert answer.status_code < 500, (answer.status_code, answer.text)
     assert answer.status_code in (200, 400, 413, 415), (answer.status_code, answer.text)
     assert "Traceback" not in answer.text
+
+
+@given(
+    uri=st.one_of(
+        _text,
+        st.tuples(st.sampled_from(["file://", "s3://", "file:///tmp/", "s3://media/media/"]), _text).map(
+            "".join
+        ),
+    )
+)
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+def test_serving_media_never_fails_on_the_uri_sent(agent: AgentProcess, uri: str) -> None:
+    answer = httpx2.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10, trust_env=False)
+    assert answer.status_code in (200, 400, 404), (answer.status_code, answer.text)
+
+
+def test_the_store_folder_a_null_byte_or_an_endless_name_is_no_media(
+    agent: AgentProcess, media_folder: Path
+) -> None:
+    folder = f"file://{media_folder}/media/"
+    for uri in (folder, folder + "a\0b.png", folder + "a" * 5000 + ".png"):
+        answer = httpx2.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10, trust_env=False)
+        assert answer.status_code in (400, 404), (answer.status_code, answer.text)

@@ -7,6 +7,7 @@ from .links import media_refs
 from .local import LocalMediaStore
 from .media import Media
 from .params import MediaParam, MediaRef
+from .responses import media_response
 from .results import MediaResult, media_link, media_result
 from .store import MediaStore
 from .uploads import MediaUpload, read_upload_form, save_upload, save_upload_result
@@ -26,6 +27,7 @@ __all__ = [
     "current_media",
     "media_link",
     "media_refs",
+    "media_response",
     "media_result",
     "read_upload_form",
     "save_upload",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import mimetypes
 import os
 import secrets
@@ -48,9 +49,11 @@ class LocalMediaStore(MediaStore):
         path = self._path(uri)
         try:
             data = await asyncio.to_thread(path.read_bytes)
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise MediaNotFound(f"Media {uri!r} does not exist in the {self.describe()}") from None
         except OSError as exc:
+            if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):  # what was asked cannot name a file
+                raise MediaNotFound(f"Media {uri[:200]!r} does not exist in the {self.describe()}") from None
             raise MediaStoreUnavailable(f"Media {uri!r} cannot be read: {exc.strerror or exc}") from exc
         guessed, _ = mimetypes.guess_type(path.name)
         return Media(data, sniff(data) or guessed or "application/octet-stream", uri)
@@ -60,6 +63,8 @@ class LocalMediaStore(MediaStore):
 
     def _path(self, uri: str) -> Path:
         self.check_uri(uri)
+        if "\0" in uri:
+            raise MediaError(f"Media URI {uri[:200]!r} holds a NUL character; no file is named so")
         path = Path(uri.removeprefix("file://"))
         self._inside(path, uri)
         return path

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.responses import Response
 
 from mesh_framework import McpMeshTool, MeshLlmAgent, mesh_agent, mesh_llm, mesh_route, mesh_tool
 from mesh_framework.content import Content
 from mesh_framework.media import (
+    MediaError,
+    MediaNotFound,
     MediaParam,
     MediaStore,
     current_media,
     media_link,
     media_refs,
+    media_response,
     media_result,
     save_upload,
 )
@@ -117,3 +122,14 @@ async def form_upload(request: Request) -> dict[str, str]:
     """The form read by the route itself, its file handed over."""
     form = await request.form()
     return {"uri": await save_upload(form.get("file"), accept="image/*,application/pdf")}
+
+
+@mesh_route("/api/media")
+async def show(uri: str, store: MediaStore) -> Response:
+    """Media from the store, for a browser."""
+    try:
+        return media_response(await store.fetch(uri))
+    except MediaNotFound:
+        raise HTTPException(404, "no such media") from None
+    except MediaError as exc:
+        raise HTTPException(400, str(exc)) from None
