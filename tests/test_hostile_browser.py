@@ -38,7 +38,10 @@ PAGE = """<!doctype html><html><body>
 <input name='{{"item":"form","quantity":1,"pad":"' value='"}}'></form>
 <iframe name="sink" id="sink"></iframe>
 <script>
-const simple = (body) => ({{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body}});
+const simple = (body) => ({{method: "POST", mode: "no-cors",
+  headers: {{"Content-Type": "text/plain"}}, body}});
+const form = (body) => ({{method: "POST", mode: "no-cors",
+  body: new URLSearchParams({{x: JSON.stringify(body)}})}});
 async function attack() {{
   const shots = [
     ["{registry}/heartbeat", {heartbeat}],
@@ -49,7 +52,7 @@ async function attack() {{
   ];
   for (const [url, body] of shots) {{
     try {{ await fetch(url, simple(JSON.stringify(body))); }} catch (e) {{}}
-    try {{ await fetch(url, {{method: "POST", mode: "no-cors", body: new URLSearchParams({{x: JSON.stringify(body)}})}}); }} catch (e) {{}}
+    try {{ await fetch(url, form(body)); }} catch (e) {{}}
   }}
   document.getElementById("sink").onload = () => {{ window.attackDone = true; }};
   document.getElementById("order").submit();
@@ -63,7 +66,7 @@ def _hostile_site(page: str) -> Iterator[str]:
     body = page.encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))
