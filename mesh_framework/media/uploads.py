@@ -74,7 +74,9 @@ async def read_upload_form(request: Request, *, max_bytes: int | None = None) ->
         raise HTTPException(400, f"the upload is not a well-formed form: {exc.message}") from None
     except ClientDisconnect:
         raise HTTPException(400, "the client left before the upload was whole") from None
-    except RuntimeError as exc:  # Starlette's "Stream consumed"
+    except RuntimeError as exc:
+        if str(exc) != "Stream consumed":  # Starlette's words for a body the route already read
+            raise
         raise HTTPException(
             500, "the route read the request body before save_upload(request); pass the request unread"
         ) from exc
