@@ -1,5 +1,5 @@
-"""docs/a2a.md: its titled block is written to a project folder, its other Python blocks run in order
-against that project."""
+"""docs/a2a.md: its titled block is written into a fresh `mesh new` project, and each of its other Python
+blocks runs there alone, with the framework installed."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from .agents import ROOT
-from .docs_examples import BLOCK, run_examples
+from .docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
 
 DOC = ROOT / "docs" / "a2a.md"
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(90)
 
 
-def test_a2a_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = BLOCK.findall(DOC.read_text())
-    run_examples(blocks, DOC, tmp_path, monkeypatch, files={"docs_a2a/__init__.py"}, runs=2)
+def test_a2a_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(
+        DOC.read_text(), DOC, new_project(tmp_path), framework_site, files={"docs_a2a/__init__.py"}, runs=2
+    )

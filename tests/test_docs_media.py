@@ -1,5 +1,5 @@
-"""docs/media.md: its titled Python block is written to a project folder and its other Python block runs
-against that package; its YAML block is a valid settings file."""
+"""docs/media.md: its titled Python block is written into a fresh `mesh new` project and its other Python
+block runs there alone, with the framework installed; its YAML block is a valid settings file."""
 
 from __future__ import annotations
 
@@ -11,17 +11,22 @@ import yaml
 from mesh_framework.config.settings import MeshSettings
 
 from .agents import ROOT
-from .docs_examples import BLOCK, run_examples
+from .docs_examples import BLOCK, framework_site, new_project, run_page  # noqa: F401 (fixture)
 
 DOC = ROOT / "docs" / "media.md"
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(90)
 
 
-def test_media_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = BLOCK.findall(DOC.read_text())
-    run_examples(
-        blocks, DOC, tmp_path, monkeypatch, files={"docs_media/__init__.py"}, runs=1, python_files_only=True
+def test_media_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(
+        DOC.read_text(),
+        DOC,
+        new_project(tmp_path),
+        framework_site,
+        files={"docs_media/__init__.py"},
+        runs=1,
+        python_files_only=True,
     )
 
 

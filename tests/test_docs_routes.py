@@ -1,5 +1,6 @@
-"""docs/routes.md: its titled Python blocks are written to a project folder, its other Python blocks run in
-order against those packages; its YAML block is a valid settings file."""
+"""docs/routes.md: its titled Python blocks are written into a fresh `mesh new` project, and each of its
+other Python blocks runs there alone, with the framework installed; its YAML block is a valid settings
+file."""
 
 from __future__ import annotations
 
@@ -11,20 +12,19 @@ import yaml
 from mesh_framework.config.settings import MeshSettings
 
 from .agents import ROOT
-from .docs_examples import BLOCK, run_examples
+from .docs_examples import BLOCK, framework_site, new_project, run_page  # noqa: F401 (fixture)
 
 DOC = ROOT / "docs" / "routes.md"
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(90)
 
 
-def test_routes_page_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = BLOCK.findall(DOC.read_text())
-    run_examples(
-        blocks,
+def test_routes_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(
+        DOC.read_text(),
         DOC,
-        tmp_path,
-        monkeypatch,
+        new_project(tmp_path),
+        framework_site,
         files={"docs_web/__init__.py", "docs_api/__init__.py"},
         runs=2,
         python_files_only=True,
