@@ -11,17 +11,13 @@ from mesh_framework import ConfigError
 from mesh_framework.config.loader import load_settings
 
 from .agents import ROOT
+from .docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
 
 DOC = ROOT / "docs" / "production.md"
 
 
-def test_production_page_examples_run() -> None:
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) >= 2
-    namespace: dict[str, object] = {"__name__": "docs_production"}
-    for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)
-    assert "reset" in namespace and "TeamVerifier" in namespace
+def test_production_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(DOC.read_text(), DOC, new_project(tmp_path), framework_site, files=set(), runs=3)
 
 
 def test_production_page_has_the_sections_operators_look_for() -> None:
