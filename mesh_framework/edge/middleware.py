@@ -22,6 +22,8 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic_core import from_json
+
 from ..failures import exception_text
 from .content import FORM_TYPES, body_media_type, is_json, route_accepts
 from .policy import EdgePolicy
@@ -112,62 +114,94 @@ class GuardedEdge:
             return
         headers = _headers(scope)
         surface = self.policy.surface
-        refusal = self._refusal(scope, headers)
-        head = scope["method"] == "HEAD"
+        refusal = self._refusal(scope, headers) or self._too_busy(scope)
         if refusal is not None:
-            await send_refusal(send, *refusal, surface=surface, close=refusal[0] in (408, 413), head=head)
+            status, message = refusal
+            head = scope["method"] == "HEAD"
+            await send_refusal(send, status, message, surface=surface, close=status in (408, 413), head=head)
             return
-        limit = self.policy.max_concurrency
-        if limit is not None:
-            busy = self.in_flight + (self._busy() if self._busy is not None else 0)
-            if busy >= limit:
-                logger.warning(
-                    "refused %s %s: %d requests in flight (server.max_concurrency)",
-                    scope["method"],
-                    scope["path"],
-                    busy,
-                )
-                message = f"the {surface} serves {limit} requests at once (server.max_concurrency); retry"
-                await send_refusal(send, 503, message, surface=surface, head=head)
-                return
         if self.identity is not None:
             await self._identify(scope, headers)
+        reader: _BodyReader | _Replay | None = None
         body_limit = self._body_limit(scope, headers)
-        reader = (
-            _BodyReader(receive, body_limit, self.policy.body_timeout) if body_limit is not None else None
-        )
-        started = False
-        replaced = False
+        if body_limit is not None:
+            reader = _BodyReader(receive, body_limit, self.policy.body_timeout)
+            if is_json(body_media_type(headers.get(b"content-type", b""))):
+                replay = await self._read_json(reader, receive)
+                if isinstance(replay, _Refused):
+                    await send_refusal(send, replay.status, replay.message, surface=surface, close=True)
+                    return
+                reader = replay
+        self.in_flight += 1
+        try:
+            await self._serve(scope, receive, send, reader)
+        finally:
+            self.in_flight -= 1
+
+    async def _serve(
+        self, scope: Scope, receive: Receive, send: Send, reader: _BodyReader | _Replay | None
+    ) -> None:
+        """The app's answer; the edge's instead when the body is refused while the app reads it, and a JSON
+        500 (one log line) when the app fails before it answered."""
+        surface = self.policy.surface
+        started = replaced = False
 
         async def guarded_send(message: Message) -> None:
             nonlocal started, replaced
             if replaced:
                 return  # the edge answered instead (a refused body); the app's answer is dropped
             if message["type"] == "http.response.start":
-                if reader is not None and reader.refused is not None:
-                    replaced = started = True
-                    await send_refusal(
-                        send, reader.refused.status, reader.refused.message, surface=surface, close=True
-                    )
-                    return
                 started = True
+                refused = reader.refused if reader is not None else None
+                if refused is not None:
+                    replaced = True
+                    await send_refusal(send, refused.status, refused.message, surface=surface, close=True)
+                    return
             await send(message)
 
-        self.in_flight += 1
         try:
             await self.app(scope, reader.receive if reader is not None else receive, guarded_send)
         except Exception as exc:
-            if reader is not None and reader.refused is not None:
+            refused = reader.refused if reader is not None else None
+            if refused is not None:
                 if not started:
-                    refused = reader.refused
                     await send_refusal(send, refused.status, refused.message, surface=surface, close=True)
                 return
             logger.error("%s %s failed: %s", scope["method"], scope["path"], exception_text(exc))
             logger.debug("the failure's traceback", exc_info=True)
             if not started:
                 await send_refusal(send, 500, f"the {surface} failed to answer; see its log", surface=surface)
-        finally:
-            self.in_flight -= 1
+
+    async def _read_json(self, reader: _BodyReader, receive: Receive) -> _Replay | _Refused:
+        """A JSON body read whole (within the limits) and parsed strictly once, here: NaN, Infinity, lone
+        surrogates, nesting past 200 levels and trailing bytes are the caller's mistake (400) on every
+        surface, never a failure of the one behind it. The app reads the body replayed."""
+        try:
+            body = await reader.read_all()
+        except _Refused as refused:
+            return refused
+        problem = json_problem(body)
+        if problem is not None:
+            return _Refused(400, f"request body is not valid JSON: {problem}")
+        return _Replay(body, receive)
+
+    def _too_busy(self, scope: Scope) -> tuple[int, str] | None:
+        limit = self.policy.max_concurrency
+        if limit is None:
+            return None
+        busy = self.in_flight + (self._busy() if self._busy is not None else 0)
+        if busy < limit:
+            return None
+        logger.warning(
+            "refused %s %s: %d requests in flight (server.max_concurrency)",
+            scope["method"],
+            scope["path"],
+            busy,
+        )
+        return (
+            503,
+            f"the {self.policy.surface} serves {limit} requests at once (server.max_concurrency); retry",
+        )
 
     def _refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         guard = self.policy.guard
@@ -239,6 +273,18 @@ class _BodyReader:
         self._deadline: float | None = None
         self.refused: _Refused | None = None
 
+    async def read_all(self) -> bytes:
+        """The whole body (raises `_Refused` over the limit or the time)."""
+        chunks = []
+        while True:
+            message = await self.receive()
+            if message["type"] != "http.request":
+                break  # the client left: what came is all there is
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
     async def receive(self) -> Message:
         if self.refused is not None:
             raise self.refused
@@ -263,6 +309,36 @@ class _BodyReader:
             if not message.get("more_body", False):
                 self._deadline = _BODY_DONE
         return message
+
+
+class _Replay:
+    """The app's `receive` for a body the edge has read: the body once, then the client's own messages."""
+
+    __slots__ = ("_body", "_receive", "refused")
+
+    def __init__(self, body: bytes, receive: Receive) -> None:
+        self._body: bytes | None = body
+        self._receive = receive
+        self.refused: _Refused | None = None
+
+    async def receive(self) -> Message:
+        body = self._body
+        if body is None:
+            return await self._receive()
+        self._body = None
+        return {"type": "http.request", "body": body, "more_body": False}
+
+
+def json_problem(body: bytes) -> str | None:
+    """Why `body` is not strict JSON (as JSON is defined: no NaN or Infinity, no lone surrogates), or
+    None. Nesting is bounded at 200 levels, before any parser's recursion runs out."""
+    if not body.strip():
+        return None  # an empty body: the route says whether it needs one
+    try:
+        from_json(body, allow_inf_nan=False)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
