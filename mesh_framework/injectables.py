@@ -132,3 +132,8 @@ class MeshLlmAgent(ABC):
         """Run the tool loop and iterate over the final answer's text as the model produces it. This
         default (for stand-ins that implement only `__call__`) gives the whole answer once."""
         yield str(await self(message, **options))
+
+    def unavailable(self) -> str | None:
+        """The capability of the provider agent this agent's model needs and the mesh has not resolved
+        (a route answers 503 for it before running); None when it has one or needs none."""
+        return None

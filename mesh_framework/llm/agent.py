@@ -182,6 +182,9 @@ class LlmAgent(MeshLlmAgent):
             await provider.aclose()
         await self.model.aclose()
 
+    def unavailable(self) -> str | None:
+        return self.model.unavailable()
+
     def __repr__(self) -> str:
         return f"<LlmAgent {self.config.tool} -> {self.model.name}>"
 

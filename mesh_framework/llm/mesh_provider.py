@@ -19,7 +19,7 @@ from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool
 from ..specs import Selector
 from .loop import ToolLoop
-from .model import LlmIterationLimit, LlmModel, LlmProviderError
+from .model import LlmIterationLimit, LlmModel, LlmProviderError, LlmProviderUnavailable
 from .types import LlmToolCall, LlmTurn, Message
 from .vendors._openai_media import openai_messages
 
@@ -184,11 +184,15 @@ class MeshProviderModel(LlmModel):
     def _proxy(self) -> McpMeshTool:
         proxy = self.proxy
         if proxy is None:
-            raise LlmProviderError(
+            raise LlmProviderUnavailable(
                 f"LLM tool '{self.tool}': no provider agent matches {self.selector.to_wire()} right now; "
-                "start one (an @mesh_llm_provider agent) or change the selector"
+                "start one (an @mesh_llm_provider agent) or change the selector",
+                capability=self.selector.capability,
             )
         return proxy
+
+    def unavailable(self) -> str | None:
+        return self.selector.capability if self.proxy is None else None
 
     def _request(
         self,

@@ -9,7 +9,14 @@ from typing import Any
 from ..errors import MeshError
 from .types import LlmTurn, Message
 
-__all__ = ["LlmError", "LlmIterationLimit", "LlmModel", "LlmOutputError", "LlmProviderError"]
+__all__ = [
+    "LlmError",
+    "LlmIterationLimit",
+    "LlmModel",
+    "LlmOutputError",
+    "LlmProviderError",
+    "LlmProviderUnavailable",
+]
 
 
 class LlmError(MeshError):
@@ -18,6 +25,15 @@ class LlmError(MeshError):
 
 class LlmProviderError(LlmError):
     """The model (vendor API or provider agent) could not be reached or refused the request."""
+
+
+class LlmProviderUnavailable(LlmProviderError):
+    """No provider agent of the mesh serves the model right now: a missing dependency (a route answers
+    503 for it), not a failure of the model."""
+
+    def __init__(self, message: str, *, capability: str) -> None:
+        super().__init__(message)
+        self.capability = capability
 
 
 class LlmIterationLimit(LlmError):
@@ -78,6 +94,11 @@ class LlmModel(ABC):
         if turn.content and not turn.tool_calls:
             yield turn.content
         yield turn
+
+    def unavailable(self) -> str | None:
+        """The capability of the provider agent this model needs and the mesh has not resolved; None
+        when it has one or needs none (a vendor's API, a script)."""
+        return None
 
     async def aclose(self) -> None:  # noqa: B027 - stateless models have nothing to release
         """Release clients."""

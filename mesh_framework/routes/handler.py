@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..failures import log_failure
 from ..health.drain import Drain
+from ..llm.model import LlmProviderUnavailable
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_request
@@ -114,7 +115,10 @@ class RouteHandler:
                     return self._unavailable(missing[0])
                 kwargs[param.name] = self.wrapper.services[param.name]
             elif param.kind == "llm":
-                kwargs[param.name] = self.wrapper.llm_agent  # set at build (`@mesh_llm` routes)
+                agent = self.wrapper.llm_agent  # set at build (`@mesh_llm` routes)
+                if agent is not None and (capability := agent.unavailable()) is not None:
+                    return self._provider_unavailable(capability)  # a missing dependency, as a tool's
+                kwargs[param.name] = agent
             elif param.name in plan.request_params:
                 kwargs[param.name] = request
             else:
@@ -133,6 +137,8 @@ class RouteHandler:
                 value = await asyncio.to_thread(functools.partial(self.target, **kwargs))
         except HTTPException as exc:
             return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        except LlmProviderUnavailable as exc:  # the provider left after the check above
+            return self._provider_unavailable(exc.capability)
         except Exception as exc:
             log_failure(logger, f"route {plan.display}", exc)
             return JSONResponse({"error": "internal_error", "detail": self.wrapper.error_text(exc)}, 500)
@@ -208,6 +214,10 @@ class RouteHandler:
             listener(self.wrapper, dependency)  # asks the registry again at once
         capability = dependency.selector.capability
         logger.warning("route %s: dependency '%s' has no provider (503)", self.plan.display, capability)
+        return JSONResponse({"error": "dependency_unavailable", "capability": capability}, status_code=503)
+
+    def _provider_unavailable(self, capability: str) -> Response:
+        logger.warning("route %s: LLM provider '%s' has no agent (503)", self.plan.display, capability)
         return JSONResponse({"error": "dependency_unavailable", "capability": capability}, status_code=503)
 
     def _stream_error(self, exc: BaseException) -> str:
