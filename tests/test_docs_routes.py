@@ -26,7 +26,7 @@ def test_routes_page_examples_run(tmp_path: Path, framework_site: Path) -> None:
         new_project(tmp_path),
         framework_site,
         files={"docs_web/__init__.py", "docs_api/__init__.py"},
-        runs=2,
+        runs=3,
         python_files_only=True,
     )
 
