@@ -4,6 +4,7 @@ verify the registry's certificate against `tls.ca_file`. Certificates come from 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import ssl
 import subprocess
@@ -241,4 +242,30 @@ async def test_registry_urls_fail_over_in_a_ring_and_never_log_their_credentials
         assert client.url == registry.url  # moved on
         assert (await client.register(ADDER))["status"] == "success"
     assert "pa55word" not in str(failed.value) + caplog.text
-    assert f"switching to {registry.url}" in caplog.text and "http://***@127.0.0.1:" in caplog.text
+    assert f"switching to {registry.url}" in caplog.text and "http://mesh:******@127.0.0.1:" in caplog.text
+
+
+async def test_the_job_api_and_the_topology_stream_name_a_registry_without_its_password(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mesh_framework.jobs.client import JobApiError, RegistryJobClient
+    from mesh_framework.mesh.subscription import TopologySubscription
+
+    closed = f"http://mesh:pa55word@127.0.0.1:{free_port()}"
+    async with httpx2.AsyncClient(trust_env=False) as http:
+        with pytest.raises(JobApiError) as failed:
+            await RegistryJobClient(http, closed, "masking-test").get("job-1")
+    assert "pa55word" not in str(failed.value) and "mesh:******@127.0.0.1" in str(failed.value)
+    # a registry without the topology stream (MCP Mesh's): the line saying so names it masked
+    async with RegistryServer("127.0.0.1", 0) as registry:
+        with_password = registry.url.replace("http://", "http://mesh:pa55word@")
+        app_routes = registry.app.router.routes
+        registry.app.router.routes = [r for r in app_routes if getattr(r, "path", "") != "/topology/stream"]
+        async with httpx2.AsyncClient(trust_env=False) as http:
+            subscription = TopologySubscription(
+                http, lambda: with_password, "adder-0001", on_answer=lambda _: None, on_unknown=lambda: None
+            )
+            with caplog.at_level(logging.INFO, logger="mesh_framework.mesh"):
+                assert await asyncio.wait_for(subscription._follow(), 10) is True  # no stream: heartbeat only
+    assert "has no topology stream" in caplog.text
+    assert "pa55word" not in caplog.text

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx2
 
+from ..security.redaction import redact_url
+
 __all__ = ["JobApiError", "RegistryJobClient"]
 
 
@@ -44,7 +46,8 @@ class RegistryJobClient:
                 method, self.url + path, json=body, params=params or None, timeout=self.timeout
             )
         except httpx2.HTTPError as exc:
-            raise JobApiError(0, f"registry {self.url} unreachable for {method} {path}: {exc}") from None
+            where = redact_url(self.url)
+            raise JobApiError(0, f"registry {where} unreachable for {method} {path}: {exc}") from None
         if response.status_code == 204:
             return None
         try:

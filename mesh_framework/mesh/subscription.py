@@ -23,6 +23,8 @@ from typing import Any
 
 import httpx2
 
+from ..security.redaction import redact_url
+
 __all__ = ["RETRY_FIRST", "RETRY_MAX", "TopologySubscription"]
 
 logger = logging.getLogger("mesh_framework.mesh")
@@ -114,7 +116,9 @@ class TopologySubscription:
         ) as response:
             if response.status_code in (404, 405):
                 self.supported = False
-                logger.info("registry %s has no topology stream; following it by heartbeat only", url)
+                logger.info(
+                    "registry %s has no topology stream; following it by heartbeat only", redact_url(url)
+                )
                 return True
             if response.status_code != 200:
                 raise ValueError(f"registry answered GET /topology/stream with HTTP {response.status_code}")
