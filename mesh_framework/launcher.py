@@ -32,6 +32,9 @@ STOP_MARGIN = 2.0
 STOPPING = re.compile(r"stopping: leaving the mesh, .*up to ([\d.]+)s")
 DEPENDENCY_POLL = 0.2
 UNLISTED_GRACE = 15.0
+# Once an agent failed, how long the agents still starting get to serve or fail before the stop, so the
+# failure line names every agent that could not start, not only the first.
+STARTING_GRACE = 15.0
 # An agent's log lines: it serves (`agent 'x' (ID) serving URL`; not the registry's `registry serving`),
 # and the registry it joined (`joining the mesh at URL[, URL...] as ID`).
 SERVING = re.compile(r"\((\S+)\) serving (https?://\S+)")
@@ -115,11 +118,14 @@ class _Agents:
         self.reported: set[str] = set()
         self.graces: dict[str, float] = {}  # what each stopping agent said its grace is
         self.grace_said = asyncio.Event()
+        self.serving: set[str] = set()  # the apps that said they serve
+        self.served = asyncio.Event()
 
     async def start(self) -> None:
         self.progress.starting(self.apps)
         self.reported.clear()
         self.graces.clear()
+        self.serving.clear()
         width = max(len(a) for a in self.apps)
         for app in self.apps:
             child = await asyncio.create_subprocess_exec(
@@ -147,6 +153,8 @@ class _Agents:
             sys.stderr.flush()
             ready = SERVING.search(text)
             if ready:
+                self.serving.add(app)
+                self.served.set()
                 self.progress.ready(app, ready.group(2))
                 if self.joins:
                     follow = self._follow_dependencies(app, ready.group(1))
@@ -160,6 +168,9 @@ class _Agents:
             joined = JOINING.search(text)
             if joined and not self.registry_url:  # an agent minding its own (embedded) registry
                 self.joined[app] = joined.group(1)
+        child = self.children.get(app)
+        if child is not None:  # its output ended: it exited, and its code is known from now on
+            await child.wait()
 
     async def _follow_dependencies(self, app: str, agent_id: str) -> None:
         """Tell the progress what the agent still waits for, until the registry lists every dependency of
@@ -178,10 +189,23 @@ class _Agents:
                 if missing is not None and not missing:
                     self.progress.resolved(app)
                     return
+                if missing and not self._settled():  # its provider may be an agent still starting
+                    missing = said
+                if missing and self._failed():  # or one that failed: say nothing misleading
+                    return
                 if missing and missing != said:
                     self.progress.waiting(app, missing)
                     said = missing
                 await asyncio.sleep(DEPENDENCY_POLL)
+
+    def _settled(self) -> bool:
+        """Every agent serves or has exited."""
+        return all(app in self.serving or c.returncode is not None for app, c in self.children.items())
+
+    def _failed(self) -> list[str]:
+        """The apps whose process exited with an error on its own (not killed by our stop's signal)."""
+        ours = (-signal.SIGTERM, -signal.SIGKILL)
+        return [app for app, c in self.children.items() if c.returncode not in (None, 0, *ours)]
 
     async def next_exit(self) -> tuple[str, int]:
         """Wait until a child not yet reported exits; its app and exit code."""
@@ -204,18 +228,41 @@ class _Agents:
     async def stop(self) -> list[str]:
         """SIGTERM every child, SIGKILL one still running STOP_MARGIN seconds after its grace; the apps that
         had exited with an error."""
+        if self._failed():
+            await self._let_starting_agents_finish()
         alive = [c for c in self.children.values() if c.returncode is None]
         if alive:
             logger.info("stopping %d agent(s)", len(alive))
-        failed = [app for app, c in self.children.items() if c.returncode not in (None, 0)]
         for child in alive:
             child.send_signal(signal.SIGTERM)
         await self._wait_or_kill(asyncio.get_running_loop().time())
+        failed = self._failed()  # after the wait: another agent may be failing at start too
         for follower in self.followers:
             follower.cancel()
         await asyncio.gather(*self.pumps, *self.followers, return_exceptions=True)
         self.children, self.pumps, self.followers = {}, [], []
         return failed
+
+    async def _let_starting_agents_finish(self) -> None:
+        """Wait (at most STARTING_GRACE) until every agent still starting serves or exits."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STARTING_GRACE
+        while True:
+            self.served.clear()  # before looking: an agent serving after this sets it again
+            starting = [
+                c for app, c in self.children.items() if c.returncode is None and app not in self.serving
+            ]
+            if not starting or loop.time() >= deadline:
+                return
+            waits = {asyncio.ensure_future(c.wait()) for c in starting}
+            served = asyncio.ensure_future(self.served.wait())
+            try:
+                await asyncio.wait(
+                    {*waits, served}, timeout=deadline - loop.time(), return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                for task in (*waits, served):
+                    task.cancel()
 
     async def _wait_or_kill(self, signalled: float) -> None:
         """Wait for the children signalled at `signalled` (loop time) to exit; kill each one still running

@@ -36,6 +36,11 @@ def register(commands: Any) -> None:
     listing = commands.add_parser("list", help="list the agents the registry knows")
     registry_option(listing)
     json_option(listing)
+    listing.add_argument(
+        "--all",
+        action="store_true",
+        help="also the tools the framework adds to every agent (__mesh_job_*, get_server_status)",
+    )
     listing.set_defaults(handler=_list)
     status = commands.add_parser(
         "status", help="the registry's health and each agent's health, last heartbeat and dependencies"
@@ -118,6 +123,17 @@ def tool_names(agent: dict[str, Any]) -> list[str]:
     ]
 
 
+def is_framework_tool(name: str) -> bool:
+    """A tool the framework adds to every agent (the job tools, the status tool), which `mesh list` and
+    the mesh page leave out unless asked (the page's rule: registry/console/routes.py)."""
+    return name.startswith("__mesh_job_") or name == "get_server_status"
+
+
+def shown_tools(agent: dict[str, Any], everything: bool) -> list[str]:
+    """The agent's tool names, the framework's own left out unless `everything`."""
+    return [name for name in tool_names(agent) if everything or not is_framework_tool(name)]
+
+
 def agent_id(agent: dict[str, Any]) -> str:
     return str(agent.get("id") or agent.get("agent_id") or "?")
 
@@ -128,7 +144,8 @@ def agent_id(agent: dict[str, Any]) -> str:
 def _list(args: argparse.Namespace) -> int:
     listing = read_agents(registry_url(args.registry_url))
     if args.json:
-        emit_json({"registry": shown_url(listing.url), "agents": [_summary(a) for a in listing.agents]})
+        agents = [_summary(a, everything=args.all) for a in listing.agents]
+        emit_json({"registry": shown_url(listing.url), "agents": agents})
         return EXIT_OK
     url = shown_url(listing.url)
     if not listing.agents:
@@ -141,7 +158,7 @@ def _list(args: argparse.Namespace) -> int:
                 agent_id(a),
                 str(a.get("status", "?")),
                 str(a.get("endpoint", "?")),
-                ", ".join(map(str, tool_names(a))),
+                ", ".join(map(str, shown_tools(a, args.all))),
             ]
         )
         for a in listing.agents
@@ -168,7 +185,7 @@ def shown_url(url: str) -> str:
     return escape_controls(mask_url_credentials(url))
 
 
-def _summary(agent: dict[str, Any]) -> dict[str, Any]:
+def _summary(agent: dict[str, Any], *, everything: bool) -> dict[str, Any]:
     summary = {
         "name": agent.get("name"),
         "id": agent_id(agent),
@@ -176,7 +193,7 @@ def _summary(agent: dict[str, Any]) -> dict[str, Any]:
         "endpoint": agent.get("endpoint"),
         "namespace": agent.get("namespace"),
         "version": agent.get("version"),
-        "tools": tool_names(agent),
+        "tools": shown_tools(agent, everything),
     }
     if agent.get("a2a_producer") or agent.get("a2a_consumer"):  # MCP Mesh's A2A flags, when set
         summary["a2a_producer"] = bool(agent.get("a2a_producer"))

@@ -80,7 +80,8 @@ def _action(args: argparse.Namespace) -> int:
     if args.file and args.app:
         raise CliError("give an application module or --file, not both", EXIT_USAGE)
     if args.action == "export" and args.format not in FORMATS:
-        close = difflib.get_close_matches(args.format, FORMATS, n=1)
+        # a near typo only ('claud'): a looser match ('nope' -> 'openai') misleads more than it helps
+        close = difflib.get_close_matches(args.format, FORMATS, n=1, cutoff=0.8)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise CliError(
             f"unknown --format {args.format!r}; {hint}the formats: {', '.join(FORMATS)}", EXIT_USAGE

@@ -55,7 +55,8 @@ def _app_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
     parser.add_argument(
         "apps" if many else "app",
         nargs="*" if many else "?",
-        help="module(s) holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)",
+        help=("module(s)" if many else "module")
+        + " holding a @mesh_agent class, e.g. starter_app (default: $MESH_APP)",
     )
     parser.add_argument(
         "--profile",

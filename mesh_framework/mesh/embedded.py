@@ -8,6 +8,7 @@ starts it again on the same port (`take_over`), and every agent registers there 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -19,6 +20,30 @@ from ..registry.audit import DEFAULT_HISTORY
 __all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers", "take_over"]
 
 logger = logging.getLogger("mesh_framework.mesh")
+
+REGISTRY_TASK = "mesh-registry"  # the name registry/server.py gives the task serving the registry
+
+
+class _QuietRegistryServer(logging.Filter):
+    """Drops uvicorn's start and stop lines ("Started server process", "Application startup complete",
+    "Shutting down", ...) of the registry an agent serves in its own process: the agent's server logs the
+    same lines with the same process id, so they would read twice. Warnings and errors pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.INFO:
+            return True
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # logged outside an event loop
+            return True
+        return task is None or task.get_name() != REGISTRY_TASK
+
+
+def _quiet_registry_server() -> None:
+    """Install `_QuietRegistryServer` on uvicorn's logger once per process."""
+    uvicorn_logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietRegistryServer) for f in uvicorn_logger.filters):
+        uvicorn_logger.addFilter(_QuietRegistryServer())
 
 
 async def registry_answers(http: httpx2.AsyncClient, url: str) -> bool:
@@ -42,6 +67,7 @@ async def ensure_embedded_registry(
     if port and await registry_answers(http, url):
         logger.info("joining the registry already running at %s", url)
         return url, None
+    _quiet_registry_server()
     try:
         registry = await start_registry("127.0.0.1", port, token=token, audit_history=audit_history)
     except OSError as exc:
@@ -67,6 +93,7 @@ async def take_over(
     url = embedded_registry_url(port)
     if await registry_answers(http, url):
         return None
+    _quiet_registry_server()
     try:
         registry = await start_registry("127.0.0.1", port, token=token, audit_history=audit_history)
     except OSError:

@@ -357,7 +357,10 @@ class RegistryStore:
         self._notify(_provided(state.registration))
         self.events.emit(StoreEvent("unhealthy", state.agent_id))
         self._lifecycle("unregister" if reason == "unregistered" else "unhealthy", state.registration)
-        logger.info("agent %s is unhealthy (%s)", state.agent_id, reason)
+        if reason == "unregistered":  # a clean stop: the agent said goodbye, nothing is wrong with it
+            logger.info("agent %s left the mesh (unregistered)", state.agent_id)
+        else:
+            logger.info("agent %s is unhealthy (%s)", state.agent_id, reason)
         if self._db is not None:
             self._db.save_health(state.agent_id, False, state.last_seen)
 
