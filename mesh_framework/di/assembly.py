@@ -54,7 +54,7 @@ def assemble_container(
     ]
     plans, tool_problems = _plan_tools(loaded, scan, catalog)
     problems += tool_problems
-    llm_configs, llm_problems = _plan_llm_tools(loaded, plans, container.mcp_catalog)
+    llm_configs, llm_problems = _plan_llm_tools(loaded, plans, container.mcp_catalog, catalog)
     problems += llm_problems
     command_plans, command_problems = _plan_commands(loaded, scan.modules, plans)
     status_plans, status_problems = plan_status_sections(
@@ -169,7 +169,7 @@ def _replace_framework_beans(container: Any, catalog: BeanCatalog) -> list[str]:
 
 
 def _plan_llm_tools(
-    loaded: LoadedSettings, plans: list[ToolPlan], catalog: Any
+    loaded: LoadedSettings, plans: list[ToolPlan], catalog: Any, beans: BeanCatalog
 ) -> tuple[dict[str, Any], list[str]]:
     """Every `@mesh_llm` tool's settings resolved now, so a bad provider or prompt stops start-up. The LLM
     modules (and the catalog, `catalog()`) are loaded only for an app with such a tool."""
@@ -191,6 +191,7 @@ def _plan_llm_tools(
         if not marked:
             continue
         from ..llm.config import resolve_llm_config
+        from ..llm.local_tools import plan_local_tools
 
         try:
             config = resolve_llm_config(
@@ -203,6 +204,10 @@ def _plan_llm_tools(
         except ConfigError as exc:
             problems.extend(f"{where}: {p}" for p in exc.problems)
             continue
+        config, local_problems = plan_local_tools(
+            config, can_inject=beans.can_inject, bean_for=lambda annotation: bean_name_for(beans, annotation)
+        )
+        problems.extend(f"{where}: {p}" for p in local_problems)
         servers = catalog()
         missing = [s for s in config.catalog_servers if not servers.contains(s)]
         if missing:

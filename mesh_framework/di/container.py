@@ -170,6 +170,7 @@ def build_agent_llms(
     tools: MeshToolWrapperRegistry,
     web: WebApp,
     catalog_callbacks: Any,
+    container: Any = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """The LLM agents of the `@mesh_llm` tools and web routes, by tool name (a route's: `METHOD:/path`).
@@ -180,6 +181,8 @@ def build_agent_llms(
     from ..llm.wiring import build_llm_agents
 
     kwargs["catalog_callbacks"] = catalog_callbacks()
+    if container is not None:  # the beans `@mesh_llm(tools=[...])` local tools take
+        kwargs["provide"] = lambda name: getattr(container, name)()
     agents = build_llm_agents(configs, tools, **kwargs)
     if web.llm_configs:
         agents.update(build_llm_agents(web.llm_configs, web.registry, **kwargs))
@@ -329,6 +332,7 @@ class MeshContainer(containers.DeclarativeContainer):
         publisher=event_publisher,
         catalog_callbacks=mcp_tool_callbacks.provider,
         model_override=llm_model,
+        container=__self__,
     )
     llm_provider_service = providers.ThreadSafeSingleton(
         build_llm_provider_service, settings=settings, factory=proxy_factory, override=llm_model

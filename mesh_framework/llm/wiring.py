@@ -11,11 +11,9 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
-from collections.abc import AsyncGenerator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
-from ..callbacks.definition import ToolCallback
-from ..callbacks.local import FunctionToolCallback
 from ..callbacks.mcp import McpToolCallbackProvider
 from ..callbacks.mesh import MeshToolCallbackProvider
 from ..callbacks.provider import ToolCallbackProvider
@@ -28,6 +26,7 @@ from ..specs import Selector
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .agent import LlmAgent
 from .config import LlmToolConfig
+from .local_tools import local_callbacks
 from .mesh_provider import MeshProviderModel
 from .model import LlmError, LlmModel, LlmProviderError
 from .types import LlmTurn
@@ -133,10 +132,6 @@ class _ProviderFollower:
         )
 
 
-def _callbacks(items: Iterable[Any]) -> list[ToolCallback]:
-    return [item if isinstance(item, ToolCallback) else FunctionToolCallback.of(item) for item in items]
-
-
 def build_llm_agents(
     configs: Mapping[str, LlmToolConfig],
     tools: MeshToolWrapperRegistry,
@@ -146,9 +141,11 @@ def build_llm_agents(
     publisher: ApplicationEventPublisher,
     catalog_callbacks: McpToolCallbackProvider,
     model_override: LlmModel | Mapping[str, LlmModel] | None = None,
+    provide: Callable[[str], Any] | None = None,
 ) -> dict[str, LlmAgent]:
     """One agent per LLM tool (by tool name), each set into its wrapper's `llm_agent`. `model_override`
-    replaces the configured model (of every tool, or of the tools a mapping names)."""
+    replaces the configured model (of every tool, or of the tools a mapping names); `provide` gives the
+    beans local tools take (a bean's provider name -> the bean)."""
     agents: dict[str, LlmAgent] = {}
     for name, config in configs.items():
         model: LlmModel
@@ -168,7 +165,7 @@ def build_llm_agents(
         if config.catalog_servers:
             connections = [catalog_callbacks.connection(server) for server in config.catalog_servers]
             providers.append(McpToolCallbackProvider(connections, publisher=publisher))
-        agent = LlmAgent(config, model, providers, _callbacks(config.callbacks))
+        agent = LlmAgent(config, model, providers, local_callbacks(config.callbacks, provide))
         wrapper = tools.get(name)
         if wrapper is not None:
             wrapper.llm_agent = agent

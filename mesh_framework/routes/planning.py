@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.routing import compile_path
 
 from ..decorators import LLM_ATTR
+from ..errors import WiringError
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
 from ..services import service_dependencies
@@ -108,7 +109,9 @@ def plan_routes(
         where = f"{describe(spec.function)}: route {'|'.join(spec.methods)} {spec.path}"
         try:
             plan = _plan((spec, qualified, owner, attribute), where, can_inject, bean_for, schema_strict)
-            plans.append(_with_llm(plan, llm_config) if llm_config is not None else plan)
+            if llm_config is not None:
+                plan = _with_llm(plan, llm_config, can_inject, bean_for)
+            plans.append(plan)
         except SignatureError as exc:  # the tools' analyzer speaks of tools
             text = str(exc).replace("the tool declares", "the route declares")
             problems.append(f"{where}: {text.replace('@mesh_tool(', '@mesh_route(')}")
@@ -124,7 +127,12 @@ def plan_routes(
     return plans, problems
 
 
-def _with_llm(plan: RoutePlan, llm_config: LlmConfigOf) -> RoutePlan:
+def _with_llm(
+    plan: RoutePlan,
+    llm_config: LlmConfigOf,
+    can_inject: Callable[[Any], bool],
+    bean_for: Callable[[Any], str],
+) -> RoutePlan:
     """A route taking a MeshLlmAgent needs `@mesh_llm` (and the other way round); its settings resolved."""
     wants = any(p.kind == "llm" for p in plan.signature.injected)
     marked = getattr(plan.spec.function, LLM_ATTR, None) is not None
@@ -138,6 +146,11 @@ def _with_llm(plan: RoutePlan, llm_config: LlmConfigOf) -> RoutePlan:
     config = llm_config(
         plan.tool_spec.name or plan.key, plan.spec.function, signature.return_type, signature.streams
     )
+    from ..llm.local_tools import plan_local_tools  # LLM modules: only for an app with a @mesh_llm route
+
+    config, problems = plan_local_tools(config, can_inject=can_inject, bean_for=bean_for)
+    if problems:
+        raise WiringError(problems)
     return dataclasses.replace(plan, llm=config)
 
 
