@@ -19,6 +19,7 @@ from mesh_framework.tracing import spans as span_helpers
 from mesh_framework.tracing.carriers import inject_trace
 from mesh_framework.tracing.state import state as trace_state
 from tests.agents import dependency_providers, run_agent, run_registry, wait_until
+from tests.page_token import page_headers
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -117,9 +118,12 @@ def test_a_malformed_push_is_refused_naming_the_field() -> None:
 def test_a_call_from_the_console_to_an_unknown_agent_or_with_bad_arguments_is_refused() -> None:
     app = build_registry_app(RegistryStore(), sweep=False)
     with TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 5000)) as client:
-        response = client.post("/ui/call", json={"agent_id": "nobody-1", "tool": "add", "arguments": {}})
+        page = page_headers(client)  # the page's CSRF token: without it every call is refused (403)
+        body = {"agent_id": "nobody-1", "tool": "add", "arguments": {}}
+        response = client.post("/ui/call", json=body, headers=page)
         assert response.status_code == 404 and "nobody-1" in response.json()["message"]
-        response = client.post("/ui/call", json={"agent_id": "x", "tool": "add", "arguments": [1]})
+        body = {"agent_id": "x", "tool": "add", "arguments": [1]}
+        response = client.post("/ui/call", json=body, headers=page)
         assert response.status_code == 400 and response.json()["field"] == "arguments"
     with TestClient(
         app, base_url="http://127.0.0.1", client=("10.1.2.3", 5000)

@@ -72,6 +72,8 @@ def test_the_console_shows_traffic_traces_and_calls_tools(page: Page) -> None:
             for _ in range(2):
                 assert call(sleeper.mcp_url, "explode", {})["isError"] is True
 
+            refused: list[str] = []  # what the page's Content-Security-Policy refused (none: all of it runs)
+            page.on("console", lambda m: refused.append(m.text) if "Security Policy" in m.text else None)
             page.goto(registry.base_url + "/ui")
             # traffic: the numbers are the calls made
             edge = page.locator(f'#traffic-edges tr[data-from="{front_id}"][data-capability="middle"]')
@@ -99,6 +101,8 @@ def test_the_console_shows_traffic_traces_and_calls_tools(page: Page) -> None:
             first.click()
             waterfall = page.locator("tr.waterfall tr.span")
             expect(waterfall).to_have_count(5)
+            # a bar's place and width are styles, set through the CSSOM (the policy refuses style attributes)
+            assert page.locator("tr.waterfall div.bar").first.evaluate("bar => bar.style.width").endswith("%")
             for agent in (front_id, middle_id, back_id):
                 expect(page.locator(f'tr.waterfall tr.span[data-agent="{agent}"]')).to_have_count(
                     2 if agent != back_id else 1
@@ -181,6 +185,7 @@ def test_the_console_shows_traffic_traces_and_calls_tools(page: Page) -> None:
             expect(page.locator("#call-status")).to_have_text("error", timeout=WAIT_MS)
             expect(page.locator("#call-result.bad")).not_to_be_empty()
             expect(page.locator("#live")).to_have_text("live")
+            assert refused == []
 
 
 def test_an_agent_that_dies_mid_trace_leaves_the_spans_it_did_not_finish_out(page: Page) -> None:

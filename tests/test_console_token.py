@@ -1,6 +1,7 @@
 """The console's routes on a registry with `registry.token`: a client that is not on loopback may call a
-tool through `POST /ui/call` when it sends the token; without it, or with another, it is refused before
-the agent is reached, and so is every other console route. Real `mesh registry` and `mesh run` processes;
+tool through `POST /ui/call` when it sends the token (and the page's CSRF token, read from `/ui` as the
+page's script does); without it, or with another, it is refused before the agent is reached, and so is
+every other console route. Real `mesh registry` and `mesh run` processes;
 the remote client is the one a reverse proxy on the registry's host reports (`X-Forwarded-For`), as the
 registry's server trusts that header from loopback."""
 
@@ -14,6 +15,7 @@ import pytest
 
 from mesh_framework.registry import RegistryServer
 from tests.agents import run_agent, run_mesh, wait_until
+from tests.page_token import page_headers, token_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -57,7 +59,11 @@ def test_a_remote_client_with_the_token_calls_a_tool_and_one_without_it_is_refus
             row = wait_until(greet_row, timeout=30)
             assert isinstance(row, dict)
 
+            with httpx2.Client(base_url=url, trust_env=False, timeout=5) as http:
+                page = page_headers(http, **WITH_TOKEN)["X-Mesh-Csrf"]
+
             def call(name: str, headers: dict[str, str]) -> httpx2.Response:
+                headers = {**headers, "X-Mesh-Csrf": page}
                 body = {"agent_id": row["agent_id"], "tool": "greet", "arguments": {"name": name}}
                 return httpx2.post(url + "/ui/call", json=body, headers=headers, timeout=30, trust_env=False)
 
@@ -97,5 +103,6 @@ async def test_the_forwarded_client_is_not_loopback_to_a_registry_without_a_toke
         assert remote.json()["message"] == (
             "tools are called from the console only on loopback or with the registry token"
         )
-        local = await http.post("/ui/call", json=body)
+        page = await http.get("/ui")
+        local = await http.post("/ui/call", json=body, headers={"X-Mesh-Csrf": token_of(page.text)})
         assert local.status_code == 404 and "nobody-1" in local.json()["message"]

@@ -141,9 +141,16 @@ def build_asgi_app(
             return metrics_response(registry, request)
 
         routes.append(Route("/metrics", metrics_route, methods=["GET"]))
-    # + feature routes (`/status`, web routes, static folders); middleware (CORS) never sees `/mcp`
-    web = Starlette(routes=[*routes, *extra_routes], middleware=list(middleware), lifespan=lifespan)
+    # + feature routes (`/status`, web routes, static folders); middleware (CORS) never sees `/mcp`;
+    # last, `/favicon.ico` for a browser on the agent's pages: 204 (not a 404 in its log) unless the app
+    # serves one
+    favicon = Route("/favicon.ico", _no_favicon, methods=["GET"])
+    web = Starlette(routes=[*routes, *extra_routes, favicon], middleware=list(middleware), lifespan=lifespan)
     return AgentApp(settings.server.path, endpoint, web, state.drain, EdgePolicy.of_agent(settings))
+
+
+async def _no_favicon(request: Request) -> Response:
+    return Response(status_code=204, headers={"Cache-Control": "public, max-age=86400"})
 
 
 async def _refuse_busy(send: Any, limit: int) -> None:

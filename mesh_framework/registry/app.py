@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -41,6 +40,7 @@ from .a2a import a2a_surfaces
 from .audit_routes import audit_routes
 from .auth import RegistryTokenAuth
 from .console import ConsoleBoard, console_routes
+from .inputs import BodyError, read_json
 from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
 from .push import TopologyPush
@@ -107,14 +107,9 @@ def build_registry_app(
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
             return _error(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
-        raw = await request.body()
         try:
-            body = json.loads(raw)
-        except ValueError as exc:
-            return _error(400, f"validation failed: request body is not valid JSON ({exc})", "")
-        try:
-            result = store.heartbeat(body)
-        except PayloadError as exc:
+            result = store.heartbeat(await read_json(request, what="the heartbeat"))  # strict JSON: inputs.py
+        except (BodyError, PayloadError) as exc:
             return _error(400, f"validation failed: {exc}", exc.field)
         except Exception:
             logger.exception("heartbeat failed")

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .inputs import BodyError, query_int, read_json
 from .job_persistence import SqliteJobs
 from .store import RegistryStore
 from .views import timestamp
@@ -240,8 +241,8 @@ def _error(status: int, message: str) -> JSONResponse:
 
 async def _json(request: Request) -> dict[str, Any] | None:
     try:
-        body = await request.json()
-    except ValueError:
+        body = await read_json(request)  # strict JSON (inputs.py): what is kept can be listed again
+    except BodyError:
         return None
     return body if isinstance(body, dict) else None
 
@@ -268,7 +269,10 @@ class _JobApi:
     async def listing(self, request: Request) -> Response:
         query = request.query_params
         statuses = set(query["status"].split(",")) if query.get("status") else None
-        limit = min(int(query.get("limit", "50") or 50), 200)
+        try:
+            limit = min(query_int(request, "limit", 50, high=10**9), 200)
+        except BodyError as exc:
+            return _error(400, str(exc))
         rows = [
             j
             for j in reversed(self.board.jobs.values())
@@ -347,10 +351,15 @@ class _JobApi:
             ):
                 return _error(409, "claim_superseded")
             self.board.renew(job)
-        after = int(query.get("after", "0") or 0)
-        wait = min(float(query.get("wait", "0") or 0), 60.0)
+        try:
+            after = query_int(request, "after", 0, high=2**62)
+            limit = min(query_int(request, "limit", 500, high=10**9), 500)
+            wait = min(float(query.get("wait", "0") or 0), 60.0)
+        except ValueError as exc:  # BodyError names the parameter; float() does not
+            return _error(400, str(exc) if isinstance(exc, BodyError) else "wait must be a number of seconds")
+        if not wait >= 0:  # NaN included
+            return _error(400, "wait must be a number of seconds from 0")
         types = set(query["types"].split(",")) if query.get("types") else None
-        limit = min(int(query.get("limit", "500") or 500), 500)
 
         def found() -> list[dict[str, Any]]:
             rows = [e for e in self.board.events.get(job_id, []) if e["seq"] > after]

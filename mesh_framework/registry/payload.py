@@ -362,6 +362,20 @@ def _tool(value: Any, index: int, agent_id: str, namespace: str, endpoint: str) 
     )
 
 
+def _surfaces(value: Any) -> None:
+    """`surfaces`: the agent's A2A skills as MCP Mesh lists them; the page and `/a2a/agents` read `path` and
+    `skill_id`, so each must be an object with a string path (and a string id when sent)."""
+    for i, surface in enumerate(_list(value, "surfaces")):
+        where = f"surfaces[{i}]"
+        data = _object(surface, where)
+        path = data.get("path")
+        if not isinstance(path, str):
+            raise PayloadError(where + ".path", f"must be a string, not {type(path).__name__}")
+        skill = data.get("skill_id")
+        if skill is not None and not isinstance(skill, str):
+            raise PayloadError(where + ".skill_id", f"must be a string, not {type(skill).__name__}")
+
+
 def parse_registration(body: Any) -> Registration:
     """Validate a decoded `POST /heartbeat` body; raises PayloadError naming the first bad field."""
     data = _object(body, "")
@@ -378,6 +392,7 @@ def parse_registration(body: Any) -> Registration:
         raise PayloadError("http_port", f"must be an integer from 0 to 65535, not {port!r}")
     namespace = _string(data, "namespace", "", "default") or "default"
     endpoint = endpoint_of(agent_id, http_host, port)
+    _surfaces(data.get("surfaces"))
     tools = tuple(
         _tool(t, i, agent_id, namespace, endpoint) for i, t in enumerate(_list(data.get("tools"), "tools"))
     )

@@ -81,15 +81,19 @@ class _Trace:
     dropped: int = 0
 
 
+MAX_COUNT = 2**53 - 1  # what a page's JavaScript still counts exactly
+MAX_SECONDS = 1e12  # seconds (a latency sum, a start time): sums of them stay finite, so JSON can carry them
+
+
 def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise PushError(where, f"must be a non-negative integer, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise PushError(where, f"must be a non-negative integer up to {MAX_COUNT}, not {value!r}")
     return value
 
 
 def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise PushError(where, f"must be a non-negative number, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_SECONDS:
+        raise PushError(where, f"must be a non-negative number up to {MAX_SECONDS:g}, not {value!r}")
     return float(value)
 
 
@@ -111,7 +115,10 @@ def _hex_id(value: Any, where: str, width: int) -> str:
 def _histogram(value: Any, where: str) -> dict[str, int]:
     if not isinstance(value, dict):
         raise PushError(where, "must be an object of bucket index to count")
-    return {str(k): _int(v, f"{where}.{k}") for k, v in value.items() if str(k).isdigit()}
+    # bucket indexes in ASCII digits (int() takes other scripts' digits and would refuse "²")
+    return {
+        k: _int(v, f"{where}.{k}") for k, v in value.items() if k.isascii() and k.isdigit() and len(k) < 4
+    }
 
 
 class ConsoleBoard:

@@ -6,20 +6,21 @@
   framework adds them (`__mesh_job_*`, `get_server_status`) and the model of a direct-mode LLM tool.
 - `GET /ui/events?limit=`: registrations, deregistrations, health changes and resolutions, newest first,
   each resolution with its one-line reason.
-- `POST /ui/call {agent_id, tool, arguments}`: calls the tool at its agent and answers NDJSON lines as
-  they come: `{"chunk": text}` for each streamed chunk, then `{"result": CallToolResult}` or
-  `{"error": message}`. Only from loopback, or with the registry token (which every route then needs).
+- `POST /ui/call {agent_id, tool, arguments, framework}`: calls a tool the agent registered, through the
+  mesh's MCP client (calls.py), and answers NDJSON lines as they come: `{"chunk": text}` for each
+  streamed chunk, then `{"result": CallToolResult}` or `{"error": message}`. Only from loopback, or with
+  the registry token (which every route then needs), and always with the page's CSRF token
+  (registry/ui/protection.py).
+
+Every body is read as strict JSON (registry/inputs.py): what is kept can always be shown again.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx2
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -27,24 +28,30 @@ from starlette.routing import Route
 from ...config.network import is_loopback
 from ...resolution_audit import summarize
 from ..events import StoreEvent
+from ..inputs import BodyError, parse_json, query_int, read_json
 from ..store import RegistryStore
+from ..ui.protection import valid_csrf
 from ..views import timestamp
 from .board import ConsoleBoard, PushError
+from .calls import FRAMEWORK_TOOLS, CallRefused, call_lines, check_call, is_framework_tool, read_call
 
-__all__ = ["FRAMEWORK_TOOLS", "MAX_PUSH_BYTES", "call_lines", "console_routes", "is_framework_tool"]
+__all__ = ["FRAMEWORK_TOOLS", "MAX_PUSH_BYTES", "console_routes", "is_framework_tool", "refuse_call"]
 
 logger = logging.getLogger("mesh_framework.registry")
 
 MAX_PUSH_BYTES = 8 * 1024 * 1024
 MAX_CALL_BYTES = 1024 * 1024
-CALL_TIMEOUT = 120.0
-FRAMEWORK_TOOLS = frozenset({"get_server_status"})
-_JOB_PREFIX = "__mesh_job_"
+CSRF_REFUSED = (
+    "a tool is called from the mesh page only, with the page's token (X-Mesh-Csrf): reload the page "
+    "(a page served before the registry or console restarted has an old one)"
+)
 
 
-def is_framework_tool(name: str) -> bool:
-    """A tool the framework adds to every agent (the job tools, the status tool)."""
-    return name.startswith(_JOB_PREFIX) or name in FRAMEWORK_TOOLS
+def refuse_call(request: Request) -> JSONResponse | None:
+    """403 for a `POST /ui/call` without the page's CSRF token (registry/ui/protection.py), else None."""
+    if valid_csrf(request):
+        return None
+    return _refused(403, CSRF_REFUSED, "X-Mesh-Csrf")
 
 
 def _refused(status: int, message: str, field: str = "") -> JSONResponse:
@@ -127,69 +134,6 @@ def _events_view(store: RegistryStore, limit: int) -> list[dict[str, Any]]:
     return events
 
 
-async def call_lines(endpoint: str, tool: str, arguments: dict[str, Any]) -> AsyncIterator[bytes]:
-    """Call `tool` at `endpoint` (a stateless MCP POST) and yield NDJSON lines as the answer comes."""
-
-    def line(data: dict[str, Any]) -> bytes:
-        return json.dumps(data, separators=(",", ":"), default=str).encode() + b"\n"
-
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": {"progressToken": "console"}},
-    }
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    try:
-        async with (
-            httpx2.AsyncClient(trust_env=False, timeout=CALL_TIMEOUT) as http,
-            http.stream("POST", endpoint, json=request, headers=headers) as response,
-        ):
-            kind = response.headers.get("content-type", "")
-            if "text/event-stream" not in kind:
-                text = (await response.aread()).decode("utf-8", "replace")
-                try:
-                    messages = [json.loads(text)]
-                except ValueError:
-                    yield line({"error": f"the agent answered HTTP {response.status_code}: {text[:300]}"})
-                    return
-            else:
-                messages = None
-            if messages is None:
-                async for raw in response.aiter_lines():
-                    if not raw.startswith("data:"):
-                        continue
-                    try:
-                        message = json.loads(raw[5:].strip())
-                    except ValueError:
-                        continue
-                    out = _message_line(message)
-                    if out is not None:
-                        yield line(out)
-                return
-            for message in messages:
-                out = _message_line(message)
-                yield line(out or {"error": f"the agent answered HTTP {response.status_code}"})
-    except httpx2.HTTPError as exc:
-        yield line({"error": f"agent unreachable at {endpoint}: {type(exc).__name__}: {exc}"})
-
-
-def _message_line(message: Any) -> dict[str, Any] | None:
-    if not isinstance(message, dict):
-        return None
-    if message.get("method") == "notifications/progress":
-        params = message.get("params") or {}
-        if isinstance(params.get("message"), str):
-            return {"chunk": params["message"]}
-        return {"progress": params.get("progress"), "total": params.get("total")}
-    if "result" in message:
-        return {"result": message["result"]}
-    if "error" in message:
-        error = message["error"] if isinstance(message["error"], dict) else {}
-        return {"error": f"{error.get('message', 'error')} (JSON-RPC {error.get('code', '?')})"}
-    return None
-
-
 def console_routes(store: RegistryStore, board: ConsoleBoard, *, token_required: bool) -> list[Route]:
     """The routes above over `store` and `board`; `token_required`: the registry checks its token in
     front of every route (then a call may come from anywhere that has it)."""
@@ -206,28 +150,27 @@ def console_routes(store: RegistryStore, board: ConsoleBoard, *, token_required:
         if length is not None and length.isdigit() and int(length) > MAX_PUSH_BYTES:
             return _refused(413, f"a console push is limited to {MAX_PUSH_BYTES} bytes")
         try:
-            body = json.loads(await request.body())
-        except ValueError as exc:
-            return _refused(400, f"the console push is not valid JSON ({exc})")
-        try:
-            board.ingest(body, directory.provider)
-        except PushError as exc:
+            board.ingest(await read_json(request, what="the console push"), directory.provider)
+        except (BodyError, PushError) as exc:
             return _refused(400, f"invalid console push: {exc}", exc.field)
         return Response(status_code=204)
 
     async def console(request: Request) -> Response:
-        text = request.query_params.get("since", "0")
-        if not text.isdigit():
-            return _refused(400, f"since must be a non-negative integer, not {text!r}", "since")
-        body = {"timestamp": timestamp(), **board.view(int(text), directory.name)}
+        try:
+            since = query_int(request, "since", 0, high=2**62)
+        except BodyError as exc:
+            return _refused(400, str(exc), exc.field)
+        body = {"timestamp": timestamp(), **board.view(since, directory.name)}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     async def tools(request: Request) -> Response:
         return JSONResponse({"tools": _tools_view(store)}, headers={"Cache-Control": "no-store"})
 
     async def events(request: Request) -> Response:
-        text = request.query_params.get("limit", "100")
-        limit = int(text) if text.isdigit() else 100
+        try:
+            limit = query_int(request, "limit", 100, high=500)
+        except BodyError as exc:
+            return _refused(400, str(exc), exc.field)
         return JSONResponse({"events": _events_view(store, limit)}, headers={"Cache-Control": "no-store"})
 
     async def call(request: Request) -> Response:
@@ -236,32 +179,26 @@ def console_routes(store: RegistryStore, board: ConsoleBoard, *, token_required:
             return _refused(
                 403, "tools are called from the console only on loopback or with the registry token"
             )
+        refused = refuse_call(request)
+        if refused is not None:
+            return refused
         raw = await request.body()
         if len(raw) > MAX_CALL_BYTES:
             return _refused(413, f"a call from the console is limited to {MAX_CALL_BYTES} bytes")
         try:
-            body = json.loads(raw)
-        except ValueError as exc:
-            return _refused(400, f"the call is not valid JSON ({exc})")
-        if not isinstance(body, dict):
-            return _refused(400, "the call must be a JSON object {agent_id, tool, arguments}")
-        agent_id, tool, arguments = body.get("agent_id"), body.get("tool"), body.get("arguments", {})
-        if not isinstance(tool, str) or not tool:
-            return _refused(400, "tool must be the name of a tool", "tool")
-        if not isinstance(arguments, dict):
-            return _refused(
-                400, f"arguments must be a JSON object, not {type(arguments).__name__}", "arguments"
-            )
-        state = store.get(agent_id) if isinstance(agent_id, str) else None
-        if state is None:
-            return _refused(404, f"no agent {agent_id!r} is registered", "agent_id")
-        if not state.healthy:
-            return _refused(409, f"agent {agent_id!r} is not healthy", "agent_id")
-        endpoint = state.registration.endpoint.rstrip("/") + "/mcp"
+            wanted = read_call(parse_json(raw, what="the call"))
+            state = store.get(wanted.agent_id)
+            if state is None:
+                raise CallRefused(404, f"no agent {wanted.agent_id!r} is registered", "agent_id")
+            registration = state.registration
+            served = (t.function_name for t in registration.tools if t.capability)  # not route pseudo-tools
+            url = check_call(wanted, healthy=state.healthy, endpoint=registration.endpoint, tools=served)
+        except BodyError as exc:
+            return _refused(400, str(exc), exc.field)
+        except CallRefused as exc:
+            return _refused(exc.status, exc.message, exc.field)
         return StreamingResponse(
-            call_lines(endpoint, tool, arguments),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store"},
+            call_lines(url, wanted), media_type="application/x-ndjson", headers={"Cache-Control": "no-store"}
         )
 
     return [

@@ -318,10 +318,13 @@ function resultText(result) {
   return texts.join("\n");
 }
 
-async function callOnce(tool, args, onLine) {
+// The page's CSRF token (registry/ui/protection.py): a call without it is refused.
+const CSRF = document.querySelector('meta[name="mesh-csrf"]').content;
+
+async function callOnce(tool, args, onLine, framework) {
   const response = await fetch(base + "ui/call", {
-    method: "POST", cache: "no-store", headers: {"Content-Type": "application/json"},
-    body: JSON.stringify({agent_id: tool.agent_id, tool: tool.tool, arguments: args}),
+    method: "POST", cache: "no-store", headers: {"Content-Type": "application/json", "X-Mesh-Csrf": CSRF},
+    body: JSON.stringify({agent_id: tool.agent_id, tool: tool.tool, arguments: args, framework: framework === undefined ? showFramework() : framework}),
   });
   if (!response.ok) {
     let message = "HTTP " + response.status;
@@ -384,7 +387,7 @@ async function runCall() {
 async function followJob(tool, jobId, status, output) {
   const statusTool = {agent_id: tool.agent_id, tool: "__mesh_job_status"};
   for (let polls = 0; polls < 1200; polls++) {
-    const last = await callOnce(statusTool, {job_id: jobId}, () => {});
+    const last = await callOnce(statusTool, {job_id: jobId}, () => {}, true);  // the page follows its own job
     if (!last || last.error || !last.result || last.result.isError) throw new Error(last && last.error ? last.error : "job " + jobId + " cannot be polled");
     const row = last.result.structuredContent || JSON.parse(resultText(last.result) || "{}");
     const progress = row.progress !== undefined && row.progress !== null ? ` ${Math.round(row.progress * 100)} %` : "";

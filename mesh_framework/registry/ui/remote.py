@@ -5,7 +5,9 @@ What every registry serves is read from it: `/ui/state` and `/ui/tools` are buil
 (without input schemas, a remote listing's tools are called with raw JSON arguments), `/ui/events` from
 `GET /events`, `/explain` is passed on. Traffic, tokens and traces come from the registry's
 `/ui/console` where it has one (ours); a registry without it (MCP Mesh's) gets an empty console with a
-note. Tool calls (`/ui/call`) are made by this process, which runs on the user's machine.
+note. Tool calls (`/ui/call`) are made by this process, which runs on the user's machine, under the same
+rules as the registry's (the page's CSRF token, a tool the listing shows for a healthy agent:
+registry/console/calls.py); the page has the registry's protections (protection.py).
 """
 
 from __future__ import annotations
@@ -20,14 +22,17 @@ import httpx2
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ...edge import EdgePolicy, GuardedEdge
 from ...resolution_audit import summarize
 from ..console.board import BUCKET_SECONDS, WINDOW_SECONDS
-from ..console.routes import call_lines, is_framework_tool
+from ..console.calls import CallRefused, call_lines, check_call, is_framework_tool, read_call
+from ..console.routes import refuse_call
+from ..inputs import BodyError, read_json
 from . import page_html
+from .protection import favicon_route, page_response
 from .state import state_from_views
 
 __all__ = ["POLL_SECONDS", "remote_console_app"]
@@ -56,6 +61,19 @@ def _empty_console(note: str) -> dict[str, Any]:
     }
 
 
+def _json_object(response: httpx2.Response) -> dict[str, Any]:
+    """The registry's answer as a JSON object ({} when it is not one)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _refused(status: int, message: str, field: str = "") -> JSONResponse:
+    return JSONResponse({"status": "error", "message": message, "field": field}, status_code=status)
+
+
 class _Remote:
     """The routes' handlers over one registry."""
 
@@ -75,7 +93,9 @@ class _Remote:
         response = await self.get("/agents")
         if response is None or response.status_code != 200:
             return None
-        agents = response.json().get("agents") or []  # MCP Mesh says null when empty
+        agents = _json_object(response).get("agents") or []  # MCP Mesh says null when empty
+        if not isinstance(agents, list):
+            return None
         return [a for a in agents if isinstance(a, dict) and "id" in a]
 
     def unreachable(self) -> JSONResponse:
@@ -84,7 +104,7 @@ class _Remote:
         )
 
     async def page(self, request: Request) -> Response:
-        return HTMLResponse(self.html, headers={"Cache-Control": "no-store"})
+        return page_response(self.html)
 
     async def state(self, request: Request) -> Response:
         agents = await self.listing()
@@ -128,7 +148,8 @@ class _Remote:
 
     async def console(self, request: Request) -> Response:
         since = request.query_params.get("since", "0")
-        response = await self.get("/ui/console?since=" + (since if since.isdigit() else "0"))
+        since = since if since.isascii() and since.isdigit() else "0"
+        response = await self.get("/ui/console?since=" + since)
         if response is None:
             return self.unreachable()
         if response.status_code == 200:
@@ -140,12 +161,16 @@ class _Remote:
 
     async def events(self, request: Request) -> Response:
         limit = request.query_params.get("limit", "100")
-        response = await self.get("/events?limit=" + (limit if limit.isdigit() else "100"))
+        limit = limit if limit.isascii() and limit.isdigit() else "100"
+        response = await self.get("/events?limit=" + limit)
         if response is None:
             return self.unreachable()
-        body = response.json() if response.status_code == 200 else {}
+        body = _json_object(response) if response.status_code == 200 else {}
         rows = []
-        for event in body.get("events") or []:
+        events = body.get("events")
+        for event in events if isinstance(events, list) else []:
+            if not isinstance(event, dict):
+                continue
             row = {
                 k: event.get(k)
                 for k in ("event_type", "agent_id", "agent_name", "function_name", "timestamp")
@@ -162,23 +187,39 @@ class _Remote:
         return Response(response.content, response.status_code, media_type="application/json")
 
     async def call(self, request: Request) -> Response:
+        refused = refuse_call(request)
+        if refused is not None:
+            return refused
         try:
-            body = json.loads(await request.body())
-        except ValueError as exc:
-            return JSONResponse({"status": "error", "message": f"the call is not valid JSON ({exc})"}, 400)
-        if not isinstance(body, dict) or not isinstance(body.get("arguments", {}), dict):
-            return JSONResponse(
-                {"status": "error", "message": "send {agent_id, tool, arguments: {...}}"}, 400
-            )
+            wanted = read_call(await read_json(request, what="the call"))
+        except BodyError as exc:
+            return _refused(400, str(exc), exc.field)
+        except CallRefused as exc:
+            return _refused(exc.status, exc.message, exc.field)
         agents = await self.listing()
         if agents is None:
             return self.unreachable()
-        agent = next((a for a in agents if a["id"] == body.get("agent_id")), None)
-        if agent is None:
-            return JSONResponse({"status": "error", "message": f"no agent {body.get('agent_id')!r}"}, 404)
-        endpoint = str(agent.get("endpoint", "")).rstrip("/") + "/mcp"
-        lines = call_lines(endpoint, str(body.get("tool", "")), body.get("arguments") or {})
-        return StreamingResponse(lines, media_type="application/x-ndjson")
+        agent = next((a for a in agents if a["id"] == wanted.agent_id), None)
+        try:
+            if agent is None:
+                raise CallRefused(404, f"no agent {wanted.agent_id!r} is registered", "agent_id")
+            capabilities = agent.get("capabilities")
+            tools = [
+                c.get("function_name")
+                for c in (capabilities if isinstance(capabilities, list) else [])
+                if isinstance(c, dict)
+            ]
+            url = check_call(
+                wanted,
+                healthy=agent.get("status", "healthy") == "healthy",
+                endpoint=str(agent.get("endpoint", "")),
+                tools=[t for t in tools if isinstance(t, str) and t],
+            )
+        except CallRefused as exc:
+            return _refused(exc.status, exc.message, exc.field)
+        return StreamingResponse(
+            call_lines(url, wanted), media_type="application/x-ndjson", headers={"Cache-Control": "no-store"}
+        )
 
     async def stream(self, request: Request) -> Response:
         async def changes() -> AsyncIterator[bytes]:
@@ -212,6 +253,7 @@ def remote_console_app(url: str, *, token: str | None = None, host: str = "127.0
         Route("/ui/events", remote.events, methods=["GET"]),
         Route("/ui/call", remote.call, methods=["POST"]),
         Route("/explain", remote.explain, methods=["GET"]),
+        favicon_route(),
     ]
 
     @asynccontextmanager

@@ -40,7 +40,7 @@ def _a2a(view: dict[str, Any], raw: Any) -> dict[str, Any]:
     surfaces = raw.get("surfaces") if isinstance(raw, dict) else None
     skills = [
         {"id": s.get("skill_id", ""), "path": s.get("path", "")}
-        for s in surfaces or []
+        for s in (surfaces if isinstance(surfaces, list) else [])  # payload.py checks it too
         if isinstance(s, dict)
     ]
     return {"skills": skills, "consumer": bool(view.get("a2a_consumer"))}
