@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, Mapping
@@ -28,12 +29,15 @@ __all__ = [
     "parse_arguments",
     "provider_error",
     "retried",
+    "sdk_environment",
     "sdk_http_client",
     "status_text",
     "without_none",
 ]
 
 _PLACEHOLDER_KEY = "unused"
+
+logger = logging.getLogger("mesh_framework.llm")
 
 # The vendor SDKs' own pool limits (openai and anthropic agree), kept with our network layer.
 _SDK_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
@@ -82,6 +86,9 @@ class VendorModel(LlmModel, Generic[ClientT]):
     """
 
     vendor: ClassVar[str]
+    # The SDK's own environment variables: its keys (in the order it reads them) and its base URL.
+    key_env: ClassVar[tuple[str, ...]]
+    base_url_env: ClassVar[str]
     sdk: ClassVar[ModuleType]
     sdk_error: ClassVar[type[Exception]]
     model: str
@@ -102,7 +109,10 @@ class VendorModel(LlmModel, Generic[ClientT]):
         self.timeout = timeout
         self._owns_client = client is None
         if client is None:
+            read = sdk_environment(base_url, api_key, self.key_env, self.base_url_env)
             client = self._new_client(base_url, api_key, timeout, max_retries)
+            if read:  # names only: a key's value is never logged
+                logger.info("%s: the %s SDK reads %s from the environment", self.name, self.vendor, read)
         self._client: ClientT = client
         self.base_url = str(client.base_url).rstrip("/")
         self.max_retries = client.max_retries
@@ -178,16 +188,31 @@ def parse_arguments(raw: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def api_key_of(key: str | SecretStr | None, base_url: str | None, env: tuple[str, ...]) -> str | None:
+def api_key_of(
+    key: str | SecretStr | None, base_url: str | None, env: tuple[str, ...], base_url_env: str = ""
+) -> str | None:
     """The key to give the SDK: the configured one, else None (the SDK reads `env`), else a placeholder
-    when a `base_url` is set and no env variable holds a key (local OpenAI-compatible servers need none)."""
+    when a base URL is set (`base_url`, or the SDK's own `base_url_env` variable, which the SDK reads) and
+    no env variable holds a key (local OpenAI-compatible servers need none)."""
     if isinstance(key, SecretStr):
         key = key.get_secret_value()
     if key:
         return key
-    if base_url and not any(os.environ.get(name) for name in env):
+    chosen = base_url or (os.environ.get(base_url_env) if base_url_env else None)
+    if chosen and not any(os.environ.get(name) for name in env):
         return _PLACEHOLDER_KEY
     return None
+
+
+def sdk_environment(
+    base_url: str | None, api_key: str | SecretStr | None, env: tuple[str, ...], base_url_env: str
+) -> str:
+    """The SDK's own variables its client will read, as `OPENAI_BASE_URL, OPENAI_API_KEY` ('' for none):
+    those set in the environment for what the settings leave empty."""
+    names = [base_url_env] if not base_url and base_url_env and os.environ.get(base_url_env) else []
+    if not (api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key):
+        names += [name for name in env if os.environ.get(name)][:1]  # the first one set is the one used
+    return ", ".join(names)
 
 
 def retried(max_retries: int) -> str:

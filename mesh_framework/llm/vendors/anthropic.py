@@ -43,6 +43,8 @@ class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
     """
 
     vendor = "anthropic"
+    key_env = _ENV
+    base_url_env = "ANTHROPIC_BASE_URL"
     sdk: ClassVar[ModuleType] = anthropic  # its APITimeoutError, APIConnectionError, APIStatusError
     sdk_error = anthropic.AnthropicError
 
@@ -52,7 +54,7 @@ class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
         try:
             client = anthropic.AsyncAnthropic(
                 base_url=base_url,
-                api_key=api_key_of(api_key, base_url, _ENV),
+                api_key=api_key_of(api_key, base_url, _ENV, self.base_url_env),
                 timeout=timeout,
                 max_retries=max_retries,
                 http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),

@@ -51,6 +51,8 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
     """
 
     vendor = "openai"
+    key_env = _ENV
+    base_url_env = "OPENAI_BASE_URL"
     sdk: ClassVar[ModuleType] = openai  # its APITimeoutError, APIConnectionError, APIStatusError
     sdk_error = openai.OpenAIError
     direct_post = _DIRECT_POST
@@ -61,7 +63,7 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
         try:
             return openai.AsyncOpenAI(
                 base_url=base_url,
-                api_key=api_key_of(api_key, base_url, _ENV),
+                api_key=api_key_of(api_key, base_url, _ENV, self.base_url_env),
                 timeout=timeout,
                 max_retries=max_retries,
                 http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
@@ -69,7 +71,8 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
         except openai.OpenAIError as error:
             hint = (
                 "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
-                "OPENAI_API_KEY, or a base_url for a server that needs none."
+                "OPENAI_API_KEY, or a base URL (llm.vendors.openai.base_url or OPENAI_BASE_URL) for a "
+                "server that needs none."
             )
             raise LlmError(f"{self.name}: {hint if 'credentials' in str(error) else error}") from None
 
