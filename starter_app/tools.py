@@ -4,7 +4,7 @@ asking an LLM (its answer streams) and one running in the background."""
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -67,14 +67,28 @@ async def slow_echo(text: str, delay: Annotated[float, Field(ge=0, le=10)] = 0.0
     return text
 
 
+class Turn(BaseModel):
+    """One earlier turn of a conversation: what the user said, or what the assistant answered."""
+
+    role: Literal["user", "assistant"]
+    content: Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
 @mesh_tool(capability="ask", tags=["llm"])
 @mesh_llm(provider="openai/gpt-4o-mini", tools=[add, "notes"], system_prompt="file://prompts/assistant.j2")
 async def ask(
-    question: Annotated[str, Field(description="A question or a task")], llm: MeshLlmAgent
+    question: Annotated[str, Field(description="A question or a task")],
+    llm: MeshLlmAgent,
+    history: Annotated[
+        list[Turn] | None,
+        Field(max_length=100, description="Earlier turns of the conversation, oldest first"),
+    ] = None,
 ) -> Stream[str]:
     """Ask an LLM that can add numbers and keep notes (set OPENAI_API_KEY, or llm.vendors.openai); the
-    answer streams as the model writes it (a caller without a progress token gets it whole)."""
-    async for chunk in llm.stream(question):
+    answer streams as the model writes it (a caller without a progress token gets it whole). With
+    `history`, the model reads the earlier turns before the question."""
+    messages = [turn.model_dump() for turn in history or []]
+    async for chunk in llm.stream([*messages, {"role": "user", "content": question}]):
         yield chunk
 
 

@@ -1,24 +1,28 @@
-"""The starter's chat page and its stream route in process, without a mesh (the browser test is
-test_starter_chat_page.py): the page is served as HTML (a route annotated with a Starlette response),
-the route refuses an empty question and answers 503 while no agent provides `ask`; `scripts/run.sh` prints
-the page's address."""
+"""The starter's chat page and its stream route (the browser test is test_starter_chat_page.py): the page
+is served as HTML (a route annotated with a Starlette response), the route refuses an empty question or a
+conversation not ending with one and answers 503 while no agent provides `ask`; in a mesh, the model reads
+the earlier turns the page sends; `scripts/run.sh` prints the page's address."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import re
 import socket
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx2
 
 from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
 
-from .agents import ROOT, agent_env, stop
+from .agents import ROOT, agent_env, run_agent, run_registry, stop, wait_until
+from .llm_fakes import fake_openai, text
 
 
 async def test_the_page_and_its_route_without_a_mesh() -> None:
@@ -27,12 +31,51 @@ async def test_the_page_and_its_route_without_a_mesh() -> None:
         served = await client.http.get("/chat")
         assert served.headers["content-type"] == "text/html; charset=utf-8"
         assert "<script>" in served.text and "http" not in served.text.split("<script>")[1]  # nothing fetched
-        unavailable = await client.http.get("/api/chat?question=hi")
+        unavailable = await client.http.post(
+            "/api/chat", json={"messages": [{"role": "user", "content": "hi"}]}
+        )
         assert unavailable.status_code == 503
         assert unavailable.json() == {"error": "dependency_unavailable", "capability": "ask"}
-        empty = await client.http.get("/api/chat?question=")
+        empty = await client.http.post("/api/chat", json={"messages": [{"role": "user", "content": ""}]})
         assert empty.status_code == 422
-        assert empty.json()["detail"][0]["loc"] == ["query", "question"]
+        assert empty.json()["detail"][0]["loc"] == ["body", "messages", 0, "content"]
+        answered = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+        no_question = await client.http.post("/api/chat", json={"messages": answered})
+        assert no_question.status_code == 422
+        assert "the last message is the user's question" in no_question.json()["detail"][0]["msg"]
+        system = await client.http.post("/api/chat", json={"messages": [{"role": "system", "content": "x"}]})
+        assert system.status_code == 422  # the system prompt is the agent's, not the page's
+
+
+def test_the_model_reads_the_earlier_turns_of_the_conversation() -> None:
+    """A real registry and `mesh run starter_app` (the route reaches `ask`, its own tool, through the mesh),
+    the fake OpenAI server as the model: the conversation the page posts reaches the model as messages,
+    in order, after the system prompt."""
+    with fake_openai([text("5."), text("9.")]) as model, run_registry(0, "--timeout", "120") as registry:
+        env = {
+            "MCP_MESH_REGISTRY_URL": registry.base_url,
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "test-key",
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        with run_agent("starter_app", env=env, timeout=30) as starter:
+            wait_until(lambda: "ask -> " in starter.text(), timeout=30)
+            first = [{"role": "user", "content": "What is 2 + 3?"}]
+            answer = httpx2.post(starter.base_url + "/api/chat", json={"messages": first}, timeout=30)
+            assert answer.status_code == 200 and "data: 5.\n" in answer.text and "[DONE]" in answer.text
+            conversation = [
+                *first,
+                {"role": "assistant", "content": "5."},
+                {"role": "user", "content": "Plus 4?"},
+            ]
+            follow_up = httpx2.post(
+                starter.base_url + "/api/chat", json={"messages": conversation}, timeout=30
+            )
+            assert follow_up.status_code == 200 and "data: 9.\n" in follow_up.text
+    system, *turns = model.requests[1]["messages"]
+    assert system["role"] == "system" and "starter agent's assistant" in system["content"]
+    assert turns == conversation
+    assert model.requests[0]["messages"][1:] == first
 
 
 def test_run_script_prints_the_chat_page_address() -> None:

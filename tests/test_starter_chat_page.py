@@ -91,6 +91,20 @@ def test_the_answer_appears_as_the_model_writes_it(
     expect(failed).to_contain_text("Par")
     expect(failed).to_contain_text("Error: ")
     expect(page.locator(".question")).to_have_text(["Say hello", "And now?"])
+    hello = [
+        {"role": "user", "content": "Say hello"},
+        {"role": "assistant", "content": "Hello from the mesh!"},
+    ]
+    assert model.requests[1]["messages"][1:] == [*hello, {"role": "user", "content": "And now?"}]
+
+    # the conversation goes on without the failed exchange; "New chat" forgets it
+    model.add(streamed("Still", " here."))
+    ask(page, "Still there?")
+    expect(page.locator(".answer").last).to_have_text("Still here.", timeout=WAIT_MS)
+    expect(page.locator("#send")).to_be_enabled()
+    assert model.requests[2]["messages"][1:] == [*hello, {"role": "user", "content": "Still there?"}]
+    page.click("#restart")
+    expect(page.locator(".turn")).to_have_count(0)
 
     # the screenshot for the docs: one finished answer
     page.goto(starter.base_url + "/chat")
@@ -98,6 +112,7 @@ def test_the_answer_appears_as_the_model_writes_it(
     ask(page, "What is 2 + 3?")
     expect(page.locator(".answer")).to_have_text("2 + 3 = 5. Anything else?", timeout=WAIT_MS)
     expect(page.locator(".answer")).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=WAIT_MS)
+    assert model.requests[3]["messages"][1:] == [{"role": "user", "content": "What is 2 + 3?"}]
     page.screenshot(path=str(screenshot_path("starter-chat.png", docs=True)))
 
 
