@@ -1,8 +1,9 @@
 """Bearer tokens on the A2A endpoints, with the agent's MCP authorization settings (`auth.*`).
 
 The cards stay public (A2A clients read them before they authenticate, as MCP Mesh serves them); each
-JSON-RPC request needs a valid token with `auth.required_scopes` and the skill's tool scopes. Refusals
-are JSON-RPC errors in MCP Mesh's shape: 401 with `-32001`, 403 with `-32003`.
+JSON-RPC request needs a valid token with `auth.required_scopes` and the scopes of the skill it runs (the
+one `requests.decide_skill` names). Refusals are JSON-RPC errors in MCP Mesh's shape: 401 with `-32001`,
+403 with `-32003`. The verified caller owns the tasks the request makes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from ..security.verifiers import TokenVerifier
+from ..security.verifiers import AccessToken, TokenVerifier
 from .skills import A2aSkill
 
 __all__ = ["A2aGuard"]
@@ -30,8 +31,8 @@ class A2aGuard:
         self.verifier = verifier
         self.required = frozenset(required_scopes)
 
-    async def refusal(self, request: Request, skill: A2aSkill | None) -> JSONResponse | None:
-        """None when the request may go on, else the answer that refuses it."""
+    async def check(self, request: Request, skill: A2aSkill | None) -> AccessToken | JSONResponse:
+        """The verified caller when the request may run `skill`, else the answer that refuses it."""
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
@@ -51,4 +52,4 @@ class A2aGuard:
             return _refuse(
                 403, -32003, f"Insufficient scope: this call needs the scope(s) {', '.join(missing)}"
             )
-        return None
+        return granted

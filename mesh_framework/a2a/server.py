@@ -9,6 +9,12 @@ both dialects share one task store.
     POST {a2a.path}                            JSON-RPC; the skill from message metadata `skill`
     GET  {a2a.path}/{skill}/.well-known/agent-card.json | agent.json   one skill's card, either dialect
     POST {a2a.path}/{skill}                    JSON-RPC of either dialect for that skill
+
+Each request is read once (requests.py): a JSON body (application/json only, strict JSON), the one skill
+it runs (authorized by the guard, then run by the executor: both read it from the call context) and its
+caller, who owns the tasks it makes (the store keeps tasks per owner; another caller's id reads as
+unknown). The cards advertise `a2a.public_url`, else the agent's own host and port: never the request's
+Host header.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
+from a2a.auth.user import UnauthenticatedUser, User
 from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
@@ -30,7 +37,7 @@ from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import DefaultServerCallContextBuilder
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
-from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
+from a2a.server.tasks import TaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -60,12 +67,16 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from ..config.settings import MeshSettings
+from ..errors import ToolExecutionError
 from ..security.authorization import verifier_from_settings
+from ..security.verifiers import AccessToken
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .guard import A2aGuard
+from .requests import BadRequest, decide_skill, is_json_body, owner_of, read_json, request_id
 from .skills import A2aSkill, skills_of
+from .store import BoundedTaskStore
 from .wire import state_name
 
 __all__ = ["skill_routes"]
@@ -75,17 +86,9 @@ logger = logging.getLogger("mesh_framework.a2a")
 LEGACY_METHODS = ("tasks/send", "tasks/get", "tasks/cancel", "tasks/sendSubscribe", "tasks/resubscribe")
 STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 LEGACY_IDS_KEPT = 1000
-SKILL_STATE = "mesh_a2a_skill"
+SKILL_STATE = "mesh_a2a_skill"  # the call context's state: the skill decided for the request
+CALL_SCOPE = "mesh_a2a_call"  # the ASGI scope: (skill decided, verified caller) of the request
 JOB_PROGRESS_INTERVAL = 0.1  # seconds between looks at a running job's progress
-TASKS_KEPT = 10_000  # tasks kept per owner (the oldest ended ones go first)
-ENDED_STATES = frozenset(
-    {
-        TaskState.TASK_STATE_COMPLETED,
-        TaskState.TASK_STATE_FAILED,
-        TaskState.TASK_STATE_CANCELED,
-        TaskState.TASK_STATE_REJECTED,
-    }
-)
 
 
 def _skill_proto(skill: A2aSkill) -> AgentSkill:
@@ -108,8 +111,8 @@ def arguments_of(skill: A2aSkill, text: str, data: dict[str, Any] | None) -> dic
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            parsed = json.loads(stripped)
-        except ValueError:
+            parsed = read_json(stripped)
+        except BadRequest:
             parsed = None
         if isinstance(parsed, dict):
             return parsed
@@ -124,6 +127,18 @@ def arguments_of(skill: A2aSkill, text: str, data: dict[str, Any] | None) -> dic
     return {target: text}
 
 
+def _integral(value: Any) -> Any:
+    """A data part's JSON as sent: protobuf's Struct holds every number as a double (3 arrives as 3.0),
+    and a tool's integer parameter takes no 3.0, so a whole number is an int again."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
+
+
 def _message_input(message: Message | None) -> tuple[str, dict[str, Any] | None]:
     text: list[str] = []
     data: dict[str, Any] | None = None
@@ -131,7 +146,7 @@ def _message_input(message: Message | None) -> tuple[str, dict[str, Any] | None]
         if part.HasField("text"):
             text.append(part.text)
         elif part.HasField("data"):
-            value = MessageToDict(part.data)
+            value = _integral(MessageToDict(part.data))
             if isinstance(value, dict):
                 data = value
     return "".join(text), data
@@ -141,24 +156,27 @@ def _result_text(result: dict[str, Any]) -> str:
     return "".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
 
 
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"the result is larger than a2a.max_task_bytes ({size} > {limit} bytes): the task keeps no more; "
+        "raise a2a.max_task_bytes or return less (a file: save it to the media store and return its URI)"
+    )
+
+
 class SkillExecutor(AgentExecutor):
     """Runs a message's skill (its tool), publishing progress and stream chunks as task updates."""
 
-    def __init__(self, skills: dict[str, A2aSkill], runner: Any = None) -> None:
+    def __init__(
+        self, skills: dict[str, A2aSkill], runner: Any = None, max_task_bytes: int = 1024 * 1024
+    ) -> None:
         self.skills = skills
         self.runner = runner  # the JobRunner of background tools' jobs
-
-    def only_skill(self) -> A2aSkill | None:
-        return next(iter(self.skills.values())) if len(self.skills) == 1 else None
+        self.max_task_bytes = max_task_bytes  # a result larger than this fails its task
 
     def skill_for(self, context: RequestContext) -> A2aSkill:
+        """The skill decided for the request (requests.decide_skill), the one the guard authorized."""
         wanted = context.call_context.state.get(SKILL_STATE) if context.call_context else None
-        message = context.message
-        if wanted is None and message is not None and "skill" in message.metadata:
-            wanted = str(message.metadata["skill"])
-        if wanted is None and len(self.skills) == 1:
-            return next(iter(self.skills.values()))
-        skill = self.skills.get(str(wanted)) if wanted is not None else None
+        skill = self.skills.get(wanted) if isinstance(wanted, str) else None
         if skill is None:
             known = ", ".join(sorted(self.skills))
             raise ValueError(
@@ -184,6 +202,8 @@ class SkillExecutor(AgentExecutor):
             return
         wrapper = skill.wrapper
         streamed = False
+        streamed_bytes = 0
+        limit = self.max_task_bytes
 
         async def progress(notification: dict[str, Any]) -> None:
             params = notification.get("params", {})
@@ -194,7 +214,10 @@ class SkillExecutor(AgentExecutor):
                 )
 
         async def chunk(text: str) -> None:
-            nonlocal streamed
+            nonlocal streamed, streamed_bytes
+            streamed_bytes += len(text.encode("utf-8", "surrogatepass"))
+            if streamed_bytes > limit:  # the tool stops here; its task fails saying why
+                raise ToolExecutionError(_too_large(streamed_bytes, limit))
             await updater.add_artifact(
                 [Part(text=text)], artifact_id="result", name="result", append=streamed
             )
@@ -215,6 +238,10 @@ class SkillExecutor(AgentExecutor):
             result = followed
         if result.get("isError"):
             await updater.failed(updater.new_agent_message([Part(text=_result_text(result))]))
+            return
+        size = len(_result_text(result).encode("utf-8", "surrogatepass"))
+        if not streamed and size > limit:
+            await updater.failed(updater.new_agent_message([Part(text=_too_large(size, limit))]))
             return
         if streamed:
             await updater.add_artifact([], artifact_id="result", name="result", append=True, last_chunk=True)
@@ -259,28 +286,6 @@ class SkillExecutor(AgentExecutor):
         await updater.cancel()
 
 
-class BoundedTaskStore(InMemoryTaskStore):
-    """The SDK's in-memory task store, which keeps every task forever, holding at most `max_tasks`: past
-    that, the oldest ended tasks are dropped (a running one stays)."""
-
-    def __init__(self, max_tasks: int = TASKS_KEPT) -> None:
-        super().__init__()
-        self.max_tasks = max_tasks
-        self._order: OrderedDict[str, ServerCallContext] = OrderedDict()
-
-    async def save(self, task: Task, context: ServerCallContext) -> None:
-        await super().save(task, context)
-        if task.id not in self._order:
-            self._order[task.id] = context
-        for _ in range(len(self._order) - self.max_tasks):
-            key, owner = self._order.popitem(last=False)
-            kept = await self.get(key, owner)
-            if kept is not None and kept.status.state not in ENDED_STATES:
-                self._order[key] = owner  # still running: looked at again later
-                break
-            await self.delete(key, owner)
-
-
 class DirectSend:
     """A message starting a new task of a plain skill (no stream, no job), answered without the SDK's task
     machinery, which costs ~2.5 ms of CPU per message: the tool runs in the request and the finished task
@@ -290,7 +295,7 @@ class DirectSend:
         self.executor = executor
         self.store = store
 
-    def applies(self, params: dict[str, Any], path_skill: str | None) -> A2aSkill | None:
+    def applies(self, params: dict[str, Any], named: str | None) -> A2aSkill | None:
         """The plain skill a fresh message goes to, or None (the SDK's handler then takes it)."""
         message = _dict(params.get("message"))
         configuration = _dict(params.get("configuration"))
@@ -302,14 +307,11 @@ class DirectSend:
             or configuration.get("taskPushNotificationConfig")
         ):
             return None
-        return self.plain_skill(path_skill or _dict(message.get("metadata")).get("skill"))
+        return self.plain_skill(named)
 
-    def plain_skill(self, wanted: Any) -> A2aSkill | None:
-        """The skill named (or the only one) when it is plain: no stream, no job."""
-        skills = self.executor.skills
-        skill = (
-            skills.get(str(wanted)) if wanted else next(iter(skills.values())) if len(skills) == 1 else None
-        )
+    def plain_skill(self, named: Any) -> A2aSkill | None:
+        """The skill decided for the request when it is plain: no stream, no job."""
+        skill = self.executor.skills.get(named) if isinstance(named, str) else None
         if skill is None or skill.wrapper.spec.background or skill.wrapper.signature.streams:
             return None
         return skill
@@ -363,6 +365,10 @@ class DirectSend:
             )
         except ValueError as exc:
             result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+        limit = self.executor.max_task_bytes
+        size = len(_result_text(result).encode("utf-8", "surrogatepass"))
+        if not result.get("isError") and size > limit:
+            result = {"content": [{"type": "text", "text": _too_large(size, limit)}], "isError": True}
         if result.get("isError"):
             task.status.state = TaskState.TASK_STATE_FAILED
             reply = Message(
@@ -407,13 +413,34 @@ def _read_message(wire: dict[str, Any]) -> Message | None:
     return message
 
 
+class Caller(User):
+    """A verified caller as the SDK's user: its `user_name` is the owner the task store keys tasks by."""
+
+    def __init__(self, token: AccessToken) -> None:
+        self.token = token
+        self.owner = owner_of(token)
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def user_name(self) -> str:
+        return self.owner
+
+
 class _SkillContextBuilder(DefaultServerCallContextBuilder):
+    """The call context of a request `rpc` has read: the skill decided for it and its caller."""
+
     def build(self, request: Request) -> ServerCallContext:
         context = super().build(request)
-        skill = request.path_params.get("skill")
-        if skill is not None:
-            context.state[SKILL_STATE] = skill
+        skill, _ = request.scope.get(CALL_SCOPE, (None, None))
+        context.state[SKILL_STATE] = skill
         return context
+
+    def build_user(self, request: Request) -> User:
+        _, caller = request.scope.get(CALL_SCOPE, (None, None))
+        return Caller(caller) if caller is not None else UnauthenticatedUser()
 
 
 class LegacyDialect:
@@ -425,7 +452,8 @@ class LegacyDialect:
         self.handler = handler
         self.skills = skills
         self.direct = direct
-        self.ids: OrderedDict[str, str] = OrderedDict()  # the client's task id -> the handler's
+        # (owner, the client's task id) -> the handler's: a client's ids are its own
+        self.ids: OrderedDict[tuple[str, str], str] = OrderedDict()
 
     async def __call__(self, body: dict[str, Any], context: ServerCallContext) -> Response:
         request_id = body.get("id")
@@ -448,15 +476,18 @@ class LegacyDialect:
                 )
                 return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
             if method == "tasks/sendSubscribe":
+                request: SendMessageRequest = ParseDict(
+                    self._wire(params, context.state.get(SKILL_STATE)), SendMessageRequest()
+                )
                 return StreamingResponse(
-                    self._subscribe(request_id, params, context),
+                    self._subscribe(request_id, params, request, context),
                     media_type="text/event-stream",
                     headers=STREAM_HEADERS,
                 )
             task_id = params.get("id")
             if not isinstance(task_id, str) or not task_id:
                 return _error(request_id, -32602, f"Invalid params: 'id' is required for {method}")
-            inner = self.ids.get(task_id, task_id)
+            inner = self.ids.get((context.user.user_name, task_id), task_id)
             if method in ("tasks/get", "tasks/resubscribe"):
                 task = await self.handler.on_get_task(GetTaskRequest(id=inner), context)
                 if method == "tasks/resubscribe" and task is not None:  # from the current state, no replay
@@ -467,17 +498,16 @@ class LegacyDialect:
             if task is None:
                 return _error(request_id, -32602, f"Unknown task id: {task_id}")
             return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": _legacy_task(task, task_id)})
+        except ParseError as exc:  # a part protobuf cannot hold (a data part that is not an object, ...)
+            return _error(request_id, -32602, f"Invalid params: {' '.join(str(exc).split())[:300]}")
         except A2AError as exc:
             code = -32602 if "not found" in str(exc).lower() else -32603
             text = f"Unknown task id: {params.get('id')}" if code == -32602 else str(exc)
             return _error(request_id, code, text)
 
-    def _request(self, params: dict[str, Any], at_once: bool = False) -> SendMessageRequest:
-        request: SendMessageRequest = ParseDict(self._wire(params, at_once), SendMessageRequest())
-        return request
-
-    def _wire(self, params: dict[str, Any], at_once: bool = False) -> dict[str, Any]:
-        """MCP Mesh's `params` as the current dialect's `SendMessage` params (JSON)."""
+    def _wire(self, params: dict[str, Any], skill: Any, at_once: bool = False) -> dict[str, Any]:
+        """MCP Mesh's `params` as the current dialect's `SendMessage` params (JSON); `skill`, the one
+        decided for the request, is the only skill it names."""
         message = _dict(params.get("message"))
         parts = []
         for part in message.get("parts") or []:
@@ -485,18 +515,17 @@ class LegacyDialect:
                 parts.append({"text": part["text"]})
             elif isinstance(part, dict) and "data" in part:
                 parts.append({"data": part["data"]})
-        metadata = _dict(params.get("metadata"))
         wire: dict[str, Any] = {
             "message": {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": parts}
         }
-        if metadata.get("skill"):
-            wire["message"]["metadata"] = {"skill": metadata["skill"]}
+        if isinstance(skill, str):
+            wire["message"]["metadata"] = {"skill": skill}
         if at_once:
             wire["configuration"] = {"returnImmediately": True}
         return wire
 
-    def _remember(self, outer: str, inner: str) -> None:
-        self.ids[outer] = inner
+    def _remember(self, context: ServerCallContext, outer: str, inner: str) -> None:
+        self.ids[(context.user.user_name, outer)] = inner
         while len(self.ids) > LEGACY_IDS_KEPT:
             self.ids.popitem(last=False)
 
@@ -504,28 +533,32 @@ class LegacyDialect:
         self, params: dict[str, Any], context: ServerCallContext, at_once: bool
     ) -> dict[str, Any]:
         outer = str(params.get("id") or uuid.uuid4())  # MCP Mesh: a missing id is a UUID4
-        wire = self._wire(params, at_once)
-        named = context.state.get(SKILL_STATE) or _dict(params.get("metadata")).get("skill")
+        named = context.state.get(SKILL_STATE)
+        wire = self._wire(params, named, at_once)
         skill = None if at_once else self.direct.plain_skill(named)
         message = _read_message(wire["message"]) if skill is not None else None
         if skill is not None and message is not None:  # protobuf's JSON conversion skipped both ways
             task: Any = await self.direct.run(skill, message, context)
-            self._remember(outer, task.id)
+            self._remember(context, outer, task.id)
             return _legacy_plain_task(task, outer, wire["message"]["parts"])
         request: SendMessageRequest = ParseDict(wire, SendMessageRequest())
         if skill is not None:
             task = await self.direct.run(skill, request.message, context)
         else:
             task = await self.handler.on_message_send(request, context)
-        self._remember(outer, task.id)
+        self._remember(context, outer, task.id)
         return _legacy_task(task, outer)
 
     async def _subscribe(
-        self, request_id: Any, params: dict[str, Any], context: ServerCallContext
+        self,
+        request_id: Any,
+        params: dict[str, Any],
+        request: SendMessageRequest,
+        context: ServerCallContext,
     ) -> AsyncIterator[bytes]:
         outer = str(params.get("id") or uuid.uuid4())  # MCP Mesh: a missing id is a UUID4
-        events = self.handler.on_message_send_stream(self._request(params), context)
-        async for frame in self._frames(request_id, outer, events):
+        events = self.handler.on_message_send_stream(request, context)
+        async for frame in self._frames(request_id, outer, events, context):
             yield frame
 
     async def _resubscribe(
@@ -537,7 +570,7 @@ class LegacyDialect:
             {"jsonrpc": "2.0", "id": request_id, "result": {"id": outer, "status": status, "final": final}}
         )
         if not final:
-            async for frame in self._frames(request_id, outer, self._tail(task, context)):
+            async for frame in self._frames(request_id, outer, self._tail(task, context), context):
                 yield frame
 
     async def _tail(self, task: Task, context: ServerCallContext) -> AsyncIterator[Any]:
@@ -551,13 +584,15 @@ class LegacyDialect:
                 raise
             yield TaskStatusUpdateEvent(task_id=ended.id, context_id=ended.context_id, status=ended.status)
 
-    async def _frames(self, request_id: Any, outer: str, events: AsyncIterator[Any]) -> AsyncIterator[bytes]:
+    async def _frames(
+        self, request_id: Any, outer: str, events: AsyncIterator[Any], context: ServerCallContext
+    ) -> AsyncIterator[bytes]:
         """The SDK's events of a task as MCP Mesh's stream frames."""
         try:
             async for event in events:
                 result: dict[str, Any] | None = None
                 if isinstance(event, Task):
-                    self._remember(outer, event.id)
+                    self._remember(context, outer, event.id)
                 elif isinstance(event, TaskArtifactUpdateEvent) and event.artifact.parts:
                     artifact = _legacy_artifact(MessageToDict(event.artifact))
                     result = {"id": outer, "artifact": artifact}
@@ -656,14 +691,6 @@ def _legacy_plain_task(task: Task, outer: str, parts: list[dict[str, Any]]) -> d
     }
 
 
-def _named_skill(body: Any) -> Any:
-    """The skill a request's metadata names (the message's, or MCP Mesh's params'), if any."""
-    params = _dict(_dict(body).get("params"))
-    return _dict(_dict(params.get("message")).get("metadata")).get("skill") or _dict(
-        params.get("metadata")
-    ).get("skill")
-
-
 def verifier_configured(settings: MeshSettings) -> bool:
     return bool(settings.auth.tokens or settings.auth.jwks_url)
 
@@ -673,7 +700,7 @@ def _guard(settings: MeshSettings) -> A2aGuard | None:
     return None if verifier is None else A2aGuard(verifier, settings.auth.required_scopes)
 
 
-def _card(settings: MeshSettings, skills: list[A2aSkill], url: str, base_url: str) -> AgentCard:
+def _card(settings: MeshSettings, skills: list[A2aSkill], url: str) -> AgentCard:
     agent = settings.agent
     secured = verifier_configured(settings)
     return AgentCard(
@@ -718,8 +745,74 @@ def _legacy_card(settings: MeshSettings, skill: A2aSkill, url: str) -> dict[str,
     }
 
 
-def _base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+def advertised_base(settings: MeshSettings, request: Request) -> str:
+    """The base URL the cards name: `a2a.public_url`, else http(s)://{agent.host}:{port}, the port the
+    request came in on (the socket's, so port 0 works): never the request's Host header."""
+    if settings.a2a.public_url:
+        return settings.a2a.public_url
+    server = request.scope.get("server")
+    port = server[1] if server and server[1] else settings.server.port
+    host = settings.agent.host or settings.server.host or "127.0.0.1"
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 address
+    scheme = "https" if settings.tls.cert_file else "http"
+    return f"{scheme}://{host}:{port}"
+
+
+class _OneLine(logging.Filter):
+    """The SDK's dispatcher logs a traceback for each request it cannot read: one line instead (the client
+    was answered with a JSON-RPC error saying what is wrong)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            detail = " ".join(str(exc).split())[:300]
+            record.msg = f"{record.getMessage()}: {type(exc).__name__}: {detail}"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_ONE_LINE = _OneLine()
+for _name in ("a2a.server.routes.jsonrpc_dispatcher", "a2a.compat.v0_3.jsonrpc_adapter"):
+    if _ONE_LINE not in logging.getLogger(_name).filters:
+        logging.getLogger(_name).addFilter(_ONE_LINE)
+
+
+async def _admit(
+    request: Request, skills: dict[str, A2aSkill], guard: A2aGuard | None
+) -> Response | tuple[dict[str, Any], str | None]:
+    """A request read once: its JSON-RPC body and the skill it runs (authorized for its caller, both left
+    in the scope for `_SkillContextBuilder`), or the answer refusing it."""
+    path_skill = request.path_params.get("skill")
+    if path_skill is not None and path_skill not in skills:
+        return _error(
+            None, -32602, f"no A2A skill '{path_skill}'; this agent serves: {', '.join(skills)}", 404
+        )
+    if not is_json_body(request.headers.get("content-type")):  # never a form or text/plain
+        message = "Invalid Request: send the JSON-RPC request as Content-Type: application/json"
+        return _error(None, -32600, message, 415)
+    try:
+        body = read_json(await request.body())
+    except BadRequest as exc:
+        return _error(None, exc.code, str(exc), 400)
+    if not isinstance(body, dict):
+        return _error(None, -32600, "Invalid Request: the body must be one JSON-RPC request object", 400)
+    if not isinstance(body.get("params", {}), dict):
+        return _error(request_id(body), -32602, "Invalid params: 'params' must be an object")
+    try:
+        named = decide_skill(path_skill, body, skills)
+    except BadRequest as exc:
+        return _error(request_id(body), exc.code, str(exc), 400)
+    caller: AccessToken | None = None
+    if guard is not None:
+        checked = await guard.check(request, skills.get(named) if named is not None else None)
+        if isinstance(checked, Response):
+            return checked
+        caller = checked
+    request.scope[CALL_SCOPE] = (named, caller)
+    return body, named
 
 
 def skill_routes(
@@ -729,10 +822,10 @@ def skill_routes(
     skills = skills_of(tools)
     by_id = {skill.id: skill for skill in skills}
     path = settings.a2a.path
-    placeholder = _card(settings, skills, path, "")
-    executor = SkillExecutor(by_id, runner)
+    placeholder = _card(settings, skills, path)
+    executor = SkillExecutor(by_id, runner, settings.a2a.max_task_bytes)
     guard = _guard(settings)
-    store = BoundedTaskStore()
+    store = BoundedTaskStore(settings.a2a.max_tasks, settings.a2a.max_task_bytes)
     handler = DefaultRequestHandler(executor, store, placeholder)
     builder = _SkillContextBuilder()
     dispatcher = JsonRpcDispatcher(request_handler=handler, context_builder=builder, enable_v0_3_compat=True)
@@ -742,8 +835,8 @@ def skill_routes(
     async def card(request: Request) -> JSONResponse:
         from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 
-        base = _base_url(request)
-        return JSONResponse(agent_card_to_dict(_card(settings, skills, base + path, base)))
+        base = advertised_base(settings, request)
+        return JSONResponse(agent_card_to_dict(_card(settings, skills, base + path)))
 
     async def skill_card(request: Request) -> Response:
         skill = by_id.get(request.path_params["skill"])
@@ -754,44 +847,28 @@ def skill_routes(
                 {"error": f"no A2A skill {request.path_params['skill']!r}; this agent serves: {known}"},
                 status_code=404,
             )
-        base = _base_url(request)
-        url = f"{base}{path}/{skill.id}"
+        url = f"{advertised_base(settings, request)}{path}/{skill.id}"
         if name == "agent.json":
             return JSONResponse(_legacy_card(settings, skill, url))
         if name == "agent-card.json":
             from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 
-            return JSONResponse(agent_card_to_dict(_card(settings, [skill], url, base)))
+            return JSONResponse(agent_card_to_dict(_card(settings, [skill], url)))
         return JSONResponse(
             {"error": f"no card {name!r}; use agent-card.json or agent.json"}, status_code=404
         )
 
     async def rpc(request: Request) -> Response:
-        skill = request.path_params.get("skill")
-        if skill is not None and skill not in by_id:
-            return _error(None, -32602, f"no A2A skill '{skill}'; this agent serves: {', '.join(by_id)}", 404)
-        raw = await request.body()
-        try:
-            body = json.loads(raw)
-        except ValueError as exc:
-            return _error(None, -32700, f"Parse error: the body is not JSON ({exc})", 400)
-        if not isinstance(body, dict):
-            return _error(None, -32600, "Invalid Request: the body must be one JSON-RPC request object", 400)
-        if not isinstance(body.get("params", {}), dict):
-            return _error(body.get("id"), -32602, "Invalid params: 'params' must be an object")
-        if guard is not None:
-            named = skill or _named_skill(body)
-            target_skill = by_id.get(str(named)) if named else executor.only_skill()
-            refused = await guard.refusal(request, target_skill)
-            if refused is not None:
-                return refused
-        if isinstance(body, dict) and body.get("method") in LEGACY_METHODS:
+        admitted = await _admit(request, by_id, guard)
+        if isinstance(admitted, Response):
+            return admitted
+        body, named = admitted
+        if body.get("method") in LEGACY_METHODS:
             return await legacy(body, builder.build(request))
         if (
-            isinstance(body, dict)
-            and body.get("method") == "SendMessage"
+            body.get("method") == "SendMessage"
             and request.headers.get("a2a-version") == "1.0"
-            and (target := direct.applies(_dict(body.get("params")), skill)) is not None
+            and (target := direct.applies(_dict(body.get("params")), named)) is not None
         ):
             wire = _dict(_dict(body["params"]).get("message"))
             try:
@@ -800,7 +877,8 @@ def skill_routes(
                 logger.debug("SendMessage with an unreadable message, left to the SDK: %r", exc)
             else:
                 return JSONResponse({"result": result, "id": body.get("id"), "jsonrpc": "2.0"})
-        request._body = raw  # the dispatcher reads the body again
+        # the dispatcher reads the body again: the JSON read here, so both see the same request
+        request._body = json.dumps(body).encode()
         return await dispatcher.handle_requests(request)
 
     return [

@@ -695,6 +695,19 @@ class A2aSettings(BaseModel):
     model_config = _Section
 
     path: str = Field("/a2a", description="Where the A2A JSON-RPC endpoints are served")
+    public_url: str | None = Field(
+        None,
+        description="Base URL the Agent Cards advertise (behind a proxy); unset: "
+        "http(s)://{agent.host}:{the bound port}",
+    )
+    max_tasks: Annotated[int, Field(gt=0)] = Field(
+        10_000, description="Tasks kept in memory (past it, the oldest ended ones are dropped)"
+    )
+    max_task_bytes: Annotated[int, Field(gt=0)] = Field(
+        1024 * 1024,
+        description="Bytes one task may hold (history and artifacts): past it the oldest history goes, "
+        "and a result larger than this fails the task",
+    )
     peers: dict[str, A2aPeerSettings] = Field(
         default_factory=dict, description="A2A agents called, by the name of the A2aClient parameter"
     )
@@ -705,6 +718,18 @@ class A2aSettings(BaseModel):
         if not value.startswith("/") or value == "/" or value.endswith("/"):
             raise ValueError("must start with '/' and not end with '/', e.g. /a2a")
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ValueError(
+                "must be an http(s) URL without query or fragment, e.g. https://agents.example.com"
+            )
+        return value.rstrip("/")
 
 
 class MediaSettings(BaseModel):
