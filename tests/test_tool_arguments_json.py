@@ -83,7 +83,7 @@ async def test_the_sdk_client_gets_a_boolean_or_a_string_refused_as_an_integer(a
             )
 
 
-def test_mesh_call_converts_key_value_text_as_json_and_the_agent_refuses_a_boolean() -> None:
+def test_mesh_call_converts_key_value_text_by_the_schema_and_the_agent_refuses_a_boolean() -> None:
     with run_registry() as registry:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
         with run_agent("starter_app", env=env):
@@ -96,6 +96,10 @@ def test_mesh_call_converts_key_value_text_as_json_and_the_agent_refuses_a_boole
                 assert refused.stdout == ""
                 assert f"a: Input should be a valid integer (got {shown})" in refused.stderr
                 assert "Traceback" not in refused.stderr
+            # a string parameter keeps the text the schema asks for: `name=42` is "42", not 42
+            greeted = run_cli(["call", "greet", "name=42"], env=env)
+            assert greeted.returncode == 0, greeted.stderr
+            assert '"Hello, 42!"' in greeted.stdout
 
 
 @mesh_tool()

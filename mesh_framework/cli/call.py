@@ -1,7 +1,8 @@
 """`mesh call TOOL [ARGS...]`: call a tool of the mesh through the registry.
 
 Arguments are `key=value` pairs (the value parsed as JSON when it parses, else taken as a string:
-`a=1` is 1, `name=Ada` is "Ada", `tags='["x"]'` a list) and/or JSON objects, merged left to right.
+`a=1` is 1, `name=Ada` is "Ada", `tags='["x"]'` a list) and/or JSON objects, merged left to right. A
+`key=value` whose parameter the tool's schema types as a string keeps its text (`name=42` is "42").
 With `--wait`, a background tool's job is followed to its end and its result shown (`job_wait.py`).
 """
 
@@ -77,8 +78,9 @@ def _credentials(token: str | None, tool: str) -> dict[str, str]:
     return credential_headers(settings.auth, tool)
 
 
-def parse_arguments(items: Sequence[str]) -> dict[str, Any]:
-    """`key=value` pairs and JSON objects, merged left to right; CliError (exit 2) for anything else."""
+def parse_arguments(items: Sequence[str], texts: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """`key=value` pairs and JSON objects, merged left to right; CliError (exit 2) for anything else.
+    A `key=value` whose key is in `texts` (string parameters) keeps its text."""
     arguments: dict[str, Any] = {}
     for item in items:
         if "=" not in item and item.lstrip()[:1] not in ("{", "["):
@@ -97,11 +99,73 @@ def parse_arguments(items: Sequence[str]) -> dict[str, Any]:
         key, _, raw = item.partition("=")
         if not key.strip():
             raise CliError(f"argument {item!r} has no name before '='; {EXAMPLE}", EXIT_USAGE)
+        if key.strip() in texts:
+            arguments[key.strip()] = raw
+            continue
         try:
             arguments[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:
             arguments[key.strip()] = raw
     return arguments
+
+
+def _not_text(items: Sequence[str]) -> set[str]:
+    """The keys of `key=value` items whose value parses as JSON other than a string (`n=42`, `f=true`)."""
+    keys = set()
+    for item in items:
+        if "=" in item and item.lstrip()[:1] not in ("{", "["):
+            key, _, raw = item.partition("=")
+            try:
+                if not isinstance(json.loads(raw), str):
+                    keys.add(key.strip())
+            except json.JSONDecodeError:
+                pass
+    return keys
+
+
+def _is_text(schema: Any) -> bool:
+    """Whether a property's JSON Schema takes only strings (or null)."""
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("type") == "string":
+        return True
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if not isinstance(options, list) or not options:
+        return False
+    kinds = [o.get("type") if isinstance(o, dict) else None for o in options]
+    return "string" in kinds and all(k in ("string", "null") for k in kinds)
+
+
+async def _by_schema(
+    args: argparse.Namespace,
+    arguments: dict[str, Any],
+    transport: Any,
+    endpoint: str,
+    headers: dict[str, str],
+) -> dict[str, Any]:
+    """`arguments`, with the text of a `key=value` kept where the tool's schema (the agent's `tools/list`,
+    asked only when a value parsed as a number, boolean, ...) types the parameter as a string: `name=42`
+    sends "42". Unchanged when the tools cannot be listed (the call itself then says what is wrong)."""
+    from ..mesh.transport import ProviderUnreachable, RemoteError
+
+    candidates = _not_text(args.arguments)
+    if not candidates:
+        return arguments
+    try:
+        listed = await transport.request(endpoint, "tools/list", {}, headers=headers)
+    except (ProviderUnreachable, RemoteError):
+        return arguments
+    texts = text_parameters(listed, args.tool) & candidates
+    return parse_arguments(args.arguments, frozenset(texts)) if texts else arguments
+
+
+def text_parameters(tools: Any, tool: str) -> frozenset[str]:
+    """The parameters of `tool` (in a `tools/list` result) its input schema types as strings."""
+    for entry in tools.get("tools", []) if isinstance(tools, dict) else []:
+        if isinstance(entry, dict) and entry.get("name") == tool:
+            properties = (entry.get("inputSchema") or {}).get("properties") or {}
+            return frozenset(name for name, schema in properties.items() if _is_text(schema))
+    return frozenset()
 
 
 async def _call(args: argparse.Namespace) -> int:
@@ -147,7 +211,9 @@ async def _call(args: argparse.Namespace) -> int:
                 fix = f"; {'check' if headers else 'pass'} --token (or MESH_AUTH__CLIENT_TOKEN)"
                 raise CliError(f"{exc}{fix if unauthorized else ''}", EXIT_ERROR) from None
 
-        result, value = await call_tool(args.tool, arguments)
+        result, value = await call_tool(
+            args.tool, await _by_schema(args, arguments, transport, endpoint, headers)
+        )
         structured = result.get("structuredContent")
         job_id = job_id_of(result) if args.wait else None
         if job_id is not None:
