@@ -88,6 +88,9 @@ class MeshApplication:
         """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""
         asgi = build_agent(self.container, self.catalog, self._lifespan)
         wire_observability(self.container, self.catalog, self.agent, self.scan)
+        from .mesh.projects import project_of
+
+        self.container.mesh_runtime().project = project_of(self.agent.module)
         return asgi
 
     async def prepare(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from ..tracing.sampling import TraceBudget
 from ..tracing.state import state as trace_state
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
+from .projects import PROJECT_FIELD, notice_other_projects
 from .proxy_factory import McpMeshToolProxyFactory
 from .registration import heartbeat_payload, tool_slots
 from .route_registration import route_entries, route_slots
@@ -40,6 +42,7 @@ class MeshRuntime:
     registry_observer: Callable[[str, float, bool], None] | None = None
     jobs: Any = None  # the JobService (jobs/service.py): joins and leaves the registry with the agent
     console: Any = None  # the console's TrafficRecorder (console/): pushed to the registry once joined
+    project: str = ""  # the app's top-level package (mesh/projects.py), sent in the heartbeat
 
     def __init__(
         self,
@@ -62,6 +65,7 @@ class MeshRuntime:
         self.console_push: Any = None
         self.leaving = False  # a graceful stop began (`leave`): a join still under way registers nothing
         self._slots = {**tool_slots(tools), **route_slots(self.routes)}
+        self._projects: asyncio.Task[None] | None = None
 
     async def start(self, port: int) -> None:
         settings = self.settings
@@ -134,6 +138,17 @@ class MeshRuntime:
             self.subscription.start()
         if self.console is not None:
             self._start_console(client, heartbeat, token)
+        if self.project:  # one line once registered, if the registry holds other projects' agents
+            self._projects = asyncio.create_task(
+                notice_other_projects(
+                    self.factory.http,
+                    lambda: client.url,
+                    self.project,
+                    heartbeat.registered,
+                    headers={"Authorization": f"Bearer {token}"} if token else None,
+                ),
+                name="mesh-projects",
+            )
         logger.info("joining the mesh at %s as %s", ", ".join(map(redact_url, urls)), settings.agent.id)
 
     def _start_console(self, client: RegistryClient, heartbeat: Heartbeat, token: str | None) -> None:
@@ -170,6 +185,8 @@ class MeshRuntime:
         an agent with routes and no tools of its own (the framework's job tools aside) registers as `api`,
         as MCP Mesh's route agents do."""
         payload = heartbeat_payload(self.settings, self.tools, port)
+        if self.project:
+            payload[PROJECT_FIELD] = self.project
         if len(self.routes):
             payload["tools"] += route_entries(self.routes, self.settings.agent.namespace)
             if all(w.key.startswith(FRAMEWORK_KEY_PREFIX) for w in self.tools):
@@ -197,6 +214,10 @@ class MeshRuntime:
             await heartbeat.stop(unregister=True)
 
     async def stop(self) -> None:
+        if self._projects is not None:
+            self._projects.cancel()
+            await asyncio.gather(self._projects, return_exceptions=True)
+            self._projects = None
         if self.jobs is not None:
             await self.jobs.leave()
         if self.health is not None:

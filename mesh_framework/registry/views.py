@@ -70,7 +70,7 @@ def agent_view(state: AgentState) -> dict[str, Any]:
     dependencies = _dependency_resolutions(answer)
     llm_tools = _llm_tool_resolutions(answer)
     llm_providers = _llm_provider_resolutions(answer)
-    return {
+    view = {
         "a2a_consumer": registration.a2a_consumer,
         "a2a_producer": registration.a2a_producer,
         "agent_type": registration.agent_type,
@@ -102,6 +102,10 @@ def agent_view(state: AgentState) -> dict[str, Any]:
         "total_dependencies": len(dependencies),
         "version": registration.version,
     }
+    project = registration.raw.get("project")  # ours: the agent's app package (mesh/projects.py)
+    if isinstance(project, str) and project:
+        view["project"] = project[:128]
+    return view
 
 
 def health_view(uptime: float, version: str) -> dict[str, Any]:
