@@ -15,6 +15,9 @@ from mesh_framework.scaffold import create_project
 from tests.agents import ROOT, run_cli
 
 
+ONE_TEST = ["tests/test_tools.py::test_add"]  # a test of the new project that takes mesh_client
+
+
 def project(tmp_path: Path, max_name_length: str = "40") -> Path:
     """A `mesh new` project (its GreetingService takes GreetingProperties) with `greeting.max-name-length`
     set as given in config/application.yaml."""
@@ -62,7 +65,7 @@ def test_the_pytest_kit_fails_the_test_with_the_problem_and_no_traceback(tmp_pat
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_", "PYTEST_"))}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(folder)])
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio", "-k", "add"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio", *ONE_TEST],
         cwd=folder,
         env=env,
         capture_output=True,
