@@ -14,7 +14,6 @@ import pytest
 from mesh_framework.scaffold import create_project
 from tests.agents import ROOT, run_cli
 
-
 ONE_TEST = ["tests/test_tools.py::test_add"]  # a test of the new project that takes mesh_client
 
 
