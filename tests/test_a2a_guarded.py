@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_mesh
+from tests.agents import AgentProcess, run_agent, run_mesh, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -218,13 +218,15 @@ def test_json_that_cannot_be_read_is_a_400_and_one_log_line(bare: AgentProcess, 
             assert error["code"] == -32700 and said[name] in error["message"], (name, error)
         served = httpx2.post(agent.base_url + "/a2a", content=content, headers=headers, timeout=10)
         assert served.status_code == 400, (name, served.text)  # the agent: its edge or the handler
-    # params the SDK cannot read: its JSON-RPC error, and one line in the log
+    # params the SDK cannot read: its JSON-RPC error, and one warning in the log
     for server in (bare, agent):
+        seen = len(server.output)
         unreadable = post(server, "/a2a", rpc("SendMessage", message=5), "alice")
         assert unreadable.status_code == 200 and unreadable.json()["error"]["code"] == -32602
-        logged = [line for line in server.text().splitlines() if "Failed to parse request params" in line]
-        assert len(logged) == 1 and "ParseError" in logged[0]
-        assert "Traceback" not in server.text()
+        wait_until(lambda server=server, seen=seen: "Code=-32602" in "".join(server.output[seen:]))
+        logged = [line for line in server.output[seen:] if "jsonrpc_dispatcher" in line]
+        assert len(logged) == 1 and "WARNING" in logged[0] and "parseError" in logged[0], logged
+        assert "Traceback" not in server.text() and " ERROR " not in server.text()
 
 
 def test_the_cards_name_the_agents_own_url_whatever_host_was_sent(agent: AgentProcess) -> None:
@@ -285,3 +287,16 @@ def test_the_number_of_tasks_kept_is_bounded(agent: AgentProcess) -> None:
     for n in range(MAX_TASKS + 5):
         post(agent, "/a2a/echo", send(f"more {n}"), "alice")
     assert post(agent, "/a2a", rpc("GetTask", id=first), "alice").json()["error"]["code"] == -32001
+
+
+def test_a_message_the_sdk_helper_refuses_runs_as_a_task(agent: AgentProcess) -> None:
+    """An empty text part, or a message in another role, is still a message: the task runs (it was a 500)."""
+    for wire in (
+        {"role": "ROLE_USER", "parts": [{"text": ""}]},
+        {"role": "ROLE_AGENT", "parts": [{"text": "a"}]},
+    ):
+        body = {**send(), "method": "SendStreamingMessage"}
+        body["params"]["message"].update(wire)
+        answer = post(agent, "/a2a/echo", body, "alice")
+        assert answer.status_code == 200, answer.text
+        assert frames(answer)[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"

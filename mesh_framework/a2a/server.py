@@ -30,7 +30,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from a2a.auth.user import UnauthenticatedUser, User
-from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
@@ -58,6 +57,7 @@ from a2a.types import (
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
+    TaskStatus,
     TaskStatusUpdateEvent,
 )
 from a2a.utils.errors import A2AError
@@ -190,7 +190,15 @@ class SkillExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         if context.current_task is None and context.message is not None:
-            await event_queue.enqueue_event(new_task_from_user_message(context.message))
+            # not the SDK's new_task_from_user_message: it raises for an empty text part or another role
+            message = context.message
+            task = Task(
+                id=context.task_id or message.task_id or str(uuid.uuid4()),
+                context_id=context.context_id or message.context_id or str(uuid.uuid4()),
+                status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                history=[message],
+            )
+            await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
         await updater.start_work()
         try:
@@ -759,23 +767,33 @@ def advertised_base(settings: MeshSettings, request: Request) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+_DISPATCHER_LOG = "a2a.server.routes.jsonrpc_dispatcher"
+
+
 class _OneLine(logging.Filter):
-    """The SDK's dispatcher logs a traceback for each request it cannot read: one line instead (the client
-    was answered with a JSON-RPC error saying what is wrong)."""
+    """The SDK's JSON-RPC dispatcher logs a traceback at ERROR for each request it cannot read, then a
+    "Request Error" line naming the problem: that line alone stays (a client's mistake is no error of
+    ours). Any other exception it logs is one line, without the traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and record.exc_info[1] is not None:
-            exc = record.exc_info[1]
-            detail = " ".join(str(exc).split())[:300]
-            record.msg = f"{record.getMessage()}: {type(exc).__name__}: {detail}"
-            record.args = None
-            record.exc_info = None
-            record.exc_text = None
+        if not record.exc_info or record.exc_info[1] is None:
+            return True
+        exc = record.exc_info[1]
+        mistake = record.getMessage().startswith(("Failed to validate", "Failed to parse"))
+        if mistake and record.name == _DISPATCHER_LOG:
+            return False
+        detail = " ".join(str(exc).split())[:300]
+        record.msg = f"{record.getMessage()}: {type(exc).__name__}: {detail}"
+        record.args = None
+        record.exc_info = None
+        record.exc_text = None
+        if mistake:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
 
 _ONE_LINE = _OneLine()
-for _name in ("a2a.server.routes.jsonrpc_dispatcher", "a2a.compat.v0_3.jsonrpc_adapter"):
+for _name in (_DISPATCHER_LOG, "a2a.compat.v0_3.jsonrpc_adapter"):
     if _ONE_LINE not in logging.getLogger(_name).filters:
         logging.getLogger(_name).addFilter(_ONE_LINE)
 

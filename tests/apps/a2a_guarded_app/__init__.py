@@ -31,22 +31,23 @@ async def erase(text: str) -> str:
 @mesh_a2a()
 @mesh_tool()
 async def flood(chunks: int) -> Stream[str]:
-    """`chunks` chunks of 1000 characters each."""
-    for _ in range(chunks):
+    """`chunks` chunks of 1000 characters each (at most 1000 chunks)."""
+    for _ in range(min(chunks, 1000)):
         yield "x" * 1000
 
 
 @mesh_a2a()
 @mesh_tool()
 async def big(size: int) -> str:
-    """A result of `size` characters."""
-    return "y" * size
+    """A result of `size` characters (at most 1 MB)."""
+    return "y" * min(size, 1_000_000)
 
 
 @mesh_a2a()
 @mesh_tool()
 async def chatter(n: int, ctx: ToolContext) -> str:
-    """Reports `n` progress messages of 500 characters, then answers."""
+    """Reports `n` progress messages of 500 characters (at most 300), then answers."""
+    n = min(n, 300)
     for i in range(n):
         await ctx.report_progress(i + 1, n, f"{i + 1:04d} " + "z" * 495)
         await asyncio.sleep(0)
