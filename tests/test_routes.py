@@ -67,9 +67,9 @@ def test_a_body_that_fails_validation_is_a_422_naming_the_field(webby: AgentProc
     ]
 
 
-def test_a_body_that_is_not_json_and_a_bad_query_value_are_422s(webby: AgentProcess) -> None:
+def test_a_body_that_is_not_json_is_a_400_and_a_bad_query_value_a_422(webby: AgentProcess) -> None:
     bad_json = post(webby, "/api/items", content=b"{not json", headers={"content-type": "application/json"})
-    assert bad_json.status_code == 422 and bad_json.json()["detail"][0]["type"] == "json_invalid"
+    assert bad_json.status_code == 400 and "not valid JSON" in bad_json.json()["detail"]
     bad_query = get(webby, "/api/hello/ada?times=many")
     assert bad_query.status_code == 422
     assert bad_query.json()["detail"][0]["loc"] == ["query", "times"]
