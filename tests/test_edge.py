@@ -114,7 +114,11 @@ def test_bodies_are_json_only_unless_the_route_takes_a_form(agent: TestClient) -
     assert agent.post("/fa/json", json=ORDER).json() == {"placed": "pen"}
     # A2A's JSON-RPC too
     answer = agent.post("/a2a", content=b'{"jsonrpc":"2.0"}', headers={"content-type": "text/plain"})
-    assert answer.status_code == 415
+    assert (
+        answer.status_code == 415 and answer.json()["error"]["code"] == -32600
+    )  # A2A's callers read JSON-RPC
+    broken = agent.post("/a2a", content=b'{"jsonrpc": NaN}', headers={"content-type": "application/json"})
+    assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
     with TestClient(build_registry_app(RegistryStore(), sweep=False), base_url=LOCAL) as registry:
         heartbeat = registry.post("/heartbeat", content=b"{}", headers={"content-type": "text/plain"})
         assert heartbeat.status_code == 415

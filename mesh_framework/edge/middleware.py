@@ -39,6 +39,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _BODY_DONE = -1.0
+_NOT_JSON = "request body is not valid JSON"
 
 
 class _Refused(Exception):
@@ -48,11 +49,19 @@ class _Refused(Exception):
         self.message = message
 
 
+def _shaped(status: int, message: str, surface: str) -> dict[str, Any]:
+    if surface == "jsonrpc":  # A2A's callers read a JSON-RPC error: -32700 for a body that is not JSON
+        code = -32700 if status == 400 and message.startswith(_NOT_JSON) else -32600
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    if surface == "agent":
+        return {"detail": message}
+    return {"status": "error", "message": message}
+
+
 async def send_refusal(
     send: Send, status: int, message: str, *, surface: str, close: bool = False, head: bool = False
 ) -> None:
-    shaped = {"detail": message} if surface == "agent" else {"status": "error", "message": message}
-    body = json.dumps(shaped).encode()
+    body = json.dumps(_shaped(status, message, surface)).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -113,7 +122,7 @@ class GuardedEdge:
             await self.app(scope, receive, send)
             return
         headers = _headers(scope)
-        surface = self.policy.surface
+        surface = self._surface(scope["path"])
         refusal = self._refusal(scope, headers) or self._too_busy(scope)
         if refusal is not None:
             status, message = refusal
@@ -134,16 +143,22 @@ class GuardedEdge:
                 reader = replay
         self.in_flight += 1
         try:
-            await self._serve(scope, receive, send, reader)
+            await self._serve(scope, receive, send, reader, surface)
         finally:
             self.in_flight -= 1
 
+    def _surface(self, path: str) -> str:
+        """How this request's refusals are shaped: `jsonrpc` below a JSON-RPC path, else the policy's."""
+        for prefix in self.policy.jsonrpc_paths:
+            if path == prefix or path.startswith(prefix + "/"):
+                return "jsonrpc"
+        return self.policy.surface
+
     async def _serve(
-        self, scope: Scope, receive: Receive, send: Send, reader: _BodyReader | _Replay | None
+        self, scope: Scope, receive: Receive, send: Send, reader: _BodyReader | _Replay | None, surface: str
     ) -> None:
         """The app's answer; the edge's instead when the body is refused while the app reads it, and a JSON
         500 (one log line) when the app fails before it answered."""
-        surface = self.policy.surface
         started = replaced = False
 
         async def guarded_send(message: Message) -> None:
@@ -170,7 +185,8 @@ class GuardedEdge:
             logger.error("%s %s failed: %s", scope["method"], scope["path"], exception_text(exc))
             logger.debug("the failure's traceback", exc_info=True)
             if not started:
-                await send_refusal(send, 500, f"the {surface} failed to answer; see its log", surface=surface)
+                failed = f"the {self.policy.surface} failed to answer; see its log"
+                await send_refusal(send, 500, failed, surface=surface)
 
     async def _read_json(self, reader: _BodyReader, receive: Receive) -> _Replay | _Refused:
         """A JSON body read whole (within the limits) and parsed strictly once, here: NaN, Infinity, lone
@@ -182,7 +198,7 @@ class GuardedEdge:
             return refused
         problem = json_problem(body)
         if problem is not None:
-            return _Refused(400, f"request body is not valid JSON: {problem}")
+            return _Refused(400, f"{_NOT_JSON}: {problem}")
         return _Replay(body, receive)
 
     def _too_busy(self, scope: Scope) -> tuple[int, str] | None:

@@ -48,7 +48,8 @@ class EdgePolicy:
     - `max_concurrency`: requests served at once (more: 503); idle connections do not count.
     - `identity`: resolves a bearer token once per request; the caller is left in
       `scope["state"]["access_token"]` for the surfaces behind the edge (None when no verifier is set).
-    - `surface`: how refusals name what was asked ("agent", "registry", "console").
+    - `surface`: how refusals name what was asked ("agent", "registry", "console"), and their shape
+      (`{"detail"}` on an agent, `{"status", "message"}` elsewhere; JSON-RPC errors below `jsonrpc_paths`).
     """
 
     guard: HostGuard | None = None
@@ -58,9 +59,8 @@ class EdgePolicy:
     max_concurrency: int | None = None
     identity: IdentityResolver | None = field(default=None, compare=False)
     surface: str = "agent"
-    origin_regex: str | None = (
-        None  # origins allowed beside the guard's patterns (`web.cors.allow_origin_regex`)
-    )
+    origin_regex: str | None = None  # origins allowed beside the guard's (`web.cors.allow_origin_regex`)
+    jsonrpc_paths: tuple[str, ...] = ()  # paths (and below) whose callers read refusals as JSON-RPC errors
 
     @classmethod
     def loopback(
@@ -94,4 +94,5 @@ class EdgePolicy:
             identity=identity,
             surface="agent",
             origin_regex=cors.allow_origin_regex,
+            jsonrpc_paths=(settings.a2a.path,),
         )
