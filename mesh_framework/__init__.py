@@ -45,6 +45,13 @@ if TYPE_CHECKING:
         mesh_resource,
         mesh_tool,
     )
+    from .di.conditions import (
+        conditional_on_class,
+        conditional_on_missing_bean,
+        conditional_on_property,
+        profile,
+    )
+    from .di.configuration import bean, configuration
     from .di.wiring import Qualifier
     from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
     from .events import ApplicationEventPublisher, event_listener
@@ -133,8 +140,13 @@ __all__ = [
     "ToolsChanged",
     "WiringError",
     "__version__",
+    "bean",
     "completer",
     "component",
+    "conditional_on_class",
+    "conditional_on_missing_bean",
+    "conditional_on_property",
+    "configuration",
     "config_properties",
     "elicit",
     "event_listener",
@@ -151,6 +163,7 @@ __all__ = [
     "mesh_selector",
     "mesh_service",
     "mesh_tool",
+    "profile",
     "propagated_headers",
     "sample",
     "selector",
@@ -190,6 +203,12 @@ _LOCATIONS: dict[str, str] = {
     "mesh_resource": ".decorators",
     "mesh_tool": ".decorators",
     "Qualifier": ".di.wiring",
+    "bean": ".di.configuration",
+    "configuration": ".di.configuration",
+    "profile": ".di.conditions",
+    "conditional_on_class": ".di.conditions",
+    "conditional_on_missing_bean": ".di.conditions",
+    "conditional_on_property": ".di.conditions",
     "CatalogError": ".errors",
     "ConfigError": ".errors",
     "A2aClient": ".a2a",

@@ -31,6 +31,7 @@ from .application.server import bind_agent_socket, serve_until_stopped, uvicorn_
 from .application.shutdown import GracefulStop
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings
+from .di.definitions import Selection
 from .di.scan import ScanResult
 from .di.wiring import BeanCatalog
 from .specs import AgentSpec
@@ -48,12 +49,15 @@ class MeshApplication:
         scan: ScanResult,
         container: Any,
         catalog: BeanCatalog,
+        *,
+        selection: Selection | None = None,
     ) -> None:
         self.agent = agent
         self.loaded = loaded
         self.scan = scan
         self.container = container
         self.catalog = catalog
+        self.selection = selection  # every bean considered and its conditions' outcomes (`mesh beans`)
         self.bound_port: int | None = None
         self._server: Any = None
         self._stopping: GracefulStop | None = None
@@ -82,7 +86,12 @@ class MeshApplication:
         loaded = load_application(
             app, cli=cli, profiles=profiles, config=config, environ=environ, report_unread=report_unread
         )
-        return cls(*loaded)
+        return cls(*loaded[:5], selection=loaded.selection)
+
+    async def start_beans(self) -> None:
+        """Make every singleton bean in dependency order, awaiting the `async def` ones, on the loop that will
+        serve (`serve()` and `mesh_client` do it before building; `build()` alone makes the sync ones)."""
+        await self.container.bean_lifecycle().start()
 
     def build(self) -> Any:
         """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""
@@ -114,7 +123,12 @@ class MeshApplication:
         This call owns the process: once start-up is done it freezes the garbage collector's heap
         (`gc.freeze()`), so the objects start-up built are not walked by later collections.
         """
-        app = self.build()
+        await self.start_beans()
+        try:
+            app = self.build()
+        except BaseException:
+            await self.container.bean_lifecycle().close()
+            raise
         try:
             await self.prepare()
             sock = self.bind()

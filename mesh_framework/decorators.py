@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from .a2a.marks import A2A_ATTR, A2aSkillSpec
 from .argument_completion import completer
+from .di.configuration import check_scope
 from .prompts.decorator import mesh_prompt
 from .resources.decorator import mesh_resource
 from .specs import (
@@ -54,21 +55,45 @@ _TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 def component(cls: C, /) -> C: ...
 @overload
 def component(
-    *, name: str | None = None, primary: bool = False, qualifier: str | None = None
+    *,
+    name: str | None = None,
+    primary: bool = False,
+    qualifier: str | None = None,
+    scope: str = "singleton",
+    order: int | None = None,
 ) -> Callable[[C], C]: ...
 def component(
-    cls: C | None = None, /, *, name: str | None = None, primary: bool = False, qualifier: str | None = None
+    cls: C | None = None,
+    /,
+    *,
+    name: str | None = None,
+    primary: bool = False,
+    qualifier: str | None = None,
+    scope: str = "singleton",
+    order: int | None = None,
 ) -> C | Callable[[C], C]:
     """Mark a class as a component: the container builds one instance, wiring its constructor by type.
 
     `primary=True` picks this class when several implement the same base; `qualifier` names it for
-    `Annotated[Base, Qualifier("name")]` parameters.
+    `Annotated[Base, Qualifier("name")]` parameters. `scope="prototype"` builds a new instance for each
+    injection, `scope="call"` one per tool call, route request or job (closed when it ends); `order` places
+    it in `list[Base]` collections (lower first, then by name).
     """
+    check_scope(scope, "@component")
+    if order is not None and (not isinstance(order, int) or isinstance(order, bool)):
+        raise ValueError(f"@component: order must be an integer, not {order!r}")
 
     def mark(target: C) -> C:
         if not isinstance(target, type):
             raise TypeError(f"@component applies to classes, not {target!r}")
-        spec = ComponentSpec(cls=target, name=name or target.__name__, primary=primary, qualifier=qualifier)
+        spec = ComponentSpec(
+            cls=target,
+            name=name or target.__name__,
+            primary=primary,
+            qualifier=qualifier,
+            scope=scope,
+            order=order,
+        )
         setattr(target, COMPONENT_ATTR, spec)
         return target
 

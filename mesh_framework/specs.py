@@ -167,6 +167,8 @@ class ComponentSpec:
     name: str
     primary: bool = False
     qualifier: str | None = None
+    scope: str = "singleton"  # "prototype": one per injection; "call": one per tool call, request or job
+    order: int | None = None  # its place in `list[T]` collections (lower first)
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,8 @@ def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
 def _instantiate_components(container: Any, catalog: BeanCatalog) -> None:
     failures = []
     for bean in catalog.components:
+        if bean.scope != "singleton":  # prototypes are made where injected, call-scoped ones per call
+            continue
         try:
             getattr(container, bean.name)()
         except MeshError:
@@ -98,6 +100,8 @@ def _register_listeners(container: Any, catalog: BeanCatalog) -> None:
     publisher = container.event_publisher()
     problems = []
     for bean in catalog.components:
+        if bean.scope != "singleton":
+            continue
         try:
             publisher.register(getattr(container, bean.name)())
         except TypeError as exc:

@@ -68,6 +68,9 @@ class AgentLifecycle:
         if jobs is not None:
             await jobs.aclose()
         await self.container.event_publisher().drain()
+        beans = container.bean_lifecycle()
+        if beans is not None:  # the app's beans last, in reverse order of creation (di/lifecycle.py)
+            await beans.close()
 
     @contextlib.asynccontextmanager
     async def running(self, port: int | None) -> AsyncIterator[None]:
@@ -78,6 +81,9 @@ class AgentLifecycle:
         self.failure = None
         await self.prepare()
         try:
+            beans = self.container.bean_lifecycle()
+            if beans is not None:  # made already by serve() or mesh_client; else the singletons now
+                await beans.start()
             mounted = await start_mounted(self.container.web_app())
         except BaseException as exc:
             if isinstance(exc, MeshError):

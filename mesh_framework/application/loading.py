@@ -15,12 +15,14 @@ from typing import Any, NamedTuple
 from dependency_injector import providers
 
 from ..config.loader import LoadedSettings, load_settings
-from ..di.assembly import assemble_container, bean_name_for
+from ..di.assembly import add_collections, assemble_container, bean_name_for
+from ..di.auto_configuration import discover_auto_configurations
 from ..di.container import FRAMEWORK_BEANS
+from ..di.definitions import Selection, bean_entries, select_beans
 from ..di.scan import ScanResult, find_agent, scan_packages
 from ..di.usage import names_servers, serves_features
 from ..di.wiring import BeanCatalog, describe_location
-from ..errors import ConfigError
+from ..errors import ConfigError, WiringError
 from ..routes.web import plan_web
 from ..specs import AgentSpec
 from .config_dir import config_dir_of
@@ -36,6 +38,7 @@ class LoadedApplication(NamedTuple):
     scan: ScanResult
     container: Any
     catalog: BeanCatalog
+    selection: Selection  # every bean considered, with its conditions' outcomes (`mesh beans`)
 
 
 def load_application(
@@ -67,8 +70,14 @@ def load_application(
     packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
     exclude = [*agent.exclude, *settings.scan.exclude]
     scan = scan_packages(packages, exclude)
-    catalog = BeanCatalog(scan.components, scan.config_properties, FRAMEWORK_BEANS)
-    container = assemble_container(loaded, scan, catalog, servers, report_unread=report_unread)
+    auto, auto_problems = discover_auto_configurations(settings.auto_configuration.exclude)
+    selection = select_beans(scan.components, scan.configurations, auto, settings)
+    if auto_problems:
+        raise WiringError(auto_problems)
+    catalog = BeanCatalog(bean_entries(selection.beans), scan.config_properties, FRAMEWORK_BEANS)
+    container = assemble_container(
+        loaded, scan, catalog, servers, report_unread=report_unread, selection=selection
+    )
     owners = {bean.type: bean.name for bean in catalog.components}
     module_file = getattr(sys.modules[agent.module], "__file__", None)
     package_dir = Path(module_file).resolve().parent if module_file else None
@@ -88,7 +97,8 @@ def load_application(
         package_dir=package_dir,
     )
     container.web_plan.override(providers.Object(web))
-    return LoadedApplication(agent, loaded, scan, container, catalog)
+    add_collections(container, catalog)  # `list[T]` beans the routes ask for
+    return LoadedApplication(agent, loaded, scan, container, catalog, selection)
 
 
 def server_catalog(loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str]) -> Any:

@@ -312,6 +312,17 @@ class ScanSettings(BaseModel):
     exclude: list[str] = Field(default_factory=list, description="Module-name patterns not to import")
 
 
+class AutoConfigurationSettings(BaseModel):
+    """Auto-configurations: `@configuration` classes installed packages contribute (entry point group
+    `mesh_framework.auto_configuration`)."""
+
+    model_config = _Section
+
+    exclude: list[str] = Field(
+        default_factory=list, description="Auto-configurations (entry point names) not to apply"
+    )
+
+
 class ToolSettings(BaseModel):
     model_config = _Section
 
@@ -785,6 +796,7 @@ class MeshSettings(BaseSettings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     mesh: MeshCallSettings = Field(default_factory=MeshCallSettings)
     scan: ScanSettings = Field(default_factory=ScanSettings)
+    auto_configuration: AutoConfigurationSettings = Field(default_factory=AutoConfigurationSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)

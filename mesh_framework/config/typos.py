@@ -4,7 +4,7 @@ nothing reads is a warning when its name is close to a known one, an error under
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from pydantic import BaseModel
@@ -32,14 +32,24 @@ def _section_origin(loaded: LoadedSettings, section: str) -> str:
 
 
 def unknown_settings(
-    loaded: LoadedSettings, sections: Mapping[str, type[BaseModel]], *, strict: bool = False
+    loaded: LoadedSettings,
+    sections: Mapping[str, type[BaseModel]],
+    *,
+    strict: bool = False,
+    read_by_conditions: Collection[str] = (),
 ) -> Unread:
     """Every setting nothing reads, each with where it was set and the closest known name.
 
     A top-level section this agent does not know is reported when its name is close to a known one (a
     misspelling), or under `strict`: otherwise it is taken for a section another agent of the project
-    reads (several agents share `application.yaml`)."""
-    errors = list(loaded.unread)  # keys of framework sections, found by the loader
+    reads (several agents share `application.yaml`). Keys a bean's `@conditional_on_property` reads
+    (`read_by_conditions`) are read, and so is their top-level section."""
+    read = set(read_by_conditions)
+    errors = [
+        problem
+        for problem in loaded.unread  # keys of framework sections, found by the loader
+        if not any(problem.startswith(f"{key} ") or problem.startswith(f"{key}:") for key in read)
+    ]
     for prefix, model in sorted(sections.items()):
         raw = loaded.settings.extra_section(prefix)
         # models that refuse unknown keys report them when validated; those that allow them read them all
@@ -47,11 +57,17 @@ def unknown_settings(
             continue
         known = field_names(model)
         for key in sorted(raw):
-            if key not in known:
+            if key not in known and f"{prefix}.{key}" not in read:
                 where = f"{prefix}.{key}"
                 errors.append(unknown_key(where, loaded.origin_of(where), model.__name__, known))
     extra = loaded.settings.model_extra or {}
-    top_sections = sorted({*MeshSettings.model_fields, *(prefix.split(".")[0] for prefix in sections)})
+    top_sections = sorted(
+        {
+            *MeshSettings.model_fields,
+            *(prefix.split(".")[0] for prefix in sections),
+            *(key.split(".")[0] for key in read),
+        }
+    )
     warnings: list[str] = []
     for key in sorted(extra):
         if key in top_sections:

@@ -20,10 +20,12 @@ from ..status.discovery import plan_status_sections
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer, empty_catalog
+from .definitions import BeanDefinition, ConfigurationDefinition, Selection, select_beans
+from .lifecycle import BeanLifecycle
 from .scan import ScanResult
 from .wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
 
-__all__ = ["assemble_container", "bean_name_for"]
+__all__ = ["add_collections", "assemble_container", "bean_name_for"]
 
 logger = logging.getLogger("mesh_framework")
 
@@ -35,11 +37,15 @@ def assemble_container(
     servers: Any,
     *,
     report_unread: bool = False,
+    selection: Selection | None = None,
 ) -> Any:
     """The container for one agent. Raises WiringError listing every problem found; settings nothing reads
     are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`).
     `servers`: the McpServerCatalog, or None when the settings name no MCP server (an empty one is then
-    built if something reads it)."""
+    built if something reads it). `selection`: the beans defined (di/definitions.py); default the scanned
+    components and configuration classes, without auto-configurations."""
+    if selection is None:
+        selection = select_beans(scan.components, scan.configurations, (), loaded.settings)
     container = MeshContainer(
         settings=providers.Object(loaded.settings),
         loaded_settings=providers.Object(loaded),
@@ -49,7 +55,7 @@ def assemble_container(
     )
     problems = [
         *_add_config_sections(container, loaded, scan, catalog),
-        *_add_components(container, catalog),
+        *_add_beans(container, catalog, selection),
         *_replace_framework_beans(container, catalog),
     ]
     plans, tool_problems = _plan_tools(loaded, scan, catalog)
@@ -61,10 +67,12 @@ def assemble_container(
         scan.modules, {bean.type: bean.name for bean in catalog.components}
     )
     problems += command_problems + status_problems
+    add_collections(container, catalog)
     unread = unknown_settings(
         loaded,
         {spec.prefix: spec.model for spec in scan.config_properties},
         strict=loaded.settings.config.strict,
+        read_by_conditions=selection.property_keys,
     )
     for warning in unread.warnings:
         logger.warning("setting ignored: %s", warning)
@@ -119,34 +127,165 @@ def _add_config_sections(
     return problems
 
 
-def _add_components(container: Any, catalog: BeanCatalog) -> list[str]:
-    """One thread-safe singleton per component, its constructor wired by type."""
-    problems: list[str] = []
-    graph: dict[type, list[Requirement]] = {}
+def _add_beans(container: Any, catalog: BeanCatalog, selection: Selection) -> list[str]:
+    """One provider per bean (components and `@bean` methods, scoped), its parameters wired by type; the
+    configuration classes of the beans; scope mismatches and cycles among the problems."""
+    problems: list[str] = list(selection.problems)
     reserved = set(MeshContainer.providers)
-    for bean in catalog.components:
-        if bean.name in reserved:
+    requirements: dict[str, list[Requirement]] = {}
+    definitions = selection.beans
+    configurations = {d.configuration.name: d.configuration for d in definitions if d.configuration}
+    for config in configurations.values():
+        found_requirements, found = catalog.requirements(config.cls)
+        problems.extend(found)
+        requirements[config.name] = found_requirements
+        container.set_provider(config.name, providers.ThreadSafeSingleton(config.cls))
+    lifecycle = BeanLifecycle(container, definitions, requirements)
+    for definition in definitions:
+        if definition.name in reserved:
             problems.append(
-                f"{describe_location(bean.type)}: component name '{bean.name}' is taken by a "
-                "framework bean; pass @component(name=...)"
+                f"{definition.location}: bean name '{definition.name}' is taken by a framework bean; pass "
+                f"{'@bean' if definition.is_method else '@component'}(name=...)"
             )
             continue
-        requirements, found = catalog.requirements(bean.type)
-        problems.extend(found)
-        graph[bean.type] = requirements
-        container.set_provider(bean.name, providers.ThreadSafeSingleton(bean.type))
-    names = [b.name for b in catalog.components]
-    for duplicate in sorted({n for n in names if names.count(n) > 1}):
-        classes = ", ".join(
-            f"{b.type.__module__}.{b.type.__qualname__}" for b in catalog.components if b.name == duplicate
-        )
-        problems.append(f"two components are named '{duplicate}' ({classes}); pass @component(name=...)")
-    problems.extend(catalog.find_cycles(graph))
-    for bean in catalog.components:
-        if bean.type in graph:
-            getattr(container, bean.name).add_kwargs(
-                **{r.parameter: getattr(container, r.bean.name) for r in graph[bean.type] if r.bean}
+        if definition.configuration is not None:
+            found_requirements, found = catalog.parameters(
+                definition.factory,
+                definition.configuration.cls.__qualname__,
+                label=definition.factory.__name__,
             )
+        else:
+            found_requirements, found = catalog.requirements(definition.type)
+        problems.extend(found)
+        requirements[definition.name] = found_requirements
+        if definition.is_async and definition.scope == "prototype":
+            problems.append(
+                f"{definition.location}: bean '{definition.name}' is async and prototype-scoped; a prototype "
+                "is made where it is injected, which cannot await: make it a singleton or call-scoped"
+            )
+        container.set_provider(definition.name, lifecycle.provider(definition))
+    names = [d.name for d in definitions] + list(configurations)
+    for duplicate in sorted({n for n in names if names.count(n) > 1}):
+        listed = ", ".join(
+            [f"{d.factory.__module__}.{d.display}" for d in definitions if d.name == duplicate]
+            + [
+                f"{c.cls.__module__}.{c.cls.__qualname__}"
+                for c in configurations.values()
+                if c.name == duplicate
+            ]
+        )
+        problems.append(
+            f"two beans are named '{duplicate}' ({listed}); pass @component(name=...) or @bean(name=...)"
+        )
+    problems.extend(_scope_problems(definitions, configurations, requirements))
+    problems.extend(_cycles(definitions, requirements))
+    add_collections(container, catalog)
+    for name, found_requirements in requirements.items():
+        provider = getattr(container, name)
+        if isinstance(provider, providers.Callable):  # async or call-scoped: the lifecycle passes them
+            continue
+        provider.add_kwargs(
+            **{r.parameter: getattr(container, r.bean.name) for r in found_requirements if r.bean}
+        )
+    container.bean_lifecycle.override(providers.Object(lifecycle))
+    return problems
+
+
+def add_collections(container: Any, catalog: BeanCatalog) -> None:
+    """A provider for each `list[T]` asked for so far: every bean assignable to T, in order."""
+    for name, collection in catalog.collections.items():
+        if name not in container.providers:
+            container.set_provider(
+                name, providers.List(*(getattr(container, b.name) for b in collection.elements))
+            )
+
+
+def _expanded(bean: Bean | None) -> list[Bean]:
+    if bean is None:
+        return []
+    return list(bean.elements) if bean.kind == "list" else [bean]
+
+
+def _where(definition: BeanDefinition | None, cls: type | None, parameter: str) -> str:
+    if definition is not None and definition.is_method:
+        return describe_location(definition.factory, parameter)
+    target = definition.type if definition is not None else cls
+    return describe_location(target.__init__, parameter)  # type: ignore[misc]
+
+
+def _scope_problems(
+    definitions: list[BeanDefinition],
+    configurations: dict[str, ConfigurationDefinition],
+    requirements: dict[str, list[Requirement]],
+) -> list[str]:
+    """A singleton or prototype cannot hold a call-scoped bean; a collection holds no call-scoped bean."""
+    problems: list[str] = []
+    owners: list[tuple[str, str, str, BeanDefinition | None, type | None]] = [
+        (d.name, d.scope, d.display, d, None) for d in definitions
+    ]
+    owners += [(c.name, "singleton", c.cls.__qualname__, None, c.cls) for c in configurations.values()]
+    for name, scope, display, definition, cls in owners:
+        for requirement in requirements.get(name, []):
+            bean = requirement.bean
+            if bean is not None and bean.kind == "list":
+                for element in bean.elements:
+                    if element.scope == "call":
+                        where = _where(definition, cls, requirement.parameter)
+                        problems.append(
+                            f"{where}: parameter '{requirement.parameter}' of {display}: the collection "
+                            f"would hold call-scoped bean '{element.name}'; a collection holds singletons "
+                            "and prototypes only"
+                        )
+                continue
+            if scope != "call" and bean is not None and bean.kind == "component" and bean.scope == "call":
+                problems.append(
+                    f"{_where(definition, cls, requirement.parameter)}: {scope} bean '{name}' ({display}) "
+                    f"asks for call-scoped bean '{bean.name}' (parameter '{requirement.parameter}'), which "
+                    f"exists only during a call; make '{name}' call-scoped too, or take '{bean.name}' as a "
+                    "parameter of the tool or route"
+                )
+    return problems
+
+
+def _cycles(definitions: list[BeanDefinition], requirements: dict[str, list[Requirement]]) -> list[str]:
+    """Every dependency cycle among beans, each reported once with its path."""
+    by_name = {d.name: d for d in definitions}
+    problems: list[str] = []
+    reported: set[frozenset[str]] = set()
+    state: dict[str, int] = {}
+
+    def edges(name: str) -> list[tuple[str, str]]:
+        found = list(requirements.get(name, []))
+        definition = by_name[name]
+        if definition.configuration is not None:
+            found += requirements.get(definition.configuration.name, [])
+        return [(r.parameter, b.name) for r in found for b in _expanded(r.bean) if b.name in by_name]
+
+    def label(name: str) -> str:
+        definition = by_name[name]
+        return definition.display if definition.is_method else definition.type.__qualname__
+
+    def visit(name: str, path: list[tuple[str, str]]) -> None:
+        state[name] = 1
+        for parameter, target in edges(name):
+            if state.get(target) == 1:
+                full = [*path, (name, parameter)]
+                loop = full[next(i for i, (n, _p) in enumerate(full) if n == target) :]
+                members = frozenset(n for n, _ in loop)
+                if members not in reported:
+                    reported.add(members)
+                    text = " -> ".join(f"{label(n)}({p})" for n, p in loop) + f" -> {label(target)}"
+                    where = _where(by_name[name], None, parameter)
+                    problems.append(
+                        f"{where}: dependency cycle {text}; break it with a setter, an event or a lookup"
+                    )
+            elif state.get(target) is None:
+                visit(target, [*path, (name, parameter)])
+        state[name] = 2
+
+    for name in by_name:
+        if state.get(name) is None:
+            visit(name, [])
     return problems
 
 

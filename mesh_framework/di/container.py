@@ -124,6 +124,7 @@ def build_tools(
     *,
     commands: list[Any] | None = None,
     settings: MeshSettings | None = None,
+    beans: Any = None,
 ) -> MeshToolWrapperRegistry:
     build_wrappers(
         plans,
@@ -131,6 +132,7 @@ def build_tools(
         lambda name: getattr(container, name)(),
         proxy_factory.initial_proxy,
         mask_errors=settings is not None and settings.tools.mask_error_details,
+        scopes=beans.scopes if beans is not None else None,  # di/lifecycle.BeanLifecycle
     )
     if commands and settings is not None:  # click commands served as tools (command_tools/)
         from ..command_tools.wiring import add_command_tools
@@ -273,6 +275,7 @@ class MeshContainer(containers.DeclarativeContainer):
     web_plan: Any = providers.Object(None)  # routes and static folders (WebPlan), set by loading
     mcp_catalog: Any = providers.Dependency()  # McpServerCatalog; assembly sets it (built lazily when empty)
     lifespan = providers.Object(no_lifespan)
+    bean_lifecycle: Any = providers.Object(None)  # di/lifecycle.BeanLifecycle, set at assembly
 
     event_publisher = providers.ThreadSafeSingleton(ApplicationEventPublisher)
     # The model of every LLM tool, when set (tests: `app.override(LlmModel, ScriptedLlm([...]))`, or a
@@ -295,6 +298,7 @@ class MeshContainer(containers.DeclarativeContainer):
         proxy_factory=proxy_factory,
         commands=command_plans,
         settings=settings,
+        beans=bean_lifecycle,
     )
     status_board = providers.ThreadSafeSingleton(
         build_status, plans=status_plans, container=__self__, settings=settings

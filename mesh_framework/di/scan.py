@@ -19,6 +19,7 @@ from ..argument_completion import COMPLETER_ATTR
 from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, EXTRA_TOOLS_ATTR, TOOL_ATTR, own_metadata
 from ..errors import WiringError
 from ..specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, ToolSpec
+from .configuration import CONFIGURATION_ATTR, ConfigurationSpec
 
 __all__ = ["FEATURE_ATTRS", "ScanResult", "ScannedFeature", "ScannedTool", "find_agent", "scan_packages"]
 
@@ -53,6 +54,7 @@ class ScanResult:
     tools: list[ScannedTool] = field(default_factory=list)
     config_properties: list[ConfigPropertiesSpec] = field(default_factory=list)
     features: list[ScannedFeature] = field(default_factory=list)
+    configurations: list[type] = field(default_factory=list)  # `@configuration` classes
 
 
 def find_agent(module_name: str) -> AgentSpec:
@@ -137,6 +139,8 @@ def _collect(module: ModuleType, result: ScanResult) -> None:
                 result.components.append(component)
                 result.tools.extend(_component_tools(value))
                 result.features.extend(_component_features(value))
+            if isinstance(own_metadata(value, CONFIGURATION_ATTR), ConfigurationSpec):
+                result.configurations.append(value)
             config = own_metadata(value, CONFIG_ATTR)
             if isinstance(config, ConfigPropertiesSpec):
                 result.config_properties.append(config)

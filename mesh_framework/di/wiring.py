@@ -9,6 +9,7 @@ A parameter with a default that matches nothing keeps its default.
 from __future__ import annotations
 
 import ast
+import collections.abc
 import inspect
 import re
 import textwrap
@@ -37,9 +38,12 @@ class Bean:
 
     name: str
     type: type
-    kind: str  # "component" | "config" | "framework"
+    kind: str  # "component" | "config" | "framework" | "list"
     primary: bool = False
     qualifier: str | None = None
+    scope: str = "singleton"  # "prototype" | "call" for components and @bean methods
+    order: int | None = None
+    elements: tuple[Bean, ...] = ()  # kind "list": the beans of a `list[T]` parameter, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +117,7 @@ class BeanCatalog:
 
     def __init__(
         self,
-        components: Sequence[ComponentSpec],
+        components: Sequence[ComponentSpec | Bean],
         config_properties: Sequence[ConfigPropertiesSpec],
         framework: Mapping[str, type],
     ) -> None:
@@ -121,16 +125,22 @@ class BeanCatalog:
             spec.model: Bean(_config_name(spec), spec.model, "config") for spec in config_properties
         }
         self._framework = framework
+        # components and @bean methods' beans, in definition order (di/definitions.py)
         self.components = [
-            Bean(
+            spec
+            if isinstance(spec, Bean)
+            else Bean(
                 spec.name if spec.name != spec.cls.__name__ else bean_name(spec.cls),
                 spec.cls,
                 "component",
                 spec.primary,
                 spec.qualifier,
+                spec.scope,
+                spec.order,
             )
             for spec in components
         ]
+        self.collections: dict[str, Bean] = {}  # the `list[T]` beans resolved so far, by provider name
 
     @property
     def framework(self) -> list[Bean]:
@@ -140,6 +150,9 @@ class BeanCatalog:
     def can_inject(self, annotation: Any) -> bool:
         """True if `annotation` names a type the container owns (used to spot beans in tool signatures)."""
         core, _ = _split_annotation(annotation)
+        element = _collection_element(core)
+        if element is not None:  # a tool's `list[Plugin]` is injected when some bean is a Plugin
+            return any(is_assignable(b.type, element) for b in self.components)
         return isinstance(core, type) and (
             core in self.config
             or any(is_assignable(b.type, core, structural=False) for b in self.framework)
@@ -149,6 +162,9 @@ class BeanCatalog:
     def resolve(self, annotation: Any) -> Bean | str:
         """The bean for a parameter annotation, or a message saying why none fits."""
         core, qualifier = _split_annotation(annotation)
+        element = _collection_element(core)
+        if element is not None:
+            return self.collection(element)
         if not isinstance(core, type):
             return f"type {annotation!r} is not a class the container can provide"
         if core in self.config:
@@ -186,16 +202,35 @@ class BeanCatalog:
             "@component(primary=True) or qualify the parameter with Annotated[T, Qualifier('name')]"
         )
 
+    def collection(self, element: type) -> Bean:
+        """The `list[element]` bean: every bean assignable to `element`, by `order` (unset: last), then
+        name."""
+        members = sorted(
+            (b for b in self.components if is_assignable(b.type, element)),
+            key=lambda b: (b.order is None, b.order or 0, b.name),
+        )
+        name = f"list_of_{element.__module__.replace('.', '_')}_{bean_name(element)}"
+        found = Bean(name, list, "list", elements=tuple(members))
+        self.collections[name] = found
+        return found
+
     def requirements(self, cls: type) -> tuple[list[Requirement], list[str]]:
         """What the constructor of `cls` needs, and the problems found (already formatted)."""
         init = cls.__init__  # type: ignore[misc]
         if init is object.__init__:
             return [], []
+        return self.parameters(init, f"{cls.__qualname__}")
+
+    def parameters(
+        self, init: Any, owner: str, *, label: str = "__init__"
+    ) -> tuple[list[Requirement], list[str]]:
+        """What a constructor or `@bean` method (`init`, first parameter skipped) needs, and the problems."""
+        cls_name = owner
         try:
             hints = typing.get_type_hints(init, include_extras=True)
         except NameError as exc:
             return [], [
-                f"{describe_location(init)}: {cls.__qualname__}.__init__ has an annotation that cannot be "
+                f"{describe_location(init)}: {cls_name}.{label} has an annotation that cannot be "
                 f"resolved at run time ({exc}); import the type outside `if TYPE_CHECKING:`"
             ]
         requirements: list[Requirement] = []
@@ -209,7 +244,7 @@ class BeanCatalog:
                 if not has_default:
                     problems.append(
                         f"{describe_location(init, param.name)}: parameter '{param.name}' of "
-                        f"{cls.__qualname__} has no type annotation; annotate it so it can be injected"
+                        f"{cls_name} has no type annotation; annotate it so it can be injected"
                     )
                 continue
             resolved = self.resolve(annotation)
@@ -218,7 +253,7 @@ class BeanCatalog:
             elif not has_default:
                 problems.append(
                     f"{describe_location(init, param.name)}: parameter '{param.name}' of "
-                    f"{cls.__qualname__}: {resolved}"
+                    f"{cls_name}: {resolved}"
                 )
         return requirements, problems
 
@@ -261,6 +296,17 @@ class BeanCatalog:
 
 def _config_name(spec: ConfigPropertiesSpec) -> str:
     return bean_name(spec.model)
+
+
+def _collection_element(annotation: Any) -> type | None:
+    """`Plugin` for `list[Plugin]` or `Sequence[Plugin]` when Plugin is a class, else None."""
+    if get_origin(annotation) not in (list, collections.abc.Sequence):
+        return None
+    args = get_args(annotation)
+    element = args[0] if len(args) == 1 else None
+    if isinstance(element, type) and element.__module__ != "builtins":
+        return element
+    return None
 
 
 def _split_annotation(annotation: Any) -> tuple[Any, str | None]:

@@ -152,6 +152,20 @@ class MeshTestClient:
         return (await self.result("resources/read", {"uri": uri}, modern=modern, name=uri))["contents"]  # type: ignore[no-any-return]
 
 
+class _BuiltOnStart:
+    """The app, built when its lifespan starts: its async beans are awaited on the loop that serves it."""
+
+    def __init__(self, app: MeshApplication) -> None:
+        self.app = app
+        self.asgi: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.asgi is None:
+            await self.app.start_beans()
+            self.asgi = self.app.build()
+        await self.asgi(scope, receive, send)
+
+
 class SyncMeshClient:
     """`MeshTestClient` for sync tests: the app (and its lifespan) runs in a background thread's loop.
 
@@ -166,8 +180,8 @@ class SyncMeshClient:
         if self._client is None:
             from starlette.testclient import TestClient
 
-            client = TestClient(self.app.build(), base_url=BASE_URL)
-            client.__enter__()  # runs the lifespan: catalog servers, gateway, LLM agents
+            client = TestClient(_BuiltOnStart(self.app), base_url=BASE_URL)
+            client.__enter__()  # runs the lifespan: beans, catalog servers, gateway, LLM agents
             self._client = client
         return self._client
 
@@ -229,8 +243,14 @@ class SyncMeshClient:
 
 @contextlib.asynccontextmanager
 async def mesh_client(app: MeshApplication) -> AsyncIterator[MeshTestClient]:
-    """Build the app (components instantiated, overrides applied), run its lifespan, yield a client."""
-    asgi = app.build()
+    """Build the app (beans made, async ones awaited, overrides applied), run its lifespan, yield a client;
+    the app's beans are closed when the block ends."""
+    await app.start_beans()
+    try:
+        asgi = app.build()
+    except BaseException:
+        await app.container.bean_lifecycle().close()
+        raise
     async with asgi.router.lifespan_context(asgi):
         transport = httpx2.ASGITransport(app=asgi)
         async with httpx2.AsyncClient(transport=transport, base_url=BASE_URL) as http:

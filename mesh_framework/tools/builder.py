@@ -8,9 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..di.call_scope import CallScopes
 from ..schemas.policy import check_tool_schemas, dependency_schema_problems
 from ..services import service_dependencies
 from ..specs import ToolSpec
+from .call_scoped import CallScopedToolWrapper
 from .signature import SignatureError, ToolSignature, analyze_signature
 from .wrapper import MeshToolWrapper
 from .wrapper_registry import MeshToolWrapperRegistry
@@ -107,25 +109,33 @@ def build_wrappers(
     initial_proxy: Callable[[Any], Any],
     *,
     mask_errors: bool = False,
+    scopes: CallScopes | None = None,
 ) -> MeshToolWrapperRegistry:
     """Create one wrapper per plan, resolving method owners and injected beans through `provide`;
-    `mask_errors` is `tools.mask_error_details`."""
+    `mask_errors` is `tools.mask_error_details`; `scopes` opens the call scope of the tools that take a
+    call-scoped bean (their beans are made per call)."""
     for plan in plans:
         if plan.owner is not None:
             target = getattr(provide(plan.owner), plan.attribute)
         else:
             target = plan.spec.function
-        wrapper = MeshToolWrapper(
-            key=plan.key,
-            name=plan.name,
-            spec=plan.spec,
-            signature=plan.signature,
-            target=target,
-            description=plan.description,
-            timeout=plan.timeout,
-            mask_errors=mask_errors,
+        options: dict[str, Any] = {
+            "key": plan.key,
+            "name": plan.name,
+            "spec": plan.spec,
+            "signature": plan.signature,
+            "target": target,
+            "description": plan.description,
+            "timeout": plan.timeout,
+            "mask_errors": mask_errors,
+        }
+        scoped = {p: b for p, b in plan.beans.items() if scopes is not None and b in scopes.names}
+        wrapper = (
+            CallScopedToolWrapper(scoped=scoped, scopes=scopes, **options)
+            if scoped and scopes is not None
+            else MeshToolWrapper(**options)
         )
-        beans = {param: provide(bean) for param, bean in plan.beans.items()}
+        beans = {param: provide(bean) for param, bean in plan.beans.items() if param not in scoped}
         if plan.a2a_peers:  # each A2aClient parameter gets its peer's client (a2a/clients.py)
             clients = provide("a2a_clients")
             beans.update({param: clients.client(peer) for param, peer in plan.a2a_peers.items()})

@@ -1,0 +1,106 @@
+"""`@configuration` classes and their `@bean` methods: beans of any type (a third-party client, a pool), made
+by code. The decorators record metadata, nothing else; `di/definitions.py` turns them into bean definitions.
+
+A bean method's parameters are injected by type as a constructor's are; it may be `async def`, a generator or
+an async generator (`yield` the bean, clean up after the `yield`: that code runs when the bean is closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+__all__ = [
+    "BEAN_ATTR",
+    "CONFIGURATION_ATTR",
+    "SCOPES",
+    "BeanMethodSpec",
+    "ConfigurationSpec",
+    "bean",
+    "check_scope",
+    "configuration",
+]
+
+CONFIGURATION_ATTR = "__mesh_configuration__"
+BEAN_ATTR = "__mesh_bean__"
+# singleton: one per agent; prototype: a new instance per injection; call: one per tool call, route request
+# or job, closed when it ends.
+SCOPES = ("singleton", "prototype", "call")
+
+C = TypeVar("C", bound=type)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigurationSpec:
+    """What `@configuration` recorded about a class."""
+
+    cls: type
+
+
+@dataclass(frozen=True, slots=True)
+class BeanMethodSpec:
+    """What `@bean` recorded about a method of a `@configuration` class."""
+
+    function: Callable[..., Any]
+    name: str | None = None
+    order: int | None = None
+    scope: str = "singleton"
+    primary: bool = False
+    qualifier: str | None = None
+
+
+def check_scope(scope: str, where: str) -> None:
+    if scope not in SCOPES:
+        raise ValueError(f"{where}: scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+
+
+def configuration(cls: C, /) -> C:
+    """Mark a class whose `@bean` methods make beans. The class is built once (its constructor injected by
+    type, as a component's), before its first bean."""
+    if not isinstance(cls, type):
+        raise TypeError(f"@configuration applies to classes, not {cls!r}")
+    setattr(cls, CONFIGURATION_ATTR, ConfigurationSpec(cls))
+    return cls
+
+
+@overload
+def bean(function: F, /) -> F: ...
+@overload
+def bean(
+    *,
+    name: str | None = None,
+    order: int | None = None,
+    scope: str = "singleton",
+    primary: bool = False,
+    qualifier: str | None = None,
+) -> Callable[[F], F]: ...
+def bean(
+    function: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    order: int | None = None,
+    scope: str = "singleton",
+    primary: bool = False,
+    qualifier: str | None = None,
+) -> F | Callable[[F], F]:
+    """Mark a method of a `@configuration` class as making a bean; the bean's type is the method's return
+    annotation (`T`, or `Iterator[T]`/`AsyncIterator[T]` for a generator).
+
+    `name` defaults to the method's name; `order` places the bean in `list[T]` collections (lower first);
+    `scope` is `"singleton"` (default), `"prototype"` or `"call"`; `primary`/`qualifier` as on `@component`.
+    """
+    check_scope(scope, "@bean")
+    if order is not None and (not isinstance(order, int) or isinstance(order, bool)):
+        raise ValueError(f"@bean: order must be an integer, not {order!r}")
+
+    def mark(target: F) -> F:
+        if not callable(target) or isinstance(target, type):
+            raise TypeError(f"@bean applies to methods of a @configuration class, not {target!r}")
+        spec = BeanMethodSpec(target, name, order, scope, primary, qualifier)
+        setattr(target, BEAN_ATTR, spec)
+        return target
+
+    return mark(function) if function is not None else mark
