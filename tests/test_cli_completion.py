@@ -41,6 +41,7 @@ def test_the_parser_is_described_completely() -> None:
     assert set(commands[""].subcommands) == {
         "run",
         "config",
+        "beans",
         "list",
         "status",
         "explain",

@@ -2,6 +2,7 @@
 
 mesh run APP [APP ...] [--reload]   one agent, or several (with an embedded registry) in local processes
 mesh config APP [--explain KEY]     every resolved setting with its origin, or every layer of one key
+mesh beans APP                      every bean: type, scope, origin, and why each condition matched or not
 mesh registry                       the embedded registry, standalone
 mesh list                           the agents a registry knows
 mesh status                         their health, last heartbeat and dependencies
@@ -13,9 +14,9 @@ mesh catalog list|show NAME|export --format F [APP | --file PATH]
 mesh new NAME [--agent N] [--llm] [--catalog]   a new project (docs/new-project.md)
 mesh completion bash|zsh            a shell completion script
 
-`--json` gives machine-readable output (list, status, config, catalog list/show, call). Exit codes: 0 ok,
-1 error, 2 usage, 3 the registry or agent cannot be reached; errors are one line on stderr. The commands
-live in `mesh_framework.cli`, one module per group; this module assembles them.
+`--json` gives machine-readable output (list, status, config, beans, catalog list/show, call). Exit codes:
+0 ok, 1 error, 2 usage, 3 the registry or agent cannot be reached; errors are one line on stderr. The
+commands live in `mesh_framework.cli`, one module per group; this module assembles them.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 
 from ..errors import MeshError
 from ..scaffold import command as scaffold_command
-from . import agents, call, catalog, config, console, resolution_explain, run, shell_completion
+from . import agents, beans, call, catalog, config, console, resolution_explain, run, shell_completion
 from .common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run.register(commands, _app_options)
     config.register(commands, _app_options)
+    beans.register(commands, _app_options)
     agents.register(commands)
     resolution_explain.register(commands)
     call.register(commands)

@@ -5,6 +5,9 @@ CAPABILITY from `GET /agents`, then each slot's newest trace from `GET /events` 
 dependency_unresolved event). A registry records a trace only when it decided something (two or more
 candidates, or an eviction); for a slot without one, our registry's `GET /explain` computes it now, and
 MCP Mesh's says only how it resolved. `--json` prints the traces as the registry gave them.
+
+This explains the mesh's wiring between agents; for the wiring inside one app (its beans, their scopes and
+origins, and why each condition matched or not), see `mesh beans APP`.
 """
 
 from __future__ import annotations

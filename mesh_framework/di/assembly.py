@@ -195,9 +195,12 @@ def add_collections(container: Any, catalog: BeanCatalog) -> None:
     """A provider for each `list[T]` asked for so far: every bean assignable to T, in order."""
     for name, collection in catalog.collections.items():
         if name not in container.providers:
-            container.set_provider(
-                name, providers.List(*(getattr(container, b.name) for b in collection.elements))
-            )
+            elements = (getattr(container, b.name) for b in collection.elements)
+            container.set_provider(name, providers.Callable(_as_list, *elements))
+
+
+def _as_list(*beans: Any) -> list[Any]:
+    return list(beans)
 
 
 def _expanded(bean: Bean | None) -> list[Bean]:

@@ -177,3 +177,17 @@ def plugins(registry: Registry) -> list[str]:
 @mesh_tool()
 def zone(clock: Clock) -> str:
     return clock.zone
+
+
+class Flaky:
+    """Its close fails: logged on one line, the other beans still close."""
+
+    def close(self) -> None:
+        raise RuntimeError("disk gone")
+
+
+@configuration
+class More:
+    @bean
+    def flaky(self, clock: Clock) -> Flaky:
+        return Flaky()
