@@ -1,4 +1,5 @@
-"""Suite-wide pytest set-up: the pytester plugin, and the `no_servers` mark.
+"""Suite-wide pytest set-up: the pytester plugin, the `no_servers` mark, and Ctrl-C for the processes tests
+start.
 
 `no_servers` marks every test of a module that starts no server process: no agent or registry
 (`tests.agents.run_agent`, `run_registry`, `run_mesh`), no MCP server from npm (`tests.mcp_servers`), no
@@ -11,6 +12,7 @@ classified by the helpers its source names, so a new test module is placed witho
 from __future__ import annotations
 
 import re
+import signal
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +30,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "no_servers: the test's module starts no server process (tests/conftest.py)"
     )
+    take_ctrl_c()
+
+
+def take_ctrl_c() -> None:
+    """A shell starts a background job (`./scripts/test.sh &`, a CI step run in the background) with SIGINT
+    ignored, and every process it starts inherits that: Python then never turns SIGINT into
+    KeyboardInterrupt, so a command a test interrupts as Ctrl-C would (`mesh call --wait`) ignores it and
+    the test times out. A handled signal is reset to its default in a child at exec, so handling SIGINT
+    here gives every process the tests start the Ctrl-C a terminal gives its foreground command."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @cache

@@ -1,6 +1,10 @@
-"""Rules of this test suite itself: every test has a timeout; the `no_servers` mark is where it belongs."""
+"""Rules of this test suite itself: every test has a timeout; the `no_servers` mark is where it belongs;
+the processes tests start take Ctrl-C."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
@@ -23,3 +27,26 @@ def test_modules_that_start_servers_are_not_marked_no_servers(request: pytest.Fi
     assert starts_servers(ROOT / "tests" / "test_run_script.py")  # runs the start script, which uses .venv
     assert not starts_servers(ROOT / "tests" / "test_wrapper.py")
     assert request.node.get_closest_marker("no_servers") is not None  # this module starts none
+
+
+def test_processes_the_tests_start_take_ctrl_c() -> None:
+    """Even when the suite itself runs with SIGINT ignored (a background job), a command a test starts
+    turns SIGINT into KeyboardInterrupt as in a terminal (tests/conftest.py)."""
+    script = f"""
+import signal, subprocess, sys
+sys.path.insert(0, {str(ROOT)!r})
+from tests.conftest import take_ctrl_c
+
+def child_takes_ctrl_c():
+    ask = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    return subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True).stdout.strip()
+
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a background job
+before = child_takes_ctrl_c()
+take_ctrl_c()
+print(before, child_takes_ctrl_c())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.split() == ["False", "True"], done.stderr
