@@ -69,6 +69,15 @@ async def test_collections_prototypes_and_third_party_beans() -> None:
         assert first is not second  # a prototype: one instance per injection
 
 
+async def test_a_route_request_has_its_own_call_scoped_bean() -> None:
+    app = load()
+    async with mesh_client(app) as client:
+        answer = await client.http.get("/session")
+        assert answer.status_code == 200
+        number = answer.json()["session"]
+        assert parts.EVENTS[-2:] == [f"open session {number}", f"close session {number}"]
+
+
 async def test_a_call_scoped_bean_is_overridden_like_any_other() -> None:
     class FakeSession:
         id = 99

@@ -164,6 +164,7 @@ def build_web_app(
         proxy_factory.initial_proxy,
         settings,
         drain=container.agent_state().drain,  # a stop waits for the routes' streams, then ends them
+        scopes=beans.scopes if (beans := container.bean_lifecycle()) is not None else None,
     )
 
 

@@ -164,9 +164,12 @@ def build_web(
     initial_proxy: Callable[[Any], Any],
     settings: MeshSettings,
     drain: Drain | None = None,
+    *,
+    scopes: Any = None,
 ) -> WebApp:
     """The routes' handlers and wrappers, the static mounts (after every route) and CORS when enabled;
-    `drain` (the agent's) counts the routes' streams, so a stop waits for them and then ends them."""
+    `drain` (the agent's) counts the routes' streams, so a stop waits for them and then ends them; `scopes`
+    (di/call_scope.CallScopes) opens the call scope of the routes that take a call-scoped bean."""
     web = WebApp()
     if plan is None:
         return web
@@ -189,16 +192,21 @@ def build_web(
         web.registry.add(wrapper)
         if route.llm is not None:
             web.llm_configs[wrapper.name] = route.llm
-        beans = {name: provide(bean) for name, bean in route.beans.items()}
-        handler = RouteHandler(
-            route,
-            wrapper,
-            target,
-            beans,
-            max_body_bytes=settings.server.max_body_bytes,
-            propagation=propagation,
-            drain=drain,
-        )
+        scoped = {p: b for p, b in route.beans.items() if scopes is not None and b in scopes.names}
+        beans = {name: provide(bean) for name, bean in route.beans.items() if name not in scoped}
+        options: dict[str, Any] = {
+            "max_body_bytes": settings.server.max_body_bytes,
+            "propagation": propagation,
+            "drain": drain,
+        }
+        if scoped:  # routes/call_scoped.py, loaded only for such a route
+            from .call_scoped import CallScopedRouteHandler
+
+            handler: RouteHandler = CallScopedRouteHandler(
+                route, wrapper, target, beans, scoped=scoped, scopes=scopes, **options
+            )
+        else:
+            handler = RouteHandler(route, wrapper, target, beans, **options)
         if route.spec.accepts:
             accepts(*route.spec.accepts)(handler)  # the edge lets these form bodies through (edge/content.py)
         web.routes.append(Route(route.spec.path, handler, methods=list(route.spec.methods)))

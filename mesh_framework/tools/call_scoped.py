@@ -13,13 +13,14 @@ from ..failures import log_failure
 from .context import ToolContext
 from .wrapper import MeshToolWrapper, error_result
 
-__all__ = ["CallScopedToolWrapper"]
+__all__ = ["CallScopedToolWrapper", "ScopedBeans"]
 
 logger = logging.getLogger("mesh_framework.tools")
 
 
-class _ScopedBeans(dict[str, Any]):
-    """A wrapper's beans by parameter; a call-scoped parameter's value is the open call scope's instance."""
+class ScopedBeans(dict[str, Any]):
+    """Beans by parameter (a tool's or a route's); a call-scoped parameter's value is the open call scope's
+    instance."""
 
     def __init__(self, beans: Mapping[str, Any], scoped: Mapping[str, str]) -> None:
         super().__init__(beans)
@@ -41,7 +42,7 @@ class CallScopedToolWrapper(MeshToolWrapper):
 
     def bind_beans(self, beans: Mapping[str, Any]) -> None:
         # the call path reads `_beans[parameter]`: a scoped parameter is missing, so it reads this call's bean
-        self._beans = _ScopedBeans(beans, self._scoped)
+        self._beans = ScopedBeans(beans, self._scoped)
 
     async def call(
         self,

@@ -13,6 +13,7 @@ from mesh_framework import (
     conditional_on_missing_bean,
     conditional_on_property,
     configuration,
+    mesh_route,
     mesh_tool,
     profile,
 )
@@ -191,3 +192,9 @@ class More:
     @bean
     def flaky(self, clock: Clock) -> Flaky:
         return Flaky()
+
+
+@mesh_route("/session")
+async def session_route(session: Session) -> dict[str, int]:
+    """A route's request has its own session too, closed when the answer is sent."""
+    return {"session": session.id}
