@@ -134,7 +134,7 @@ async def test_a_subscriber_that_never_reads_holds_one_message_and_blocks_nobody
         port = int(server.url.rsplit(":", 1)[1])
         stuck = socket.create_connection(("127.0.0.1", port))
         stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        stuck.sendall(b"GET /topology/stream?agent_id=calc-00000001 HTTP/1.1\r\nHost: x\r\n\r\n")
+        stuck.sendall(b"GET /topology/stream?agent_id=calc-00000001 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         try:
             async with asyncio.timeout(STEP):
                 while not push.agents.get("calc-00000001"):
