@@ -1,16 +1,17 @@
 """`GuardedEdge`: the ASGI middleware every HTTP surface is mounted behind.
 
 Per request, before the app sees it: Host and Origin (421 / 403), the concurrency bound (503), the
-content-type rule (415, `content.py`), a declared body over the limit (413). While the app reads the
-body: the limit again (chunked bodies included; 413) and the body timeout (408), so no surface, its
-authentication included, ever holds more than the limit. After: an exception that escapes the app is
-one log line and a JSON 500 that says nothing of it. A bearer token is verified once (`policy.identity`)
-and the caller left in `scope["state"]["access_token"]`.
+content-type rule (415, `content.py`), a declared body over the limit (413). A JSON body is then read
+whole within the limit and the body timeout (413 / 408, chunked bodies included) and parsed strictly once
+(400), and the app reads it replayed; a form streams through, counted against its limit as the app reads
+it. So no surface, its authentication included, ever holds more than the limit or meets JSON it cannot
+parse. After: an exception that escapes the app is one log line and a JSON 500 that says nothing of it.
+A bearer token is verified once (`identity`) and the caller left in `scope["state"]["access_token"]`.
 
 Refusals are JSON in the surface's own shape: `{"detail": "..."}` on an agent (FastAPI's, as its routes
-answer), `{"status": "error", "message": "..."}` on the registry and the console (MCP Mesh's registry's).
-A refused body also closes the connection (the agent's HTTP protocol reads the rest of it first, so the
-client reads the answer).
+answer), a JSON-RPC error below A2A's path, `{"status": "error", "message": "..."}` on the registry and
+the console (MCP Mesh's registry's). A refused body also closes the connection (the agent's HTTP protocol
+reads the rest of it first, so the client reads the answer).
 """
 
 from __future__ import annotations
