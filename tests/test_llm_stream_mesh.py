@@ -26,6 +26,7 @@ ACCEPT = "application/json, text/event-stream"
 class Mesh:
     model: FakeLlmServer
     consumer: AgentProcess
+    registry: AgentProcess
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def mesh() -> Iterator[Mesh]:
                 return wanted <= set(re.findall(pattern, consumer.text()))
 
             assert wait_until(resolved, timeout=20), consumer.text()[-3000:]
-            yield Mesh(model, consumer)
+            yield Mesh(model, consumer, registry)
 
 
 def body(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -88,6 +89,14 @@ def test_the_final_answer_streams_through_our_provider(mesh: Mesh) -> None:
     assert [t["function"]["name"] for t in first["tools"]] == ["add"]
     assert "_mesh_endpoint" not in json.dumps(first["tools"])  # the provider took it off for the model
     assert second["messages"][-1]["role"] == "tool" and second["messages"][-1]["content"] == "5"
+
+    # the console counts the run: the provider answered, though its stream carries no token counts
+    def chat_mesh_tokens() -> list[dict[str, Any]]:
+        view = httpx2.get(mesh.registry.base_url + "/ui/console", timeout=5, trust_env=False).json()
+        return [row for row in view["tokens"] if row["tool"] == "chat_mesh"]
+
+    rows = wait_until(chat_mesh_tokens, timeout=15)
+    assert isinstance(rows, list) and [row["requests"] for row in rows] == [1]
 
 
 def test_a_vendor_failure_mid_way_reaches_the_caller_after_the_chunks(mesh: Mesh) -> None:

@@ -71,6 +71,7 @@ def wire_observability(container: Any, catalog: BeanCatalog, agent: AgentSpec, s
         endpoint.on_tool_call = console.tool_call if console else None
     factory = container.proxy_factory()
     factory.observer = _Both(metrics, console) if metrics and console else (metrics or console)
+    factory.on_tool_call = endpoint.on_tool_call  # a call to this agent's own tool is a call served
     on_usage = _both(metrics.llm_usage if metrics else None, console.llm_usage if console else None)
     for llm_agent in container.llm_agents().values():
         if hasattr(llm_agent, "on_usage"):

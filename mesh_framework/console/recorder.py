@@ -1,9 +1,10 @@
 """`TrafficRecorder`: what an agent served and called since its last push, as plain counters.
 
-Per key (a tool served; a capability called at a provider's endpoint; an LLM model and tool) it keeps
-calls, errors, total seconds and a latency histogram over fixed bounds (`BUCKET_BOUNDS`, so the registry
-can add histograms of several pushes and read a p99 from them). A call costs a dict lookup, a bisect and
-four list updates. `take()` hands the counters over and starts new ones.
+Per key (a tool served; a capability called at a provider's endpoint, this agent's own included; an LLM
+model and tool) it keeps calls, errors, total seconds and a latency histogram over fixed bounds
+(`BUCKET_BOUNDS`, so the registry can add histograms of several pushes and read a p99 from them). A call
+costs a dict lookup, a bisect and four list updates. `take()` hands the counters over and starts new ones.
+A call whose caller left (outcome `cancelled`) is a call, not an error.
 
 When the agent's metrics already count the tools it serves, the recorder `follow`s those counters instead
 of counting each call again: `take()` reads what they gained since the last take, each metrics bucket
@@ -82,7 +83,7 @@ class TrafficRecorder:
         if stats is None:
             stats = self.edges[key] = _new()
         stats[0] += 1
-        if outcome != "ok":
+        if outcome not in ("ok", "cancelled"):  # a caller that left is a call, not an error
             stats[1] += 1
         stats[2] += seconds
         stats[3][bisect_left(BUCKET_BOUNDS, seconds)] += 1
@@ -91,7 +92,9 @@ class TrafficRecorder:
         """Counted by `proxy_call` already (the unreachable attempt)."""
 
     def llm_usage(self, tool: str, usage: Any) -> None:
-        if not self.enabled:
+        """One run of an LLM tool, counted once a model answered: a run its caller left before any
+        answer (a cancelled stream) names no model and cost nothing known, so it adds no row."""
+        if not self.enabled or not getattr(usage, "iterations", 1):
             return
         key = (str(getattr(usage, "model", "") or "unknown"), tool)
         counts = self.tokens.get(key)

@@ -151,6 +151,7 @@ class MeshProviderModel(LlmModel):
                     elif frame.get("_mesh_frame") == "end":
                         if frame.get("stop_reason") == "max_iterations":
                             raise LlmIterationLimit(self._exhausted(loop))
+                        loop.usage.iterations += 1  # the provider answered (its loop: one, as buffered)
                         return
                     elif isinstance(frame.get("content"), str) and frame["content"]:
                         sent += 1

@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, stream_text
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
+from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.spans import outbound_call
 from .transport import McpTransport, ProviderUnreachable, RemoteError
@@ -204,6 +205,10 @@ class McpMeshToolProxy(McpMeshTool):
                         span.event("failover", {"mesh.timeout": provider.endpoint})
                         continue
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
+                except asyncio.CancelledError:
+                    if observer is not None:  # the caller left: a call, not an error
+                        self._observed(observer, provider, "cancelled", started)
+                    raise
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
@@ -268,6 +273,10 @@ class McpMeshToolProxy(McpMeshTool):
                     if observer is not None:
                         self._observed(observer, provider, "error", started)
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
+                except asyncio.CancelledError:
+                    if observer is not None:  # the reader left (the provider counts it so too)
+                        self._observed(observer, provider, "cancelled", started)
+                    raise
                 finally:
                     await answer.aclose()
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
@@ -292,7 +301,16 @@ class McpMeshToolProxy(McpMeshTool):
 
 
 class InProcessMcpMeshTool(McpMeshTool):
-    """A dependency served by this same agent: called through its wrapper, without HTTP."""
+    """A dependency served by this same agent: called through its wrapper, without HTTP.
+
+    It is counted as a remote call is: a served call (`on_tool_call`, the endpoint's hook) and a call to
+    the dependency (`observer.proxy_call`, with this agent's endpoint), inside a client span. A call its
+    caller leaves (a stream whose reader went away) counts as a call, not an error (outcome `cancelled`).
+    """
+
+    # The factory sets both when metrics or the console watch (application/observability.py).
+    observer: Any = None
+    on_tool_call: Callable[[str, bool, float], None] | None = None
 
     def __init__(
         self,
@@ -311,26 +329,55 @@ class InProcessMcpMeshTool(McpMeshTool):
         self._registry = registry
         self._features = features  # this agent's prompts and resources (protocol.features.FeatureHandlers)
 
+    def _counted(self, tool: str, result: Mapping[str, Any] | None, started: float) -> None:
+        """One call as the endpoint and a remote proxy count it; `result` None: its caller left."""
+        seconds = perf_counter() - started
+        is_error = result is not None and bool(result.get("isError"))
+        if self.on_tool_call is not None:
+            self.on_tool_call(tool, is_error, seconds)
+        if self.observer is not None:
+            outcome = "cancelled" if result is None else "error" if is_error else "ok"
+            self.observer.proxy_call(self.capability, self.endpoint, outcome, seconds)
+
+    def _wrapper(self, name: str) -> MeshToolWrapper:
+        wrapper = self._registry.get(name)
+        if wrapper is None:
+            raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
+        return wrapper
+
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         return unwrap_result(await self.call_result(name, arguments), tool=name, agent=self.agent_id)
 
     async def call_result(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        wrapper = self._registry.get(name)
-        if wrapper is None:
-            raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
-        return await wrapper.call(arguments)
+        wrapper = self._wrapper(name)
+        with outbound_call(self.capability, name) as span:
+            span.set("mesh.provider.agent_id", self.agent_id)
+            started, result = perf_counter(), None
+            try:
+                result = await wrapper.call(arguments)
+            finally:
+                self._counted(name, result, started)
+            span.result(result)
+            return result
 
     async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
-        wrapper = self._registry.get(name)
-        if wrapper is None:
-            raise ToolExecutionError(f"this agent has no tool '{name}'", tool=name, agent=self.agent_id)
+        wrapper = self._wrapper(name)
         channel = ChunkChannel(STREAM_BUFFER)
 
         async def run() -> dict[str, Any]:
+            # the span and the count live in the call's own task (the caller's context stays as it was)
             CHUNK_SINK.set(channel.send)
-            return await wrapper.call(arguments)
+            with outbound_call(self.capability, name) as span:
+                span.set("mesh.provider.agent_id", self.agent_id)
+                started, result = perf_counter(), None
+                try:
+                    result = await wrapper.call(arguments)
+                finally:
+                    self._counted(name, result, started)
+                span.result(result)
+                return result
 
         task = asyncio.ensure_future(run())
         task.add_done_callback(lambda _t: channel.close())

@@ -36,7 +36,9 @@ class McpMeshToolProxyFactory:
         self.settings = settings
         self.down = DownEndpoints(ttl=2 * settings.registry.heartbeat_interval)
         self.on_unreachable: Callable[[str], None] = lambda _endpoint: None
-        self.observer: Any = None  # metrics of outbound calls (MeshMetrics), given to every remote proxy
+        self.observer: Any = None  # metrics of outbound calls (MeshMetrics), given to every proxy
+        # the endpoint's hook for calls served: an in-process call is one (InProcessMcpMeshTool)
+        self.on_tool_call: Callable[[str, bool, float], None] | None = None
         self.local_registry: MeshToolWrapperRegistry | None = None
         self.local_features: Any = None  # this agent's prompts and resources, for in-process proxies
         self.job_submitter: Any = None  # JobService.submit once the agent joined a registry (jobs/)
@@ -92,6 +94,7 @@ class McpMeshToolProxyFactory:
                 endpoint=provider.endpoint,
                 features=self.local_features,
             )
+            proxy.on_tool_call = self.on_tool_call
         else:
             proxy = McpMeshToolProxy(
                 self.transport,
@@ -103,7 +106,7 @@ class McpMeshToolProxyFactory:
                 timeout=self.settings.tools.timeout,
                 headers=credential_headers(self.settings.auth, capability),
             )
-            proxy.observer = self.observer
+        proxy.observer = self.observer
         proxy.job_submitter = self.job_submitter
         self._proxies[key] = proxy
         return proxy

@@ -87,7 +87,7 @@ class CallCounters(Collector):
         yield self._histogram("mesh_tool_call_duration_seconds", "Time to serve a tool call", "tool", tools)
         proxy_calls = CounterMetricFamily(
             "mesh_proxy_calls",
-            "Calls to other agents' tools, by outcome (ok, error, unreachable)",
+            "Calls to dependencies' tools, by outcome (ok, error, unreachable, cancelled)",
             labels=["capability", "endpoint", "outcome"],
         )
         for labels, (count, created) in list(self.proxy_calls.items()) if snapshot else []:

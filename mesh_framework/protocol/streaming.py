@@ -4,7 +4,8 @@ as it is yielded, then the result with every chunk joined (MCP Mesh's framing).
 Each chunk is `notifications/progress` for the call's `progressToken`, the chunk in `message` and
 `progress` counting 0.0, 1.0, … (no `total`). Between the tool and the socket sits a bounded channel: a
 client that reads slowly holds the tool back, never the agent's memory. A client that goes away cancels
-the tool's task, which closes its generator (and whatever stream it was reading in turn).
+the tool's task, which closes its generator (and whatever stream it was reading in turn); the call is
+counted as served, not as an error.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ async def serve_stream(
                 logger.info(
                     "tool '%s': the client left after %d chunk(s); stream stopped", wrapper.name, position
                 )
+                if on_tool_call is not None:  # a call its client left: counted, not as an error
+                    on_tool_call(wrapper.name, False, perf_counter() - started)
                 return
             # the agent is stopping: the client gets what was sent and an error result saying why
             logger.warning(

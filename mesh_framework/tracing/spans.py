@@ -10,6 +10,7 @@ the traces the console keeps (`state.budget`, sampling.py)."""
 from __future__ import annotations
 
 import secrets
+from asyncio import CancelledError
 from collections.abc import Iterable, Mapping
 from random import getrandbits
 from time import perf_counter, time
@@ -33,6 +34,10 @@ __all__ = [
 ]
 
 _NO_PARAMS: Mapping[str, Any] = {}  # a web request has no `_meta` or arguments: its trace is in headers
+# A span its caller left (the client went away, a stream was closed early) ends cancelled, not failed:
+# what the console shows beside its name says so, and OpenTelemetry's span gets `mesh.cancelled`.
+CANCELLED = " (cancelled)"
+_LEFT = (GeneratorExit, CancelledError)
 
 
 class SpanScope:
@@ -124,12 +129,16 @@ class _Span(SpanScope):
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         span = self._span
-        failed = exc is not None and not isinstance(exc, GeneratorExit)
+        failed = exc is not None and not isinstance(exc, _LEFT)
+        if isinstance(exc, CancelledError):
+            self._detail += CANCELLED
         if span is not None:
             otel = _api()
             if failed:
                 span.record_exception(exc)
                 span.set_status(otel.Status(otel.StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            elif isinstance(exc, CancelledError):
+                span.set_attribute("mesh.cancelled", True)
             span.end()
             otel.context.detach(self._token)
         ids = self._ids
@@ -216,13 +225,15 @@ class _ConsoleSpan(SpanScope):
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         end = time()
         light_context.reset(self._token)
-        error = self._error
-        if exc is not None and not isinstance(exc, GeneratorExit):
+        error, detail = self._error, self._detail
+        if isinstance(exc, CancelledError):
+            detail += CANCELLED
+        elif exc is not None and not isinstance(exc, GeneratorExit):
             error = f"{type(exc).__name__}: {exc}"[:300]
         spans = state.spans
         if spans is not None:
             start = self._start
-            record = (self._trace_id, self._span_id, self._parent_id, self._name, self._kind, self._detail)
+            record = (self._trace_id, self._span_id, self._parent_id, self._name, self._kind, detail)
             spans.append((*record, start, end - start, error))
         if self._call_token is not None:
             current_call.reset(self._call_token)
