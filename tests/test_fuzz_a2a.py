@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.agents import AgentProcess, run_agent
+from tests.fuzz_strategies import json_values
 from tests.test_a2a_guarded import TOKENS
 
 pytestmark = pytest.mark.timeout(300)
@@ -47,18 +48,7 @@ SKILLS = ["echo", "erase", "flood", "big", "chatter", "nope", ""]  # never `wait
 PATHS = ["/a2a", *(f"/a2a/{skill}" for skill in SKILLS if skill)]
 CALLERS = [None, "alice-token", "bob-token", "root-token", "forged"]
 
-json_leaf = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**70), 2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20)
-)
-json_value = st.recursive(
-    json_leaf,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
-)
+json_value = json_values(st.integers(-(2**70), 2**70))
 small_ints = st.integers(-3, 300)
 arguments = st.fixed_dictionaries(
     {}, optional={"text": st.text(max_size=20), "size": small_ints, "chunks": small_ints, "n": small_ints}

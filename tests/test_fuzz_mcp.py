@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.agents import AgentProcess, run_agent
+from tests.fuzz_strategies import header_texts, json_values
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 FUZZ = settings(
@@ -40,19 +41,8 @@ METHODS = [
 ]
 TOOLS = ["scale", "choose", "flags", "missing"]
 
-header_text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40).map(str.strip)
-json_leaf = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20)
-)
-json_value = st.recursive(
-    json_leaf,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
-)
+header_text = header_texts(40)
+json_value = json_values()
 
 
 @pytest.fixture(scope="module")

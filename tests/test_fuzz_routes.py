@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.agents import AgentProcess, run_agent
+from tests.fuzz_strategies import header_texts, json_values
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "80"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -63,18 +64,7 @@ SPECIAL_BODIES = [
     b"",
 ]
 
-json_leaf = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20)
-)
-json_value = st.recursive(
-    json_leaf,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
-)
+json_value = json_values()
 bodies = (
     st.sampled_from(SPECIAL_BODIES)
     | json_value.map(lambda v: json.dumps(v).encode())
@@ -83,7 +73,7 @@ bodies = (
     )
     | st.binary(max_size=200)
 )
-header_text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=30).map(str.strip)
+header_text = header_texts(30)
 
 
 @pytest.fixture(scope="module")

@@ -123,7 +123,8 @@ def test_a_component_asking_for_metrics_gets_them_while_metrics_are_off(tmp_path
     check = (
         "from starlette.testclient import TestClient\n"
         "assert type(app.container.counts().metrics).__name__ == 'MeshMetrics'\n"
-        "assert TestClient(asgi, base_url='http://127.0.0.1').get('/metrics').status_code == 404  # not served: metrics are off\n"
+        "local = TestClient(asgi, base_url='http://127.0.0.1')\n"
+        "assert local.get('/metrics').status_code == 404  # not served: metrics are off\n"
     )
     assert loaded(built_modules(tmp_path, "lean_counts", component, MINIMAL, check), "metrics")
 
