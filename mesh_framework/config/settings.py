@@ -108,7 +108,7 @@ class ServerSettings(BaseModel):
     )
     max_concurrency: Annotated[int, Field(gt=0)] | None = Field(
         1000,
-        description="Requests served at once (more: HTTP 503; idle connections do not count); none: unbounded",
+        description="Requests served at once, idle connections not counted (more: HTTP 503); none: unbounded",
     )
     host_check: bool | None = Field(None, description="Host/Origin checks; default on for loopback binds")
     allowed_hosts: list[str] = Field(
