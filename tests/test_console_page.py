@@ -314,3 +314,42 @@ def test_llm_tokens_by_model_and_tool_and_the_llm_iterations_in_the_trace(page: 
             expect(trace).to_have_count(1)
             trace.click()
             expect(page.locator("tr.waterfall tr.span", has_text="llm iteration")).to_have_count(2)
+
+
+# What a control looks like on this page (the page's font, its border colour `--line`, one radius), read
+# from the computed style: a browser's default control has its own font, size and border.
+CONTROL_STYLE = """element => {
+  const style = getComputedStyle(element), body = getComputedStyle(document.body);
+  return {
+    font: style.fontFamily === body.fontFamily, size: style.fontSize, radius: style.borderTopLeftRadius,
+    border: style.borderTopColor, padding: style.paddingLeft,
+  };
+}"""
+
+
+def test_the_try_a_tool_form_is_styled_as_the_page(page: Page) -> None:
+    with run_registry(0, "--timeout", "120") as registry:
+        env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
+        with run_agent("tests.apps.console_app.sleeper", env=env):
+            sleeper_id = agent_id(registry, "console-sleeper")
+            page.goto(registry.base_url + "/ui")
+            expect(page.locator(f'#call-tool option[value="{sleeper_id} greet"]')).to_be_attached(
+                timeout=WAIT_MS
+            )
+            choose(page, sleeper_id, "greet")
+            controls = {
+                "the tool list": "#call-tool",
+                "a text field": '#call-fields input[name="name"]',
+                "a number field": '#call-fields input[name="times"]',
+                "a choice": '#call-fields select[name="mood"]',
+                "the call button": "#call-run",
+            }
+            page_style = {"font": True, "size": "14px", "radius": "6px", "border": "rgb(208, 215, 222)"}
+            for what, selector in controls.items():
+                style = page.locator(selector).evaluate(CONTROL_STYLE)
+                assert {key: style[key] for key in page_style} == page_style, what
+                assert style["padding"] != "0px", what
+            # the raw JSON box of a nested schema, in the page's monospace
+            choose(page, sleeper_id, "route_length")
+            area = page.locator("#call-json").evaluate(CONTROL_STYLE)
+            assert (area["radius"], area["border"]) == ("6px", "rgb(208, 215, 222)")
