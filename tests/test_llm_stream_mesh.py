@@ -132,6 +132,14 @@ def test_a_caller_that_leaves_closes_the_vendor_stream_two_hops_away(mesh: Mesh)
                 break
     assert mesh.model.left_early.wait(10)  # consumer -> provider -> vendor, each connection closed
 
+    # the consumer counts its call to the provider as one its caller left: a call, not an error
+    def cancelled_calls() -> float:
+        scrape = httpx2.get(mesh.consumer.base_url + "/metrics", timeout=5, trust_env=False).text
+        lines = [line for line in scrape.splitlines() if line.startswith("mesh_proxy_calls_total{")]
+        return sum(float(line.rsplit(" ", 1)[1]) for line in lines if 'outcome="cancelled"' in line)
+
+    assert wait_until(lambda: cancelled_calls() == 1, timeout=10)
+
 
 def test_a_provider_without_a_stream_tool_answers_through_its_buffered_tool() -> None:
     with run_registry() as registry:

@@ -139,30 +139,34 @@ class MeshProviderModel(LlmModel):
         )
         loop.usage.model = self.name
         started = time.perf_counter()
-        sent = 0
+        sent, stop = 0, None  # stop: the end frame's stop reason ("" for none), once it came
         try:
             stream = cast(AsyncGenerator[str], proxy.stream_tool(name, {"request": request}))
             async with contextlib.aclosing(stream) as chunks:
                 async for chunk in chunks:
+                    if stop is not None:
+                        continue  # after the end frame: read to the call's result, so the call completes
                     frame = parse_frame(chunk)
                     if frame is None:  # a provider that does not frame its chunks
                         sent += 1
                         yield chunk
                     elif frame.get("_mesh_frame") == "end":
-                        if frame.get("stop_reason") == "max_iterations":
-                            raise LlmIterationLimit(self._exhausted(loop))
-                        loop.usage.iterations += 1  # the provider answered (its loop: one, as buffered)
-                        return
+                        stop = str(frame.get("stop_reason") or "")
                     elif isinstance(frame.get("content"), str) and frame["content"]:
                         sent += 1
                         yield frame["content"]
         except ToolExecutionError as exc:
-            if sent or not _unknown_tool(exc.message):
+            if stop is None and (sent or not _unknown_tool(exc.message)):
                 raise LlmProviderError(
                     f"LLM tool '{self.tool}': provider {proxy.agent_id} failed: {exc.message}"
                 ) from None
         finally:
             loop.usage.latency_ms = (time.perf_counter() - started) * 1000
+        if stop is not None:
+            if stop == "max_iterations":
+                raise LlmIterationLimit(self._exhausted(loop))
+            loop.usage.iterations += 1  # the provider answered (its loop: one, as buffered)
+            return
         logger.info(
             "LLM tool '%s': provider %s has no tool '%s'; asking its buffered tool, the answer comes whole",
             self.tool,
