@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import re
 import subprocess
 import sys
 import threading
@@ -28,8 +27,6 @@ from mesh_framework.logs import JsonFormatter
 from mesh_framework.testing import MeshTestClient, ScriptedLlm, mesh_client
 from mesh_framework.testing.client import build_request, result_of
 from mesh_framework.tracing import inject_trace, parse_traceparent, state, tracer_provider
-
-from .agents import ROOT
 
 TRACED = {
     "MESH_TRACING__ENABLED": "true",
@@ -351,16 +348,6 @@ async def test_without_the_sdk_tracing_is_off_with_one_clear_warning(
     warnings = [r.getMessage() for r in caplog.records if r.name == "mesh_framework.tracing"]
     assert len(warnings) == 1
     assert "OpenTelemetry SDK is missing" in warnings[0] and "mesh-framework[otel]" in warnings[0]
-
-
-def test_the_operations_page_tracing_example_runs() -> None:
-    text = (ROOT / "docs" / "operations.md").read_text()
-    section = text.split("\n## Tracing\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks
-    namespace: dict[str, object] = {"__name__": "docs_operations"}
-    for block in blocks:
-        exec(compile(block, "docs/operations.md", "exec"), namespace)
 
 
 async def test_otel_service_name_names_the_service(monkeypatch: pytest.MonkeyPatch) -> None:
