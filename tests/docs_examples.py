@@ -166,11 +166,11 @@ def run_page(
     runs: int,
     python_files_only: bool = False,
     timeout: float = 90,
-) -> None:
+) -> str:
     """Write the page's titled blocks (only Python ones with `python_files_only`) into `project`, checking
     they are `files`; run its `runs` examples (see `chains`) in a child process, each alone in a fresh
     namespace, in the project folder, with the framework only as the installed package and no
-    `MESH_`/`MCP_MESH_` variable set."""
+    `MESH_`/`MCP_MESH_` variable set. Returns what the examples printed."""
     blocks = page_blocks(text)
     written = {b.title: b.code for b in blocks if b.title and (b.kind == "python" or not python_files_only)}
     assert set(written) == files
@@ -204,6 +204,7 @@ def run_page(
         check=False,
     )
     assert result.returncode == 0, f"{result.stderr}\n{result.stdout}"
+    return result.stdout
 
 
 def run_examples(
