@@ -1,4 +1,5 @@
-"""The test examples of the README and docs/testing.md run as written, as a user's test files."""
+"""The examples of the README (the checkout's own, with its starter) run as written; its test example as a
+user's test file. docs/testing.md's run in a fresh project: tests/test_docs_testing.py."""
 
 from __future__ import annotations
 
@@ -17,16 +18,6 @@ def test_the_readme_testing_example_passes(pytester: pytest.Pytester) -> None:
     pytester.syspathinsert(ROOT)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
-
-
-def test_the_testing_page_examples_pass(pytester: pytest.Pytester) -> None:
-    text = (ROOT / "docs" / "testing.md").read_text()
-    [block] = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "def test_" in b]
-    pytester.makeini("[pytest]\nmesh_app = starter_app\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.makepyfile(test_docs=block)
-    pytester.syspathinsert(ROOT)
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3)
 
 
 def test_the_other_readme_examples_run() -> None:
