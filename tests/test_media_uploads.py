@@ -85,7 +85,7 @@ def test_svg_is_sniffed_as_svg(data: bytes) -> None:
 @pytest.mark.parametrize(
     ("data", "found"),
     [
-        (png(100), "image/png"),
+        pytest.param(png(100), "image/png", id="png"),  # random pixels: a stable id for pytest -n
         (PDF, "application/pdf"),
         (b"<html><body><svg/></body></html>", None),  # HTML, not an SVG document
         (b"<svgx/>", None),
