@@ -30,9 +30,10 @@ def imported(name: str, is_package: bool, node: ast.Import | ast.ImportFrom, kno
         target = ".".join([*base, *([node.module] if node.module else [])])
     else:
         target = node.module or ""
-    if target not in known:
-        return set()
-    return {f"{target}.{a.name}" if f"{target}.{a.name}" in known else target for a in node.names}
+    names = {f"{target}.{a.name}" for a in node.names}
+    if target not in known:  # not ours, or a folder without __init__.py: `from ..llm import wiring`
+        return names & known
+    return {n if n in known else target for n in names}
 
 
 def import_graph() -> dict[str, set[str]]:
