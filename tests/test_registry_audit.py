@@ -252,8 +252,10 @@ def test_mesh_registry_keeps_the_history_the_setting_says() -> None:
 
 
 def test_a_schema_nested_too_deep_is_refused_naming_it(registry: TestClient) -> None:
+    """Deeper than a schema may be (64 levels) yet within what a heartbeat may hold (100 levels of JSON;
+    deeper is refused whole, before it is parsed: tests/test_registry_inputs.py)."""
     deep: dict[str, Any] = {"type": "object"}
-    for _ in range(200):
+    for _ in range(40):
         deep = {"type": "object", "required": ["x"], "properties": {"x": deep}}
     payload = consumer()
     payload["tools"][0]["dependencies"][0]["expectedSchemaCanonical"] = deep
