@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CapabilityUnavailable",
     "CatalogError",
     "ConfigError",
     "display_path",
@@ -54,6 +55,13 @@ class WiringError(MeshError):
             f"{len(problems)} wiring problem(s) found before start-up:\n"
             + "\n".join(f"  - {p}" for p in problems)
         )
+
+
+class CapabilityUnavailable(MeshError):
+    """No agent provides a capability right now: a missing dependency, not a failure (a route answers
+    503 naming `capability`). Features raise their own kinds of it (a model served by no provider agent)."""
+
+    capability: str = ""
 
 
 class ToolExecutionError(MeshError):

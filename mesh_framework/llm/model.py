@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
-from ..errors import MeshError
+from ..errors import CapabilityUnavailable, MeshError
 from .types import LlmTurn, Message
 
 __all__ = [
@@ -27,7 +27,7 @@ class LlmProviderError(LlmError):
     """The model (vendor API or provider agent) could not be reached or refused the request."""
 
 
-class LlmProviderUnavailable(LlmProviderError):
+class LlmProviderUnavailable(LlmProviderError, CapabilityUnavailable):
     """No provider agent of the mesh serves the model right now: a missing dependency (a route answers
     503 for it), not a failure of the model."""
 

@@ -22,9 +22,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
+from ..errors import CapabilityUnavailable
 from ..failures import log_failure
 from ..health.drain import Drain
-from ..llm.model import LlmProviderUnavailable
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_request
@@ -137,7 +137,7 @@ class RouteHandler:
                 value = await asyncio.to_thread(functools.partial(self.target, **kwargs))
         except HTTPException as exc:
             return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-        except LlmProviderUnavailable as exc:  # the provider left after the check above
+        except CapabilityUnavailable as exc:  # an LLM route's provider left after the check above
             return self._provider_unavailable(exc.capability)
         except Exception as exc:
             log_failure(logger, f"route {plan.display}", exc)
