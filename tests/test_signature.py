@@ -7,7 +7,9 @@ from typing import Annotated, Any, Optional
 import pytest
 from pydantic import BaseModel, Field
 
-from mesh_framework import McpMeshTool, MeshLlmAgent, ToolContext, ToolResult
+from mesh_framework import A2aClient, A2aPeer, McpMeshTool, MeshJob, MeshLlmAgent, ToolContext, ToolResult
+from mesh_framework.services import mesh_service, selector
+from mesh_framework.tools.injection import ConstantInjection, Injection, InjectionError
 from mesh_framework.tools.signature import SignatureError, analyze_signature
 
 
@@ -124,3 +126,79 @@ def test_methods_skip_self() -> None:
 
     signature = analyze_signature(Owner.tool, model_name="m", dependency_count=0, skip_self=True)
     assert list(signature.input_schema["properties"]) == ["a"]
+
+
+@mesh_service
+class Captions:
+    @selector("caption", required=True)
+    async def caption(self, text: str) -> str: ...
+
+    @selector("translate")
+    async def translate(self, text: str) -> str: ...
+
+
+class Clock:
+    pass
+
+
+class Now:  # a third party's type: filled with the Clock bean
+    __mesh_injection__ = ConstantInjection(Injection("bean", bean_type=Clock))
+
+
+class _NeedsAName:
+    def injection(self, parameter: str, annotation: Any, cls: type) -> Injection | None:
+        raise InjectionError("needs a name: annotate it Annotated[Refused, 'name']")
+
+    def constructor_refusal(self, cls: type) -> str | None:
+        return None
+
+
+class Refused:
+    __mesh_injection__ = _NeedsAName()
+
+
+class NotMine(Captions):  # a subclass of a service is no service
+    pass
+
+
+def test_a_feature_type_is_injected_by_the_rule_it_carries() -> None:
+    """The framework's own feature types (JobContext, A2aClient, @mesh_service classes) and any other type
+    say how they are injected through `__mesh_injection__`; analysis asks the type, not a list of them."""
+
+    async def tool(
+        a: int,
+        job: MeshJob,
+        weather: A2aClient,
+        other: Annotated[A2aClient, A2aPeer("forecast")],
+        captions: Captions,
+        now: Now,
+        first: McpMeshTool,
+    ) -> int:
+        return a
+
+    signature = analyze(tool, deps=1)
+    injected = {p.name: (p.kind, p.slot, p.bean_type, p.bean, p.key) for p in signature.injected}
+    assert injected == {
+        "job": ("job", -1, None, None, None),
+        "weather": ("bean", -1, A2aClient, "a2a_clients", "weather"),
+        "other": ("bean", -1, A2aClient, "a2a_clients", "forecast"),
+        "captions": ("service", 1, None, None, None),  # its methods' slots follow the declared dependency
+        "now": ("bean", -1, Clock, None, None),
+        "first": ("tool", 0, None, None, None),
+    }
+    service = next(p.service for p in signature.injected if p.name == "captions")
+    assert service is not None and service.name == "Captions"
+    assert [d.selector.capability for d in service.dependencies(1)] == ["caption", "translate"]
+    assert service.missing([object(), None, None], 1) == [1]  # only the required method counts
+    assert set(signature.input_schema["properties"]) == {"a"}
+
+    def refused(value: Refused) -> None: ...
+
+    with pytest.raises(SignatureError, match=r"parameter 'value': needs a name"):
+        analyze(refused)
+
+    def plain(value: NotMine) -> None: ...
+
+    # the service rule declines a subclass: an argument then, which is no JSON data (pydantic names it)
+    with pytest.raises(Exception, match="NotMine"):
+        analyze(plain)

@@ -14,9 +14,11 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args, get_origin
 
 from ..errors import ToolExecutionError
+from ..tools.injection import Injection, InjectionRule
+from .marks import PEER_CLIENTS
 from .wire import (
     CARD_PATHS,
     A2aEvent,
@@ -53,6 +55,20 @@ class A2aPeer:
 Locator = Callable[[str], Awaitable[str | None]]  # peer name -> URL, from the registry's A2A surfaces
 
 
+class _PeerInjection:
+    """An `A2aClient` parameter of a tool receives its peer's client from the `a2a_clients` bean
+    (a2a/clients.py): the peer `Annotated[A2aClient, A2aPeer("x")]` names, else the parameter's name."""
+
+    def injection(self, parameter: str, annotation: Any, cls: type) -> Injection:
+        peer = parameter
+        if get_origin(annotation) is Annotated:
+            peer = next((e.name for e in get_args(annotation)[1:] if isinstance(e, A2aPeer)), parameter)
+        return Injection("bean", bean_type=A2aClient, bean=PEER_CLIENTS, key=peer)
+
+    def constructor_refusal(self, cls: type) -> str | None:
+        return None
+
+
 class A2aClient:
     """Sends messages to one A2A agent and reads its tasks.
 
@@ -63,6 +79,8 @@ class A2aClient:
             task = await weather.send(city)
             return task.text
     """
+
+    __mesh_injection__: ClassVar[InjectionRule] = _PeerInjection()
 
     def __init__(
         self,

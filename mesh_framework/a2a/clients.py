@@ -22,6 +22,10 @@ class A2aClients:
         self._factory = factory  # the proxy factory: its pooled HTTP client
         self._clients: dict[str, A2aClient] = {}
 
+    def __getitem__(self, peer: str) -> A2aClient:
+        """`clients[peer]`, as a tool's `A2aClient` parameter is injected (tools/builder.py)."""
+        return self.client(peer)
+
     def client(self, peer: str) -> A2aClient:
         found = self._clients.get(peer)
         if found is None:

@@ -7,9 +7,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["A2A_ATTR", "A2aSkillSpec", "mesh_a2a"]
+__all__ = ["A2A_ATTR", "PEER_CLIENTS", "A2aSkillSpec", "mesh_a2a"]
 
 A2A_ATTR = "__mesh_a2a__"
+PEER_CLIENTS = "a2a_clients"  # the bean an A2aClient parameter is taken from: its [peer] (a2a/clients.py)
 DEFAULT_MODES = ("text/plain", "application/json")
 _SKILL_ID = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 

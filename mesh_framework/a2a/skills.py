@@ -7,7 +7,7 @@ from typing import Any
 
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .marks import A2A_ATTR, A2aSkillSpec
+from .marks import A2A_ATTR, PEER_CLIENTS, A2aSkillSpec
 
 __all__ = ["A2aSkill", "consumes_a2a", "skills_of"]
 
@@ -57,4 +57,4 @@ def skills_of(tools: MeshToolWrapperRegistry) -> list[A2aSkill]:
 
 def consumes_a2a(tools: MeshToolWrapperRegistry) -> bool:
     """Whether a tool takes an `A2aClient` (MCP Mesh's `a2a_consumer` flag)."""
-    return any(p.peer is not None for w in tools for p in w.signature.injected)
+    return any(p.bean == PEER_CLIENTS for w in tools for p in w.signature.injected)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
 from ..errors import display_path
-from ..services import is_service
 from ..specs import ComponentSpec, ConfigPropertiesSpec
+from ..tools.injection import injection_rule
 
 __all__ = ["Bean", "BeanCatalog", "Qualifier", "bean_name", "describe_location"]
 
@@ -182,12 +182,10 @@ class BeanCatalog:
             candidates = named
         if len(candidates) == 1:
             return candidates[0]
-        if not candidates and is_service(core):
-            return (
-                f"{core.__qualname__} is a service interface (@mesh_service): it is injected into tools and "
-                "routes, not into constructors; take it as a parameter of the @mesh_tool or @mesh_route "
-                "method that calls it"
-            )
+        if not candidates and (rule := injection_rule(core)) is not None:
+            refusal = rule.constructor_refusal(core)  # a type only tools take (a service interface)
+            if refusal is not None:
+                return refusal
         if not candidates:
             return (
                 f"no component of type {core.__qualname__}; mark a class that provides it with @component "

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from ..input_required import REQUEST_CAPABILITIES, InputNotPossible, InputRequired
+from ..tools.injection import ConstantInjection, Injection, InjectionRule
 from .model import Job
 
 __all__ = ["JobCancelled", "JobContext", "MeshJob"]
@@ -39,6 +40,8 @@ class JobContext:
     """
 
     __slots__ = ("_answers", "_cancel", "_issued", "_job", "_on_change")
+    # A tool's parameter of this type: the job runner puts the running job's here (None on an inline call).
+    __mesh_injection__: ClassVar[InjectionRule] = ConstantInjection(Injection("job"))
 
     def __init__(self, job: Job, *, on_change: Any = None) -> None:
         self._job = job

@@ -19,7 +19,6 @@ from ..decorators import LLM_ATTR
 from ..errors import WiringError
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
-from ..services import service_dependencies
 from ..specs import ToolSpec
 from ..tools.signature import SignatureError, ToolSignature, analyze_signature
 from .marks import ROUTE_ATTR, RouteSpec
@@ -200,7 +199,9 @@ def _plan(
         capability="",
         description=spec.description,
         dependencies=spec.dependencies
-        + service_dependencies((p.slot, p.service) for p in signature.injected if p.service is not None),
+        + tuple(
+            d for p in signature.injected if p.service is not None for d in p.service.dependencies(p.slot)
+        ),
         kwargs={"route_names": names},  # read by mesh/route_registration.py
     )
     schema_problems = dependency_schema_problems(tool_spec.dependencies, cluster_strict=schema_strict)

@@ -5,8 +5,11 @@ that takes it is planned (services/plan.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, TypeVar, overload
+
+from ..tools.injection import INJECTION_ATTR
+from .injection import SERVICE_INJECTION
+from .metadata import SELECTOR_ATTR, SERVICE_ATTR, MatchMode, SelectorMark, ServiceMark
 
 __all__ = [
     "SELECTOR_ATTR",
@@ -18,28 +21,8 @@ __all__ = [
     "selector",
 ]
 
-SERVICE_ATTR = "__mesh_service__"
-SELECTOR_ATTR = "__mesh_selector__"
-
 C = TypeVar("C", bound=type)
 F = TypeVar("F", bound=Callable[..., Any])
-
-MatchMode = Literal["subset", "strict"]
-
-
-@dataclass(frozen=True, slots=True)
-class ServiceMark:
-    min_available: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class SelectorMark:
-    capability: str
-    tags: tuple[str | tuple[str, ...], ...] = ()
-    version: str | None = None
-    required: bool = False
-    match_mode: MatchMode | None = None
-    expected_type: Any = None
 
 
 @overload
@@ -69,6 +52,7 @@ def mesh_service(cls: C | None = None, /, *, min_available: int = 0) -> C | Call
         if not isinstance(target, type):
             raise TypeError(f"@mesh_service decorates a class, not {target!r}")
         setattr(target, SERVICE_ATTR, mark)
+        setattr(target, INJECTION_ATTR, SERVICE_INJECTION)  # injected into tools and routes by this rule
         return target
 
     return decorate(cls) if cls is not None else decorate

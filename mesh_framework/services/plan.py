@@ -17,7 +17,7 @@ from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from ..errors import display_path
 from ..schemas.canonical import SchemaTypeError, canonical_schema
 from ..specs import DependencySpec, Selector
-from .declare import SELECTOR_ATTR, SERVICE_ATTR, SelectorMark, ServiceMark
+from .metadata import SELECTOR_ATTR, SERVICE_ATTR, SelectorMark, ServiceMark
 
 __all__ = [
     "MethodPlan",

@@ -10,7 +10,6 @@ from typing import Any
 
 from ..di.call_scope import CallScopes
 from ..schemas.policy import check_tool_schemas, dependency_schema_problems
-from ..services import service_dependencies
 from ..specs import ToolSpec
 from .call_scoped import CallScopedToolWrapper
 from .signature import SignatureError, ToolSignature, analyze_signature
@@ -31,7 +30,8 @@ class ToolPlan:
     owner: str | None = None  # provider name of the component owning the method
     attribute: str = ""
     beans: dict[str, str] = field(default_factory=dict)  # parameter -> provider name
-    a2a_peers: dict[str, str] = field(default_factory=dict)  # A2aClient parameter -> peer name
+    # parameter -> (framework bean's name, key): `bean[key]` is injected (an A2aClient: its peer's client)
+    keyed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def plan_tool(
@@ -64,11 +64,13 @@ def plan_tool(
             f"returns Stream[str] and is {flag}: a stream answers the caller as it runs, a job answers "
             f"later; drop {flag} or return str"
         )
-    beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean" and p.peer is None}
-    peers = {p.name: p.peer for p in signature.injected if p.peer is not None}
-    services = [(p.slot, p.service) for p in signature.injected if p.service is not None]
-    if services:  # on the wire, a service's methods are ordinary dependencies after the declared ones
-        spec = dataclasses.replace(spec, dependencies=spec.dependencies + service_dependencies(services))
+    beans = {p.name: bean_for(p.bean_type) for p in signature.injected if p.kind == "bean" and p.bean is None}
+    keyed = {p.name: (p.bean, p.key or p.name) for p in signature.injected if p.bean is not None}
+    added = tuple(
+        d for p in signature.injected if p.service is not None for d in p.service.dependencies(p.slot)
+    )
+    if added:  # on the wire, a service's methods are ordinary dependencies after the declared ones
+        spec = dataclasses.replace(spec, dependencies=spec.dependencies + added)
     _check_expected_types(spec, schema_strict)
     problems = check_tool_schemas(
         name,
@@ -91,7 +93,7 @@ def plan_tool(
         owner=owner,
         attribute=attribute,
         beans=beans,
-        a2a_peers=peers,
+        keyed=keyed,
     )
 
 
@@ -136,9 +138,7 @@ def build_wrappers(
             else MeshToolWrapper(**options)
         )
         beans = {param: provide(bean) for param, bean in plan.beans.items() if param not in scoped}
-        if plan.a2a_peers:  # each A2aClient parameter gets its peer's client (a2a/clients.py)
-            clients = provide("a2a_clients")
-            beans.update({param: clients.client(peer) for param, peer in plan.a2a_peers.items()})
+        beans.update({param: provide(bean)[key] for param, (bean, key) in plan.keyed.items()})
         wrapper.bind_beans(beans)
         for dependency in plan.spec.dependencies:
             wrapper.update_dependency(dependency.index, initial_proxy(dependency))

@@ -1,9 +1,8 @@
 """Signature analysis, done once per tool at start-up: what the client sends, what the mesh injects.
 
 Injected parameters are found by type: `McpMeshTool` (one per declared dependency, in order),
-`MeshLlmAgent`, `ToolContext`, `JobContext` (`MeshJob`), `@mesh_service` classes (one dependency slot per
-method, after the declared dependencies), `A2aClient` (a peer by name) and component types the container
-knows.
+`MeshLlmAgent`, `ToolContext`, a type that carries an injection rule (tools/injection.py: a feature's, such
+as `JobContext`, `@mesh_service` classes, `A2aClient`) and component types the container knows.
 Everything else is a client argument, validated by a pydantic model built from the signature and
 described by its JSON schema.
 """
@@ -16,21 +15,17 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
-from ..a2a.client import A2aClient, A2aPeer
 from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputRequired
-from ..jobs.context import JobContext
-from ..services import ServiceDefinitionError, ServicePlan, analyze_service, is_service
 from .context import ToolContext
+from .injection import Injection, InjectionError, InjectionKind, SlotGroup, injection_rule
 
 __all__ = ["InjectedParam", "ToolSignature", "analyze_signature"]
-
-InjectionKind = Literal["tool", "llm", "context", "job", "bean", "service"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +33,11 @@ class InjectedParam:
     name: str
     kind: InjectionKind
     optional: bool
-    slot: int = -1  # dependency index for kind == "tool"; the first method's for kind == "service"
+    slot: int = -1  # dependency index for kind == "tool"; the group's first for kind == "service"
     bean_type: Any = None  # for kind == "bean"
-    service: ServicePlan | None = None  # for kind == "service"
-    peer: str | None = None  # for an A2aClient bean: the peer's name (a2a.peers.<name>)
+    service: SlotGroup | None = None  # for kind == "service": the slots it is built over
+    bean: str | None = None  # for kind == "bean": a framework bean's name, injected as bean[key]
+    key: str | None = None  # (an A2aClient's peer: `a2a_clients["weather"]`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,15 +78,6 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
             annotation = args[0]
         else:
             return annotation, optional
-
-
-def _peer(annotation: Any, default: str) -> str:
-    """The peer an `A2aClient` parameter names: `Annotated[A2aClient, A2aPeer("x")]`, else its name."""
-    if get_origin(annotation) is Annotated:
-        for extra in get_args(annotation)[1:]:
-            if isinstance(extra, A2aPeer):
-                return extra.name
-    return default
 
 
 def _is_subclass(candidate: Any, base: type | tuple[type, ...]) -> bool:
@@ -180,6 +167,17 @@ def _streams(function: Callable[..., Any], annotation: Any) -> bool:
     return True
 
 
+def _injection(name: str, annotation: Any, core: Any) -> Injection | None:
+    """How a parameter of a type carrying an injection rule is filled (tools/injection.py), else None."""
+    rule = injection_rule(core)
+    if rule is None:
+        return None
+    try:
+        return rule.injection(name, annotation, core)
+    except InjectionError as exc:
+        raise SignatureError(f"parameter '{name}': {exc}") from None
+
+
 def analyze_signature(
     function: Callable[..., Any],
     *,
@@ -222,20 +220,23 @@ def analyze_signature(
             injected.append(InjectedParam(param.name, "llm", optional))
         elif _is_subclass(core, ToolContext):
             injected.append(InjectedParam(param.name, "context", optional))
-        elif _is_subclass(core, JobContext):
-            injected.append(InjectedParam(param.name, "job", optional))
-        elif is_service(core):
-            try:
-                service = analyze_service(core)
-            except ServiceDefinitionError as exc:
-                raise SignatureError(f"parameter '{param.name}': {exc}") from None
-            injected.append(
-                InjectedParam(param.name, "service", optional, slot=service_slot, service=service)
-            )
-            service_slot += len(service.methods)
-        elif _is_subclass(core, A2aClient):
-            peer = _peer(annotation, param.name)
-            injected.append(InjectedParam(param.name, "bean", optional, bean_type=A2aClient, peer=peer))
+        elif (found := _injection(param.name, annotation, core)) is not None:
+            if found.slots is not None:
+                injected.append(
+                    InjectedParam(param.name, "service", optional, slot=service_slot, service=found.slots)
+                )
+                service_slot += len(found.slots.dependencies(service_slot))
+            else:
+                injected.append(
+                    InjectedParam(
+                        param.name,
+                        found.kind,
+                        optional,
+                        bean_type=found.bean_type,
+                        bean=found.bean,
+                        key=found.key,
+                    )
+                )
         elif bean_types(core):
             injected.append(InjectedParam(param.name, "bean", optional, bean_type=core))
         else:

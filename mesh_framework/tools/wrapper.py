@@ -19,7 +19,6 @@ from ..errors import ToolExecutionError
 from ..failures import exception_text, log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputNotPossible, InputRequired, input_required_result
-from ..services import implement, missing_required
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .signature import InjectedParam, ToolSignature
@@ -119,7 +118,7 @@ class MeshToolWrapper:
         self._beans: dict[str, Any] = {}
         # One implementation per service parameter, reading this wrapper's slots (swapped in place).
         self.services: dict[str, Any] = {
-            p.name: implement(p.service, self.slots, p.slot)
+            p.name: p.service.implement(self.slots, p.slot)
             for p in signature.injected
             if p.service is not None
         }
@@ -275,9 +274,7 @@ class MeshToolWrapper:
     def service_missing(self, param: InjectedParam) -> list[int]:
         """The slots of a service parameter's required methods that hold no provider."""
         service = param.service
-        if service is None or not service.required:
-            return []
-        return missing_required(service, self.slots, param.slot)
+        return [] if service is None else service.missing(self.slots, param.slot)
 
     def _service_refusal(self, param: InjectedParam) -> dict[str, Any] | None:
         """The refusal when a required method of a service parameter has no provider, else None."""
@@ -289,7 +286,7 @@ class MeshToolWrapper:
             for dependency in dependencies:
                 self.unresolved_listener(self, dependency)
         names = ", ".join(f"'{d.selector.capability}' (dependency {d.index})" for d in dependencies)
-        methods = ", ".join(f"{service.name}.{service.methods[slot - param.slot].name}" for slot in missing)
+        methods = ", ".join(f"{service.name}.{service.member(slot - param.slot)}" for slot in missing)
         one = len(missing) == 1
         return error_result(
             f"Tool '{self.name}' cannot run: its dependenc{'y' if one else 'ies'} {names} "
