@@ -35,16 +35,7 @@ if TYPE_CHECKING:
         TextContent,
         ToolResult,
     )
-    from .decorators import (
-        completer,
-        component,
-        config_properties,
-        mesh_agent,
-        mesh_llm,
-        mesh_prompt,
-        mesh_resource,
-        mesh_tool,
-    )
+    from .decorators import completer, component, config_properties, mesh_agent, mesh_llm, mesh_tool
     from .di.conditions import (
         conditional_on_class,
         conditional_on_missing_bean,
@@ -65,8 +56,10 @@ if TYPE_CHECKING:
     from .llm.types import LlmUsage
     from .media import MediaParam, MediaRef, MediaResult, MediaStore, media_result, save_upload
     from .mesh.proxy_factory import McpMeshToolProxyFactory
+    from .prompts.decorator import mesh_prompt
     from .prompts.messages import PromptMessage
     from .propagation import propagated_headers
+    from .resources.decorator import mesh_resource
     from .routes import mesh_route
     from .services import ServiceUnavailable, mesh_selector, mesh_service, selector
     from .specs import Selector
@@ -199,8 +192,8 @@ _LOCATIONS: dict[str, str] = {
     "config_properties": ".decorators",
     "mesh_agent": ".decorators",
     "mesh_llm": ".decorators",
-    "mesh_prompt": ".decorators",
-    "mesh_resource": ".decorators",
+    "mesh_prompt": ".prompts.decorator",
+    "mesh_resource": ".resources.decorator",
     "mesh_tool": ".decorators",
     "Qualifier": ".di.wiring",
     "bean": ".di.configuration",

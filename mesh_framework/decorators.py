@@ -10,11 +10,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
-from .a2a.marks import A2A_ATTR, A2aSkillSpec
 from .argument_completion import completer
 from .di.configuration import check_scope
-from .prompts.decorator import mesh_prompt
-from .resources.decorator import mesh_resource
 from .specs import (
     AgentSpec,
     ComponentSpec,
@@ -31,8 +28,6 @@ __all__ = [
     "config_properties",
     "mesh_agent",
     "mesh_llm",
-    "mesh_prompt",
-    "mesh_resource",
     "mesh_tool",
 ]
 
@@ -209,7 +204,8 @@ def mesh_tool(
             "prepare= takes a function (ctx, arguments) and applies to background tools only; a plain "
             "tool returns InputRequired from its body"
         )
-    a2a = bool(kwargs.pop("a2a", False))  # also an A2A skill (as @mesh_a2a() does)
+    # Keywords a feature reads (recorded, not advertised): a2a=True serves an A2A skill (a2a/marks.py).
+    options = {"a2a": True} if kwargs.pop("a2a", False) else {}
     if task:
         kwargs = {**kwargs, "task": True}
     if name is not None and not _TOOL_NAME.match(name):
@@ -240,10 +236,9 @@ def mesh_tool(
             task_required=background == "required",
             prepare=prepare,
             output_schema_strict=output_schema_strict,
+            options=options,
         )
         setattr(function, TOOL_ATTR, spec)
-        if a2a and getattr(function, A2A_ATTR, None) is None:
-            setattr(function, A2A_ATTR, A2aSkillSpec())
         return function
 
     return mark

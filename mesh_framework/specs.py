@@ -126,6 +126,7 @@ class ToolSpec:
     task_required: bool = False  # background="required": MCP clients with a task form must use it
     prepare: Callable[..., Any] | None = None  # a background tool's input rounds before its job starts
     output_schema_strict: bool = True  # False: a BLOCK schema verdict is logged, not refused (schemas/policy)
+    options: Mapping[str, Any] = field(default_factory=dict)  # keywords a feature reads, not advertised (a2a)
 
 
 @dataclass(frozen=True, slots=True)

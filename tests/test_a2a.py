@@ -463,3 +463,29 @@ def tool_schema(agent: AgentProcess, tool: str) -> dict[str, Any]:
         agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
     ).json()["result"]["tools"]
     return next(t["inputSchema"] for t in tools if t["name"] == tool)  # type: ignore[no-any-return]
+
+
+def test_mesh_tool_a2a_true_is_a_skill_with_the_tools_defaults_and_mesh_a2a_wins() -> None:
+    from mesh_framework import mesh_a2a, mesh_tool
+    from mesh_framework.a2a.marks import A2aSkillSpec, skill_mark
+    from mesh_framework.decorators import TOOL_ATTR
+
+    @mesh_tool(a2a=True, owner="docs")
+    async def echo(text: str) -> str:
+        return text
+
+    @mesh_tool(a2a=True)
+    @mesh_a2a("shout-skill", tags=["loud"])
+    async def shout(text: str) -> str:
+        return text.upper()
+
+    @mesh_tool()
+    async def quiet(text: str) -> str:
+        return text
+
+    spec = getattr(echo, TOOL_ATTR)
+    assert skill_mark(spec) == A2aSkillSpec()
+    assert dict(spec.kwargs) == {"owner": "docs"}  # a2a is read by the A2A feature, not advertised
+    shouted = skill_mark(getattr(shout, TOOL_ATTR))
+    assert shouted is not None and (shouted.skill_id, shouted.tags) == ("shout-skill", ("loud",))
+    assert skill_mark(getattr(quiet, TOOL_ATTR)) is None

@@ -117,6 +117,12 @@ def test_import_loads_only_what_is_used() -> None:
     loaded = set(modules["decorators"])  # type: ignore[arg-type]
     assert "mesh_framework.decorators" in loaded
     assert not loaded & {"mesh_framework.app", "starlette", "uvicorn", "httpx2", "dependency_injector"}
+    # the decorators name no feature: marking a tool loads no A2A, prompt or resource module
+    assert not {
+        m
+        for m in loaded
+        if m.startswith(("mesh_framework.a2a", "mesh_framework.prompts", "mesh_framework.resources"))
+    }
 
 
 def test_mesh_command_loads_no_agent_machinery() -> None:

@@ -7,7 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["A2A_ATTR", "PEER_CLIENTS", "A2aSkillSpec", "mesh_a2a"]
+from ..specs import ToolSpec
+
+__all__ = ["A2A_ATTR", "PEER_CLIENTS", "A2aSkillSpec", "mesh_a2a", "skill_mark"]
 
 A2A_ATTR = "__mesh_a2a__"
 PEER_CLIENTS = "a2a_clients"  # the bean an A2aClient parameter is taken from: its [peer] (a2a/clients.py)
@@ -71,3 +73,11 @@ def mesh_a2a(
         return function
 
     return mark
+
+
+def skill_mark(spec: ToolSpec) -> A2aSkillSpec | None:
+    """What `@mesh_a2a` recorded on a tool, else the defaults for `@mesh_tool(a2a=True)`; None: no skill."""
+    found = getattr(spec.function, A2A_ATTR, None)
+    if isinstance(found, A2aSkillSpec):
+        return found
+    return A2aSkillSpec() if spec.options.get("a2a") else None

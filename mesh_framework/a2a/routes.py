@@ -12,7 +12,7 @@ from starlette.routing import BaseRoute, Route
 from ..config.settings import MeshSettings
 from ..errors import WiringError
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .marks import A2A_ATTR
+from .marks import skill_mark
 from .skills import skills_of
 
 __all__ = ["a2a_routes"]
@@ -20,7 +20,7 @@ __all__ = ["a2a_routes"]
 
 def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: Any = None) -> list[BaseRoute]:
     """The skills' routes (`jobs`: the JobService running background tools), else the no-skill answers."""
-    if not any(getattr(w.spec.function, A2A_ATTR, None) is not None for w in tools):
+    if not any(skill_mark(w.spec) is not None for w in tools):
         return _no_skill_routes(settings)
     owners: dict[str, list[str]] = {}
     for skill in skills_of(tools):

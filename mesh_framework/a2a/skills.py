@@ -7,7 +7,7 @@ from typing import Any
 
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .marks import A2A_ATTR, PEER_CLIENTS, A2aSkillSpec
+from .marks import PEER_CLIENTS, A2aSkillSpec, skill_mark
 
 __all__ = ["A2aSkill", "consumes_a2a", "skills_of"]
 
@@ -38,8 +38,8 @@ def skills_of(tools: MeshToolWrapperRegistry) -> list[A2aSkill]:
     """The tools marked `@mesh_a2a` (or `a2a=True`) as skills."""
     found: list[A2aSkill] = []
     for wrapper in tools:
-        spec = getattr(wrapper.spec.function, A2A_ATTR, None)
-        if not isinstance(spec, A2aSkillSpec):
+        spec = skill_mark(wrapper.spec)
+        if spec is None:
             continue
         skill_id = spec.skill_id or wrapper.name
         found.append(
