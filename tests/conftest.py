@@ -1,5 +1,6 @@
-"""Suite-wide pytest set-up: the pytester plugin, the `no_servers` mark, and Ctrl-C for the processes tests
-start.
+"""Suite-wide pytest set-up: the pytester plugin, the `no_servers` mark, Ctrl-C for the processes tests
+start, and the process-wide tracing state kept from leaking between modules (pytest -n runs modules in any
+order, in several processes).
 
 `no_servers` marks every test of a module that starts no server process: no agent or registry
 (`tests.agents.run_agent`, `run_registry`, `run_mesh`), no MCP server from npm (`tests.mcp_servers`), no
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -31,6 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "no_servers: the test's module starts no server process (tests/conftest.py)"
     )
     take_ctrl_c()
+    no_global_tracer_provider()
 
 
 def take_ctrl_c() -> None:
@@ -43,11 +46,36 @@ def take_ctrl_c() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def no_global_tracer_provider() -> None:
+    """OpenTelemetry's global tracer provider can be set once per process, and the first app built with
+    tracing on makes its provider the global one: from then on, the MCP SDK's own spans put a
+    `traceparent` in every request's `_meta` (and its tracers keep the provider they found). A test would
+    then see what modules before it in the same process did; with a no-op global provider set first, every
+    module sees the same (an app's tracing keeps its own provider: `tracer_provider()`)."""
+    from opentelemetry import trace
+
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        trace.set_tracer_provider(trace.NoOpTracerProvider())
+
+
 @cache
 def starts_servers(path: Path) -> bool:
     """Whether the test module at `path` names a helper that starts a server process (or runs the
     project's scripts, or installs it)."""
     return bool(STARTS_SERVERS.search(path.read_text()))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def tracing_per_module() -> Iterator[None]:
+    """Tracing is per process (`mesh_framework.tracing.state`): an app built with tracing on leaves it on
+    for whatever runs next in the process. Each module ends with the state it began with, so what a module
+    sees does not depend on which modules ran before it (pytest -n gives each worker its own mix)."""
+    from mesh_framework.tracing.state import state
+
+    kept = {name: getattr(state, name) for name in type(state).__slots__}
+    yield
+    for name, value in kept.items():
+        setattr(state, name, value)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
