@@ -186,6 +186,8 @@ def build_agent_llms(
     kwargs["catalog_callbacks"] = catalog_callbacks()
     if container is not None:  # the beans `@mesh_llm(tools=[...])` local tools take
         kwargs["provide"] = lambda name: getattr(container, name)()
+        beans = container.bean_lifecycle()  # their call-scoped ones: a scope per call the model makes
+        kwargs["scopes"] = beans.scopes if beans is not None else None
     agents = build_llm_agents(configs, tools, **kwargs)
     if web.llm_configs:
         agents.update(build_llm_agents(web.llm_configs, web.registry, **kwargs))

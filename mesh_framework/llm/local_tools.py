@@ -1,6 +1,7 @@
 """`@mesh_llm(tools=[f])` local functions: analyzed once at load as `@mesh_tool`s are (a parameter typed
 as a bean of the agent is injected, hidden from the schema the model sees, as it is from MCP's), turned
-into tool callbacks when the agent is built."""
+into tool callbacks when the agent is built. A local tool that takes a call-scoped bean gets its own instance
+for each call the model makes, closed when that call ends, as a `@mesh_tool`'s call does."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pydantic.errors import PydanticSchemaGenerationError
 from ..callbacks.definition import ToolCallback
 from ..callbacks.local import FunctionToolCallback
 from ..decorators import TOOL_ATTR
+from ..di.call_scope import CallScopes
 from ..errors import WiringError
 from ..specs import ToolSpec
 from ..tools.builder import ToolPlan, build_wrappers, plan_tool
@@ -63,9 +65,12 @@ def plan_local_tools(
     return dataclasses.replace(config, callbacks=tuple(items)), problems
 
 
-def local_callbacks(items: Iterable[Any], provide: Callable[[str], Any] | None) -> list[ToolCallback]:
+def local_callbacks(
+    items: Iterable[Any], provide: Callable[[str], Any] | None, scopes: CallScopes | None = None
+) -> list[ToolCallback]:
     """The callbacks of `tools=[...]`: a planned function gets its beans through `provide` (a bean's
-    provider name -> the bean); a function given unplanned (an agent built by hand) is wrapped as is."""
+    provider name -> the bean), its call-scoped ones from a call scope `scopes` opens per call; a function
+    given unplanned (an agent built by hand) is wrapped as is."""
     callbacks: list[ToolCallback] = []
     for item in items:
         if isinstance(item, ToolCallback):
@@ -74,7 +79,11 @@ def local_callbacks(items: Iterable[Any], provide: Callable[[str], Any] | None) 
             if item.beans and provide is None:
                 raise WiringError([f"local tool '{item.name}' takes beans, and no container provides them"])
             registry = build_wrappers(
-                [item], MeshToolWrapperRegistry(), provide or _no_bean, initial_proxy=lambda _d: None
+                [item],
+                MeshToolWrapperRegistry(),
+                provide or _no_bean,
+                initial_proxy=lambda _d: None,
+                scopes=scopes,
             )
             wrapper = registry.get(item.name)
             assert wrapper is not None

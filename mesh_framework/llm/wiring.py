@@ -18,6 +18,7 @@ from ..callbacks.mcp import McpToolCallbackProvider
 from ..callbacks.mesh import MeshToolCallbackProvider
 from ..callbacks.provider import ToolCallbackProvider
 from ..config.settings import MeshSettings
+from ..di.call_scope import CallScopes
 from ..events import ApplicationEventPublisher
 from ..mesh.proxy import McpMeshToolProxy, Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
@@ -142,10 +143,12 @@ def build_llm_agents(
     catalog_callbacks: McpToolCallbackProvider,
     model_override: LlmModel | Mapping[str, LlmModel] | None = None,
     provide: Callable[[str], Any] | None = None,
+    scopes: CallScopes | None = None,
 ) -> dict[str, LlmAgent]:
     """One agent per LLM tool (by tool name), each set into its wrapper's `llm_agent`. `model_override`
     replaces the configured model (of every tool, or of the tools a mapping names); `provide` gives the
-    beans local tools take (a bean's provider name -> the bean)."""
+    beans local tools take (a bean's provider name -> the bean), `scopes` opens the call scope of a local
+    tool that takes a call-scoped bean, per call the model makes."""
     agents: dict[str, LlmAgent] = {}
     for name, config in configs.items():
         model: LlmModel
@@ -165,7 +168,7 @@ def build_llm_agents(
         if config.catalog_servers:
             connections = [catalog_callbacks.connection(server) for server in config.catalog_servers]
             providers.append(McpToolCallbackProvider(connections, publisher=publisher))
-        agent = LlmAgent(config, model, providers, local_callbacks(config.callbacks, provide))
+        agent = LlmAgent(config, model, providers, local_callbacks(config.callbacks, provide, scopes))
         wrapper = tools.get(name)
         if wrapper is not None:
             wrapper.llm_agent = agent

@@ -8,12 +8,16 @@ build. Each of its routes that uses `MeshTool` or `MeshService` gets dependency 
 `MeshTool`s first, then each service's methods in name order), registered and updated exactly like
 `@mesh_route` routes'. Its lifespan (`lifespan=`, or `on_event` handlers) runs inside the agent's
 (routes/web.py: `mounted_lifespans`); a state it yields is its own requests' `request.state`.
+
+When a `Bean` names a call-scoped bean, each request to the app runs in a call scope of its own (opened only
+for such an app), the bean made on first use and closed once the answer has been sent.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -24,6 +28,8 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.routing import Match
 
+from ..di.call_scope import CallScope, CallScopes
+from ..failures import log_failure
 from ..injectables import McpMeshTool
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
@@ -57,6 +63,9 @@ __all__ = [
 
 SERVE_ATTR = "__mesh_serve__"  # read by routes/web.py without importing fastapi
 SCOPE_KEY = "mesh_framework.fastapi"  # the ServedFastApi of the app a request is in
+CALL_KEY = "mesh_framework.call_scope"  # the call scope of the request, for an app with call-scoped beans
+
+logger = logging.getLogger("mesh_framework.routes")
 
 T = TypeVar("T")
 A = TypeVar("A", bound=FastAPI)
@@ -113,15 +122,24 @@ class MeshServiceDependency:
         return f"MeshService({getattr(self.service_type, '__qualname__', self.service_type)})"
 
 
+class BeanUnavailable(Exception):
+    """A call-scoped bean could not be made for the request (answered 500, the cause in the agent's log)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 class BeanDependency:
-    """`Depends(...)` target: the agent's component of one type."""
+    """`Depends(...)` target: the agent's bean of one type (a call-scoped one: the request's instance)."""
 
     def __init__(self, bean_type: type[Any]) -> None:
         self.bean_type = bean_type
 
-    def __call__(self, request: Request) -> Any:
+    async def __call__(self, request: Request) -> Any:
+        # async: a call-scoped bean is made on the event loop, in the request's call scope
         served: ServedFastApi = request.scope[SCOPE_KEY]
-        return served.beans[self]
+        return await served.bean(request.scope, self)
 
     def __repr__(self) -> str:
         return f"Bean({getattr(self.bean_type, '__qualname__', self.bean_type)})"
@@ -142,7 +160,8 @@ def MeshService(service_type: type[T]) -> Any:
 
 
 def Bean(bean_type: type[T]) -> Any:
-    """`Depends`-compatible: the agent's component of `bean_type` (the same instance tools receive)."""
+    """`Depends`-compatible: the agent's bean of `bean_type` (the same instance tools receive); for a
+    call-scoped bean, the request's own instance, closed once the answer is sent."""
     return Depends(BeanDependency(bean_type))
 
 
@@ -240,11 +259,19 @@ def _service_plan(marker: MeshServiceDependency) -> ServicePlan:
 class ServedFastApi:
     """The app as the agent serves it: its routes' dependency slots and the components it asks for."""
 
-    def __init__(self, plan: FastApiPlan, provide: Callable[[str], Any]) -> None:
+    def __init__(
+        self, plan: FastApiPlan, provide: Callable[[str], Any], scopes: CallScopes | None = None
+    ) -> None:
         self.plan = plan
         self.app = plan.app
         self.state: dict[str, Any] | None = None  # what the app's lifespan yielded, while it runs
-        self.beans = {marker: provide(name) for marker, name in plan.beans.items()}
+        names = scopes.names if scopes is not None else frozenset()
+        self.scoped = {marker: name for marker, name in plan.beans.items() if name in names}
+        # only an app that asks for a call-scoped bean opens a scope per request
+        self.scopes = scopes if self.scoped else None
+        self.beans = {
+            marker: provide(name) for marker, name in plan.beans.items() if marker not in self.scoped
+        }
         self.wrappers: list[MeshToolWrapper] = []
         self._slots: dict[tuple[int, int], tuple[MeshToolWrapper, int]] = {}
         self._services: dict[tuple[int, int], tuple[MeshToolWrapper, ServicePlan, int, Any]] = {}
@@ -278,6 +305,20 @@ class ServedFastApi:
                     implementation,
                 )
         self.app.add_exception_handler(DependencyUnavailable, _unavailable)
+        self.app.add_exception_handler(BeanUnavailable, _bean_unavailable)
+
+    async def bean(self, scope: Any, marker: BeanDependency) -> Any:
+        """The bean a `Bean` names: the agent's, or the request's instance of a call-scoped one."""
+        name = self.scoped.get(marker)
+        if name is None:
+            return self.beans[marker]
+        call: CallScope = scope[CALL_KEY]
+        try:
+            return await call.get(name)
+        except Exception as exc:
+            where = f"{self.describe()}: making call-scoped bean '{name}' for {scope.get('path', '/')}"
+            log_failure(logger, where, exc)
+            raise BeanUnavailable(name) from exc
 
     def proxy(self, route: Any, marker: MeshToolDependency) -> McpMeshTool | None:
         found = self._slots.get((id(route), id(marker)))
@@ -334,7 +375,12 @@ class ServedFastApi:
         scope[SCOPE_KEY] = self
         if self.state is not None:  # a shallow copy per request, as Starlette gives an app's own state
             scope["state"] = {**scope.get("state", {}), **self.state}
-        await self.app(scope, receive, send)
+        if self.scopes is None or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        async with self.scopes.open() as call:  # closed once the app has sent its answer (a stream's end too)
+            scope[CALL_KEY] = call
+            await self.app(scope, receive, send)
 
 
 def _takes_form(route: APIRoute) -> bool:
@@ -351,3 +397,9 @@ def _takes_form(route: APIRoute) -> bool:
 async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DependencyUnavailable)
     return JSONResponse({"error": "dependency_unavailable", "capability": exc.capability}, status_code=503)
+
+
+async def _bean_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, BeanUnavailable)
+    detail = f"bean '{exc.name}' could not be made for this request; the agent's log has the cause"
+    return JSONResponse({"error": "internal_error", "detail": detail}, status_code=500)

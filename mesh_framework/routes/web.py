@@ -214,7 +214,7 @@ def build_web(
         from .fastapi_app import ServedFastApi
 
         for app_plan in plan.fastapi:
-            served = ServedFastApi(app_plan, provide)
+            served = ServedFastApi(app_plan, provide, scopes)
             for wrapper in served.wrappers:
                 for dependency in wrapper.spec.dependencies:
                     wrapper.update_dependency(dependency.index, initial_proxy(dependency))
