@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..config.settings import MeshSettings
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .marks import PEER_CLIENTS, A2aSkillSpec, skill_mark
 
-__all__ = ["A2aSkill", "consumes_a2a", "skills_of"]
+__all__ = ["A2aSkill", "a2a_heartbeat_fields", "consumes_a2a", "skills_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +59,17 @@ def skills_of(tools: MeshToolWrapperRegistry) -> list[A2aSkill]:
 def consumes_a2a(tools: MeshToolWrapperRegistry) -> bool:
     """Whether a tool takes an `A2aClient` (MCP Mesh's `a2a_consumer` flag)."""
     return any(p.bean == PEER_CLIENTS for w in tools for p in w.signature.injected)
+
+
+def a2a_heartbeat_fields(settings: MeshSettings, tools: MeshToolWrapperRegistry) -> dict[str, Any]:
+    """A2A in MCP Mesh's heartbeat fields (its registry's GET /agents shows the flags): a surface per skill.
+    Nothing for an agent that uses no A2A, so other agents' heartbeats stay as they were."""
+    skills = skills_of(tools)
+    consumer = consumes_a2a(tools)
+    if not skills and not consumer:
+        return {}
+    return {
+        "surfaces": [skill.surface(settings.a2a.path) for skill in skills],
+        "a2a_producer": bool(skills),
+        "a2a_consumer": consumer,
+    }

@@ -11,6 +11,7 @@ from typing import Any
 
 from dependency_injector import providers
 
+from ..a2a.skills import a2a_heartbeat_fields
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import MeshError, WiringError
 from ..media.active import use_media
@@ -38,7 +39,9 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     asgi = container.asgi_app()
     if jobs is not None:  # None: no job tool and no registry (di/usage.py)
         jobs.attach(asgi)
-    container.mesh_runtime().jobs = jobs
+    runtime = container.mesh_runtime()
+    runtime.jobs = jobs
+    runtime.heartbeat_fields = (a2a_heartbeat_fields,)  # the features' fields of the heartbeat
     try:
         container.llm_agents()
     except MeshError as exc:

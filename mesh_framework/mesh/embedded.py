@@ -15,7 +15,6 @@ from typing import Any
 import httpx2
 
 from ..config.environment import embedded_registry_url
-from ..registry.audit import DEFAULT_HISTORY
 
 __all__ = ["embedded_registry_url", "ensure_embedded_registry", "registry_answers", "take_over"]
 
@@ -58,7 +57,7 @@ async def registry_answers(http: httpx2.AsyncClient, url: str) -> bool:
 
 
 async def ensure_embedded_registry(
-    http: httpx2.AsyncClient, port: int, *, token: str | None = None, audit_history: int = DEFAULT_HISTORY
+    http: httpx2.AsyncClient, port: int, *, token: str | None = None, audit_history: int
 ) -> tuple[str, Any]:
     """The registry URL to join, and the registry this process started (None if it joined one)."""
     from ..registry import start_registry
@@ -83,7 +82,7 @@ async def ensure_embedded_registry(
 
 
 async def take_over(
-    http: httpx2.AsyncClient, port: int, *, token: str | None = None, audit_history: int = DEFAULT_HISTORY
+    http: httpx2.AsyncClient, port: int, *, token: str | None = None, audit_history: int
 ) -> Any:
     """Start the embedded registry on `port` when none answers there any more; the registry this process
     now runs, or None (one answers: another agent was first, or it was only a slow answer; or the port is

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..a2a.skills import consumes_a2a, skills_of
 from ..config.settings import MeshSettings
 from ..schemas.wire import dependency_schema_fields, tool_schema_fields
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .topology import ToolSlots
 
-__all__ = ["heartbeat_payload", "tool_slots"]
+__all__ = ["HeartbeatFields", "heartbeat_payload", "tool_slots"]
+
+# A feature's agent-level fields of the heartbeat (A2A's surfaces and flags, a2a/skills.py): called at each
+# registration with the settings and the tools; what it returns is added to the payload (nothing: none).
+HeartbeatFields = Callable[[MeshSettings, MeshToolWrapperRegistry], Mapping[str, Any]]
 
 
-def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, port: int) -> dict[str, Any]:
-    """Agent id, name, runtime, endpoint, namespace and every tool with its dependencies as selectors."""
+def heartbeat_payload(
+    settings: MeshSettings,
+    tools: MeshToolWrapperRegistry,
+    port: int,
+    fields: Sequence[HeartbeatFields] = (),
+) -> dict[str, Any]:
+    """Agent id, name, runtime, endpoint, namespace and every tool with its dependencies as selectors; then
+    the features' fields (`fields`)."""
     agent = settings.agent
     namespace = agent.namespace
     entries = []
@@ -61,14 +71,8 @@ def heartbeat_payload(settings: MeshSettings, tools: MeshToolWrapperRegistry, po
         "status": "healthy",
         "tools": entries,
     }
-    # A2A, in MCP Mesh's fields (its registry's GET /agents shows the flags): a surface per skill.
-    # Sent only by agents that use A2A, so other agents' heartbeats stay as they were.
-    skills = skills_of(tools)
-    consumer = consumes_a2a(tools)
-    if skills or consumer:
-        payload["surfaces"] = [skill.surface(settings.a2a.path) for skill in skills]
-        payload["a2a_producer"] = bool(skills)
-        payload["a2a_consumer"] = consumer
+    for contribute in fields:
+        payload.update(contribute(settings, tools))
     return payload
 
 

@@ -21,7 +21,7 @@ from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .projects import PROJECT_FIELD, notice_other_projects
 from .proxy_factory import McpMeshToolProxyFactory
-from .registration import heartbeat_payload, tool_slots
+from .registration import HeartbeatFields, heartbeat_payload, tool_slots
 from .route_registration import route_entries, route_slots
 from .subscription import TopologySubscription
 from .topology import parse_answer
@@ -43,6 +43,7 @@ class MeshRuntime:
     jobs: Any = None  # the JobService (jobs/service.py): joins and leaves the registry with the agent
     console: Any = None  # the console's TrafficRecorder (console/): pushed to the registry once joined
     project: str = ""  # the app's top-level package (mesh/projects.py), sent in the heartbeat
+    heartbeat_fields: tuple[HeartbeatFields, ...] = ()  # features' agent-level fields (A2A's surfaces)
 
     def __init__(
         self,
@@ -184,7 +185,7 @@ class MeshRuntime:
         """The registration: the tools, then the web routes as MCP Mesh's pseudo-tools `"METHOD:/path"`;
         an agent with routes and no tools of its own (the framework's job tools aside) registers as `api`,
         as MCP Mesh's route agents do."""
-        payload = heartbeat_payload(self.settings, self.tools, port)
+        payload = heartbeat_payload(self.settings, self.tools, port, self.heartbeat_fields)
         if self.project:
             payload[PROJECT_FIELD] = self.project
         if len(self.routes):
