@@ -1,5 +1,5 @@
-"""Tools: plain functions (sync and async), the methods of a component, one using a catalog server, one
-asking an LLM (its answer streams) and one running in the background."""
+"""Tools: plain functions (sync and async), the methods of a component, one using a catalog server through
+a client bean (clients.py), one asking an LLM (its answer streams) and one running in the background."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from mesh_framework import (
     JobContext,
     MeshLlmAgent,
     Stream,
-    ToolCallbackProvider,
     component,
     mesh_llm,
     mesh_tool,
 )
 
+from .clients import Notes
 from .greeting import GreetingService
 
 
@@ -52,12 +52,10 @@ async def add(
 
 
 @mesh_tool(capability="jot", tags=["notes"])
-async def jot(
-    text: Annotated[str, Field(description="What to remember")], tools: ToolCallbackProvider
-) -> list[str]:
+async def jot(text: Annotated[str, Field(description="What to remember")], notes: Notes) -> list[str]:
     """Keep a note with the `notes` MCP server of the catalog, and return every note so far."""
-    await (await tools.find("add_note")).call({"text": text})
-    return list(await (await tools.find("list_notes")).call())
+    await notes.add(text)
+    return await notes.all()
 
 
 @mesh_tool(capability="slow_echo", timeout=2.0)

@@ -115,6 +115,7 @@ def test_a_catalog(tmp_path: Path) -> None:
         [
             *BASE,
             "config/mcp-servers.json",
+            "shop/clients.py",
             "shop/servers/__init__.py",
             "shop/servers/notes.py",
             "tests/test_jot.py",
@@ -126,6 +127,7 @@ def test_a_catalog(tmp_path: Path) -> None:
     assert settings["mcp"] == {"catalog": "mcp-servers.json"}
     assert 'exclude=["shop.servers.*"]' in (folder / "shop/__init__.py").read_text()
     assert "jot" in functions_of(folder / "shop/tools.py")
+    assert functions_of(folder / "shop/clients.py") == ["Notes", "Clients"]  # jot's client, a @bean
 
 
 def test_every_option_together_is_lint_clean(tmp_path: Path) -> None:

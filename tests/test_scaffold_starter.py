@@ -24,6 +24,7 @@ MODULES = [
     "starter_app/__init__.py",
     "starter_app/greeting.py",
     "starter_app/tools.py",
+    "starter_app/clients.py",
     "starter_app/calculator.py",
     "starter_app/servers/notes.py",
 ]

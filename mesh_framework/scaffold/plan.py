@@ -46,6 +46,7 @@ def plan(
     if catalog:
         files += [
             PlannedFile("config/mcp-servers.json.j2", "config/mcp-servers.json"),
+            PlannedFile("package/clients.py.j2", f"{package}/clients.py"),
             PlannedFile("package/servers/__init__.py.j2", f"{package}/servers/__init__.py"),
             PlannedFile("package/servers/notes.py.j2", f"{package}/servers/notes.py"),
         ]
@@ -78,7 +79,7 @@ def context(
         "catalog": catalog,
         "excluded": modules + ([f"{package}.servers.*"] if catalog else []),
         "run_apps": " ".join([package, *modules]),
-        "tools_imports": _tools_imports(dependent=not agents, llm=llm, catalog=catalog),
+        "tools_imports": _tools_imports(dependent=not agents, llm=llm),
         "framework_path": str(checkout) if checkout else None,
     }
 
@@ -96,12 +97,10 @@ def framework_checkout() -> Path | None:
     return root if name == "mesh-framework" else None
 
 
-def _tools_imports(*, dependent: bool, llm: bool, catalog: bool) -> list[str]:
+def _tools_imports(*, dependent: bool, llm: bool) -> list[str]:
     names = {"component", "mesh_tool"}
     if dependent:
         names |= {"mesh_service", "selector"}  # sum_of_squares's service interface
-    if catalog:
-        names.add("ToolCallbackProvider")
     if llm:
         names |= {"MeshLlmAgent", "Stream", "mesh_llm"}
     # isort's order: classes (CamelCase) before functions
