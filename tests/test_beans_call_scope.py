@@ -121,6 +121,21 @@ async def test_each_call_the_model_makes_to_a_local_tool_has_its_own_session() -
     assert len(opened) == 3  # the LLM tool itself takes no session: its call opens none
 
 
+async def test_a_local_tool_of_an_llm_route_has_its_own_session_per_call() -> None:
+    model = ScriptedLlm([call("jot", text="x"), "noted"])
+    app = load()
+    mark = len(beans.EVENTS)
+    with app.override(LlmModel, model):
+        async with mesh_client(app) as client:
+            answer = await client.http.get("/api/scribe", params={"question": "note x"})
+    assert answer.status_code == 200 and answer.json() == {"answer": "noted"}
+    [session] = [int(r) for r in model.requests[1].tool_results()]
+    assert [e for e in since(mark) if "session" in e] == [
+        f"open session {session}",
+        f"close session {session} x",
+    ]
+
+
 async def test_a_background_tool_s_scope_opens_when_the_job_runs_and_closes_when_it_ends(
     client: MeshTestClient,
 ) -> None:

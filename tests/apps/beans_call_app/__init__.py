@@ -19,6 +19,7 @@ from mesh_framework import (
     configuration,
     mesh_agent,
     mesh_llm,
+    mesh_route,
     mesh_tool,
 )
 from mesh_framework.fastapi import Bean, serve
@@ -148,6 +149,13 @@ def jot(text: str, session: Session) -> int:
 @mesh_llm(provider="openai/gpt-fake", tools=[jot])
 async def scribe(question: str, llm: MeshLlmAgent) -> str:
     return str(await llm(question))
+
+
+@mesh_route("/api/scribe")
+@mesh_llm(provider="openai/gpt-fake", tools=[jot])
+async def scribe_route(question: str, llm: MeshLlmAgent) -> dict[str, str]:
+    """The same local tool on an LLM route."""
+    return {"answer": str(await llm(question))}
 
 
 # -- a background tool --------------------------------------------------------------------------------------
