@@ -99,6 +99,7 @@ def _drain(process: subprocess.Popen[str], output: list[str], lines: queue.Queue
     for line in process.stdout:
         output.append(line)
         lines.put(line)
+    process.stdout.close()  # at its end, not at garbage collection (a ResourceWarning in a later test)
     lines.put(None)
 
 
