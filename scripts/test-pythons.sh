@@ -33,9 +33,11 @@ for version in $versions; do
     exit 1
   fi
   echo "== pytest -m no_servers on Python $version ($python)"
+  start=$SECONDS
   UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT="$root/.venv-$version" \
     "$uv_bin" sync --frozen --quiet --python "$python" --compile-bytecode
   "$root/.venv-$version/bin/python" -m pytest -m no_servers "$@" || failed="$failed $version"
+  echo "== pytest -m no_servers (Python $version): $((SECONDS - start)) s"
 done
 if [ -n "$failed" ]; then
   echo "test-pythons: failed on Python$failed" >&2

@@ -1,25 +1,80 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, type check, then every test (unit, integration, conformance, real clients)
-# on .venv's Python, then the tests that start no server on the further supported Pythons
-# (scripts/test-pythons.sh). Arguments go to the first pytest run only, and skip the others.
+# The whole test suite: lint, type check, docs, then every test (unit, integration, conformance, real
+# clients) on .venv's Python, spread over the machine's cores (pytest-xdist, a test module to a worker),
+# with the tests that start no server running on the further supported Pythons beside it
+# (scripts/test-pythons.sh, output shown after). Each phase ends with a line `== PHASE: SECONDS s`.
+#
+#   scripts/test.sh            everything (what CI runs)
+#   scripts/test.sh --quick    lint and the tests that start no process (`pytest -m quick`): well under a
+#                              minute, for the edit-test loop
+#   scripts/test.sh ARGS...    lint, types, docs, then `pytest ARGS` alone (no other Pythons)
+#
+# MESH_TEST_WORKERS: pytest's worker processes (default: twice the cores, at least 2, as the tests spend
+# much of their time waiting on the processes they start; --quick: one a core); 0 runs the tests in
+# pytest's own process.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-"$root/scripts/bootstrap.sh" --dev  # the development group too: pytest, mypy, ruff, mkdocs, ...
-"$root/scripts/install-node-tools.sh"
-"$root/scripts/install-mcp-mesh.sh"
-"$root/scripts/install-system-packages.sh"  # Chromium (mesh page test), zsh (completion test)
-echo "== ruff"
-.venv/bin/ruff check mesh_framework starter_app tests benchmarks
-.venv/bin/ruff format --check --quiet mesh_framework starter_app tests benchmarks
-echo "== mypy"
-.venv/bin/mypy
-echo "== docs"
-NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
-echo "== pytest (Python $(.venv/bin/python -c 'import platform; print(platform.python_version())'))"
-status=0
-.venv/bin/pytest "$@" || status=$?
-if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too
-  "$root/scripts/test-pythons.sh" || status=1
+
+quick=0
+if [ "${1-}" = "--quick" ]; then
+  quick=1
+  shift
 fi
+cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
+# The quick tests mostly compute: one worker a core. The others mostly wait on the processes they start.
+default_workers=$((quick ? cores : cores * 2))
+workers="${MESH_TEST_WORKERS:-$((default_workers > 2 ? default_workers : 2))}"
+# --dist loadfile: a module's tests run in one worker, so module-scoped fixtures (started meshes) start once
+parallel=(-n "$workers" --dist loadfile)
+[ "$workers" = 0 ] && parallel=(-p no:xdist)
+
+# phase NAME COMMAND...: run it, then print `== NAME: SECONDS s`; returns the command's status.
+phase() {
+  local name="$1" start=$SECONDS code=0
+  shift
+  "$@" || code=$?
+  echo "== $name: $((SECONDS - start)) s$([ "$code" = 0 ] || echo " (failed, exit $code)")"
+  return "$code"
+}
+
+lint() {
+  .venv/bin/ruff check mesh_framework starter_app tests benchmarks &&
+    .venv/bin/ruff format --check --quiet mesh_framework starter_app tests benchmarks
+}
+
+tools() {
+  "$root/scripts/install-node-tools.sh" && "$root/scripts/install-mcp-mesh.sh" &&
+    "$root/scripts/install-system-packages.sh"  # Chromium (mesh page test), zsh (completion test)
+}
+
+"$root/scripts/bootstrap.sh" --dev  # the development group too: pytest, mypy, ruff, mkdocs, ...
+if [ "$quick" = 1 ]; then  # the tests run even when lint fails: both verdicts at once
+  status=0
+  phase ruff lint || status=1
+  phase "pytest -m quick" .venv/bin/pytest -m quick -q "${parallel[@]}" "$@" || status=1
+  exit "$status"
+fi
+
+phase setup tools
+status=0  # every phase runs; the command fails when one did
+phase ruff lint || status=1
+phase mypy .venv/bin/mypy || status=1
+phase docs env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet || status=1
+
+others=""
+if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, beside the main run
+  others="$(mktemp)"
+  trap 'rm -f "$others"' EXIT
+  "$root/scripts/test-pythons.sh" "${parallel[@]}" >"$others" 2>&1 &
+  others_pid=$!
+fi
+version="$(.venv/bin/python -c 'import platform; print(platform.python_version())')"
+echo "== pytest (Python $version, $workers workers)"
+phase "pytest (Python $version)" .venv/bin/pytest "${parallel[@]}" "$@" || status=1
+if [ -n "$others" ]; then
+  wait "$others_pid" || status=1
+  cat "$others"
+fi
+echo "== total: $SECONDS s"
 exit "$status"

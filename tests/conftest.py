@@ -6,12 +6,15 @@ order, in several processes).
 (`tests.agents.run_agent`, `run_registry`, `run_mesh`), no MCP server from npm (`tests.mcp_servers`), no
 MCP Mesh, Node, PostgreSQL or browser; nor runs the project's scripts or installs it (those use `.venv` or
 a fresh venv, not the Python running the tests). Those tests need nothing but the Python environment, so
-scripts/test.sh runs them on each further supported Python (`pytest -m no_servers`). A module is
-classified by the helpers its source names, so a new test module is placed without a list to keep.
+scripts/test.sh runs them on each further supported Python (`pytest -m no_servers`). `quick` marks the
+`no_servers` modules that start no process at all (no `mesh` command, no stdio MCP server, no command
+tool, no wheel build, no pytest in a child): `scripts/test.sh --quick` runs those. A module is classified
+by the helpers its source names, so a new test module is placed without a list to keep.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 from collections.abc import Iterator
@@ -26,12 +29,17 @@ STARTS_SERVERS = re.compile(
     r"\b(run_agent|run_registry|run_mesh|mcp_servers|MESH_PYTHON|NODE|playwright|postgres|bootstrap)\b"
     r"|run\.sh"
 )
+STARTS_PROCESSES = re.compile(
+    r"\b(subprocess|Popen|run_cli|sys\.executable|create_subprocess_\w+|runpytest_subprocess|fixture_stdio"
+    r"|run_page|build_wheel|mesh_imports|mesh_cluster|click_app)\b"
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "no_servers: the test's module starts no server process (tests/conftest.py)"
     )
+    config.addinivalue_line("markers", "quick: the module starts no process at all (tests/conftest.py)")
     take_ctrl_c()
     no_global_tracer_provider()
 
@@ -65,6 +73,12 @@ def starts_servers(path: Path) -> bool:
     return bool(STARTS_SERVERS.search(path.read_text()))
 
 
+@cache
+def starts_processes(path: Path) -> bool:
+    """Whether the test module at `path` starts any process: a server, or a command it runs to the end."""
+    return starts_servers(path) or bool(STARTS_PROCESSES.search(path.read_text()))
+
+
 @pytest.fixture(autouse=True, scope="module")
 def tracing_per_module() -> Iterator[None]:
     """Tracing is per process (`mesh_framework.tracing.state`): an app built with tracing on leaves it on
@@ -82,3 +96,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not starts_servers(item.path):
             item.add_marker(pytest.mark.no_servers)
+        if not starts_processes(item.path):
+            item.add_marker(pytest.mark.quick)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # pytest -n hands out modules in this order: the slow ones (they start processes) first, so the
+        # quick ones fill the workers' last minutes instead of one long module running alone at the end.
+        items.sort(key=lambda item: (not starts_servers(item.path), not starts_processes(item.path)))

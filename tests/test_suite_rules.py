@@ -1,5 +1,5 @@
-"""Rules of this test suite itself: every test has a timeout; the `no_servers` mark is where it belongs;
-the processes tests start take Ctrl-C."""
+"""Rules of this test suite itself: every test has a timeout; the `no_servers` and `quick` marks are where
+they belong; the processes tests start take Ctrl-C."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tests.agents import ROOT
-from tests.conftest import starts_servers
+from tests.conftest import starts_processes, starts_servers
 
 
 def test_every_test_has_a_timeout(request: pytest.FixtureRequest) -> None:
@@ -27,6 +27,15 @@ def test_modules_that_start_servers_are_not_marked_no_servers(request: pytest.Fi
     assert starts_servers(ROOT / "tests" / "test_run_script.py")  # runs the start script, which uses .venv
     assert not starts_servers(ROOT / "tests" / "test_wrapper.py")
     assert request.node.get_closest_marker("no_servers") is not None  # this module starts none
+
+
+def test_modules_that_start_any_process_are_not_marked_quick(request: pytest.FixtureRequest) -> None:
+    assert starts_processes(ROOT / "tests" / "test_mesh_page.py")  # servers
+    assert starts_processes(ROOT / "tests" / "test_cli_messages.py")  # `mesh` commands run to the end
+    assert starts_processes(ROOT / "tests" / "test_command_tools_run.py")  # command tools run as processes
+    assert starts_processes(ROOT / "tests" / "test_wheel_contents.py")  # uv builds the wheel
+    assert not starts_processes(ROOT / "tests" / "test_protocol_server.py")
+    assert request.node.get_closest_marker("quick") is None  # this module runs Python in a child
 
 
 def test_processes_the_tests_start_take_ctrl_c() -> None:
