@@ -78,7 +78,9 @@ async def viewer_reasons(app: Any) -> AsyncIterator[UnresolvedReasons]:
     """viewer-1's reasons, asking the registry app in process (a fetch only when the set changes)."""
     transport = httpx2.ASGITransport(app=app)
     async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
-        reasons = UnresolvedReasons(http, lambda: "http://127.0.0.1", "viewer-1", lambda: SLOTS, interval=3600)
+        reasons = UnresolvedReasons(
+            http, lambda: "http://127.0.0.1", "viewer-1", lambda: SLOTS, interval=3600
+        )
         try:
             yield reasons
         finally:
