@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents import ROOT, AgentProcess, agent_env, run_agent, run_registry, stop, wait_until
+from tests.agents import ROOT, AgentProcess, agent_env, metric, run_agent, run_registry, stop, wait_until
 from tests.interop.mcp_mesh import _http_json, call_mesh_tool
 
 pytestmark = pytest.mark.timeout(120)
@@ -168,6 +168,10 @@ def test_mesh_call_wait_follows_a_registry_job_in_the_registry_once_its_agent_is
 
 def test_mesh_call_wait_says_a_local_job_is_lost_with_its_agent(registry: AgentProcess) -> None:
     with run_agent("tests.apps.jobs_app", env=agent_settings(registry)) as agent:
+
+        def polls() -> float:  # the job's status polls the agent has served
+            return metric(agent.base_url, "mesh_tool_calls_total", tool="__mesh_job_status") or 0.0
+
         waiting = wait_command(registry, "hold", "name=forever")
         try:
 
@@ -176,6 +180,8 @@ def test_mesh_call_wait_says_a_local_job_is_lost_with_its_agent(registry: AgentP
                 return bool(summary["status"] == "running")
 
             wait_until(running, 30)
+            # the command has its answer and follows the job (else the kill cuts its first call short)
+            wait_until(lambda: polls() > 0, 30)
             stop(agent.process, sig=signal.SIGKILL)
             out, err = waiting.communicate(timeout=30)
         finally:
