@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The whole test suite: lint, type check, docs, then every test (unit, integration, conformance, real
 # clients) on .venv's Python, spread over the machine's cores (pytest-xdist, a test module to a worker),
-# with the tests that start no server running on the further supported Pythons beside it
-# (scripts/test-pythons.sh, output shown after). Each phase ends with a line `== PHASE: SECONDS s`.
+# then the tests that start no server on the further supported Pythons (scripts/test-pythons.sh). Each
+# phase ends with a line `== PHASE: SECONDS s`.
 #
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    lint and the tests that start no process (`pytest -m quick`): well under a
 #                              minute, for the edit-test loop
 #   scripts/test.sh ARGS...    lint, types, docs, then `pytest ARGS` alone (no other Pythons)
 #
-# MESH_TEST_WORKERS: pytest's worker processes (default: twice the cores, at least 2, as the tests spend
-# much of their time waiting on the processes they start; --quick: one a core); 0 runs the tests in
-# pytest's own process.
+# MESH_TEST_WORKERS: pytest's worker processes (default: one a core, at least 2; more finish sooner on a
+# quiet machine, but the tests that time processes they start then see a crowded one); 0 runs the tests
+# in pytest's own process.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -22,9 +22,7 @@ if [ "${1-}" = "--quick" ]; then
   shift
 fi
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
-# The quick tests mostly compute: one worker a core. The others mostly wait on the processes they start.
-default_workers=$((quick ? cores : cores * 2))
-workers="${MESH_TEST_WORKERS:-$((default_workers > 2 ? default_workers : 2))}"
+workers="${MESH_TEST_WORKERS:-$((cores > 2 ? cores : 2))}"
 # --dist loadfile: a module's tests run in one worker, so module-scoped fixtures (started meshes) start once
 parallel=(-n "$workers" --dist loadfile)
 [ "$workers" = 0 ] && parallel=(-p no:xdist)
@@ -62,19 +60,12 @@ phase ruff lint || status=1
 phase mypy .venv/bin/mypy || status=1
 phase docs env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet || status=1
 
-others=""
-if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, beside the main run
-  others="$(mktemp)"
-  trap 'rm -f "$others"' EXIT
-  "$root/scripts/test-pythons.sh" "${parallel[@]}" >"$others" 2>&1 &
-  others_pid=$!
-fi
 version="$(.venv/bin/python -c 'import platform; print(platform.python_version())')"
 echo "== pytest (Python $version, $workers workers)"
 phase "pytest (Python $version)" .venv/bin/pytest "${parallel[@]}" "$@" || status=1
-if [ -n "$others" ]; then
-  wait "$others_pid" || status=1
-  cat "$others"
+if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, after the main run (beside it, on
+  # two cores, the tests that time the processes they start failed by chance)
+  "$root/scripts/test-pythons.sh" "${parallel[@]}" || status=1
 fi
 echo "== total: $SECONDS s"
 exit "$status"
