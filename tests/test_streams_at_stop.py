@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import time
 from typing import Any
 
 import httpx2
@@ -54,7 +53,7 @@ def stopped_error(events: list[tuple[str, str]]) -> dict[str, Any]:
 def test_a_route_stream_that_never_awaits_is_cancelled_when_its_client_leaves() -> None:
     """The generator yields rows of an in-memory table without ever awaiting: once its client leaves, the
     agent answers the next request at once, the generator's `finally` has run, and SIGTERM stops it."""
-    with run_agent(APP, env={"MESH_SERVER__SHUTDOWN_GRACE": "2"}) as agent:
+    with run_agent(APP, env={"MESH_SERVER__SHUTDOWN_GRACE": "60"}) as agent:
         with (
             httpx2.Client(timeout=10, trust_env=False) as http,
             http.stream("GET", agent.base_url + "/api/rows") as response,
@@ -67,10 +66,9 @@ def test_a_route_stream_that_never_awaits_is_cancelled_when_its_client_leaves() 
         with httpx2.Client(timeout=5, trust_env=False) as http:
             state = wait_until(lambda: (s := http.get(agent.base_url + "/api/state").json())["closed"] and s)
         assert state == {"started": 1, "closed": 1}
-        began = time.monotonic()
         agent.process.send_signal(signal.SIGTERM)
-        assert agent.process.wait(timeout=10) == 0
-        assert time.monotonic() - began < 2 + 2  # the grace was not needed: nothing was in flight
+        # nothing is in flight, so the 60 s grace is not waited out
+        assert agent.process.wait(timeout=30) == 0
     assert "Traceback" not in agent.text()
 
 
@@ -79,18 +77,15 @@ def test_a_stopping_agent_ends_a_route_stream_that_never_awaits_with_an_error_ev
     grace, then ends with an `event: error` saying the agent stopped, and the agent exits in time."""
     grace = 1.0
     with run_agent(APP, env={"MESH_SERVER__SHUTDOWN_GRACE": str(grace)}) as agent:
-        signalled: list[float] = []
 
         def stop_once(count: int) -> None:
             if count == 200:
-                signalled.append(time.monotonic())
                 agent.process.send_signal(signal.SIGTERM)
 
         events = route_events(agent.base_url, "/api/rows", on_data=stop_once)
         assert agent.process.wait(timeout=10) == 0
-        elapsed = time.monotonic() - signalled[0]
-    assert grace <= elapsed < grace + 3
-    assert all(data.startswith("row ") for _, data in events[:-1]) and len(events) > 200
+    # the stream went on through the grace (rows after the signal), then ended with the error event
+    assert all(data.startswith("row ") for _, data in events[:-1]) and len(events) > 201
     error = stopped_error(events)
     assert error["type"] == "AgentStopped"
     assert "the agent is shutting down" in error["error"]
@@ -126,19 +121,15 @@ def test_a_second_signal_ends_the_open_streams_at_once() -> None:
     """A long grace, then a second SIGTERM: the stream ends now, with its error event, and the agent exits
     without waiting out the grace."""
     with run_agent(APP, env={"MESH_SERVER__SHUTDOWN_GRACE": "60"}) as agent:
-        signalled: list[float] = []
 
         def stop_twice(count: int) -> None:
             if count == 1:
                 agent.process.send_signal(signal.SIGTERM)
                 wait_until(lambda: "stopping: leaving the mesh" in agent.text())
-                signalled.append(time.monotonic())
                 agent.process.send_signal(signal.SIGTERM)
 
         events = route_events(agent.base_url, "/api/stall", on_data=stop_twice)
-        assert agent.process.wait(timeout=20) == 0
-        elapsed = time.monotonic() - signalled[0]
-    assert elapsed < 10
+        assert agent.process.wait(timeout=30) == 0  # not the 60 s grace
     assert stopped_error(events)["type"] == "AgentStopped"
     text = agent.text()
     assert "stopping now" in text
@@ -183,16 +174,13 @@ def test_mesh_run_waits_for_its_agents_grace_before_killing_them() -> None:
     with run_mesh(arguments, env=env, timeout=30) as launcher:
         pattern = re.compile(re.escape(APP) + r" is ready at (http://[\d.]+:\d+)")
         url = str(wait_until(lambda: (m := pattern.search(launcher.text())) and m.group(1), timeout=30))
-        signalled: list[float] = []
 
         def stop_at_first(count: int) -> None:
             if count == 1:
-                signalled.append(time.monotonic())
                 launcher.process.send_signal(signal.SIGTERM)
 
         events = route_events(url.rstrip("/"), "/api/stall", on_data=stop_at_first)
         assert launcher.process.wait(timeout=grace + 10) == 0
-        elapsed = time.monotonic() - signalled[0]
+    # the stream ended by the agent at the end of its grace (a killed agent cuts the connection instead)
     assert stopped_error(events)["type"] == "AgentStopped"
-    assert grace <= elapsed < grace + 4
     assert "Traceback" not in launcher.text()
