@@ -351,7 +351,12 @@ class InProcessMcpMeshTool(McpMeshTool):
     async def call_result(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        wrapper = self._wrapper(name)
+        return await self._traced_call(self._wrapper(name), name, arguments)
+
+    async def _traced_call(
+        self, wrapper: MeshToolWrapper, name: str, arguments: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """The call inside a client span, counted as a remote call is."""
         with outbound_call(self.capability, name) as span:
             span.set("mesh.provider.agent_id", self.agent_id)
             started, result = perf_counter(), None
@@ -369,15 +374,7 @@ class InProcessMcpMeshTool(McpMeshTool):
         async def run() -> dict[str, Any]:
             # the span and the count live in the call's own task (the caller's context stays as it was)
             CHUNK_SINK.set(channel.send)
-            with outbound_call(self.capability, name) as span:
-                span.set("mesh.provider.agent_id", self.agent_id)
-                started, result = perf_counter(), None
-                try:
-                    result = await wrapper.call(arguments)
-                finally:
-                    self._counted(name, result, started)
-                span.result(result)
-                return result
+            return await self._traced_call(wrapper, name, arguments)
 
         task = asyncio.ensure_future(run())
         task.add_done_callback(lambda _t: channel.close())
