@@ -46,7 +46,8 @@ class AgentState:
 
 class AgentApp:
     """The agent's ASGI app: MCP requests go straight to the endpoint (no routing or middleware on the hot
-    path); everything else, lifespan included, to the Starlette app with the health routes."""
+    path); everything else, lifespan included, through the guarded edge to the Starlette app with the
+    health routes. One bound, `server.max_concurrency`, counts the requests of both."""
 
     def __init__(
         self,
