@@ -88,6 +88,23 @@ def run_agent(
 
 
 @contextmanager
+def run_starter_with_model(model_url: str) -> Iterator[tuple[AgentProcess, AgentProcess]]:
+    """A registry and `mesh run starter_app` whose OpenAI model is the (fake) server at `model_url`; yields
+    (registry, starter) once the starter's chat route has found `ask`, its own tool, through the mesh."""
+    with run_registry(0, "--timeout", "120") as registry:
+        env = {
+            "MCP_MESH_REGISTRY_URL": registry.base_url,
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "test-key",
+            # the `notes` catalog server `ask` may use is started as `python ...`: this interpreter's
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        with run_agent("starter_app", env=env, timeout=30) as starter:
+            wait_until(lambda: "ask -> " in starter.text(), timeout=30)
+            yield registry, starter
+
+
+@contextmanager
 def run_registry(port: int = 0, *args: str, timeout: float = 20.0) -> Iterator[AgentProcess]:
     """`mesh registry --port PORT`; yields once it serves (`base_url` is the registry URL)."""
     with run_mesh(["registry", "--port", str(port), *args], timeout=timeout) as running:

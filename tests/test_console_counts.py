@@ -7,11 +7,8 @@ Plus the agent's counters on their own: what `cancelled` and an unanswered LLM r
 from __future__ import annotations
 
 import json
-import os
-import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -19,7 +16,7 @@ import pytest
 
 from mesh_framework.console import TrafficRecorder
 from mesh_framework.llm.types import LlmUsage
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, run_starter_with_model, wait_until
 from tests.llm_fakes import FakeLlmServer, fake_openai, streamed
 
 pytestmark = pytest.mark.timeout(120)
@@ -36,16 +33,8 @@ def model() -> Iterator[FakeLlmServer]:
 @pytest.fixture(scope="module")
 def mesh(model: FakeLlmServer) -> Iterator[tuple[AgentProcess, AgentProcess]]:
     """A registry and the starter agent, once its chat route has found `ask` (its own tool)."""
-    with run_registry(0, "--timeout", "120") as registry:
-        env = {
-            "MCP_MESH_REGISTRY_URL": registry.base_url,
-            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
-            "MESH_LLM__VENDORS__OPENAI__API_KEY": "test-key",
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
-        with run_agent("starter_app", env=env, timeout=30) as starter:
-            wait_until(lambda: "ask -> " in starter.text(), timeout=30)
-            yield registry, starter
+    with run_starter_with_model(model.base_url) as running:
+        yield running
 
 
 def console(registry: AgentProcess) -> dict[str, Any]:

@@ -6,22 +6,19 @@ the earlier turns the page sends; `scripts/run.sh` prints the page's address."""
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import re
 import socket
 import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx2
 
 from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
 
-from .agents import ROOT, agent_env, run_agent, run_registry, stop, wait_until
+from .agents import ROOT, agent_env, run_starter_with_model, stop
 from .llm_fakes import fake_openai, text
 
 
@@ -51,27 +48,20 @@ def test_the_model_reads_the_earlier_turns_of_the_conversation() -> None:
     """A real registry and `mesh run starter_app` (the route reaches `ask`, its own tool, through the mesh),
     the fake OpenAI server as the model: the conversation the page posts reaches the model as messages,
     in order, after the system prompt."""
-    with fake_openai([text("5."), text("9.")]) as model, run_registry(0, "--timeout", "120") as registry:
-        env = {
-            "MCP_MESH_REGISTRY_URL": registry.base_url,
-            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
-            "MESH_LLM__VENDORS__OPENAI__API_KEY": "test-key",
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
-        with run_agent("starter_app", env=env, timeout=30) as starter:
-            wait_until(lambda: "ask -> " in starter.text(), timeout=30)
-            first = [{"role": "user", "content": "What is 2 + 3?"}]
-            answer = httpx2.post(starter.base_url + "/api/chat", json={"messages": first}, timeout=30)
-            assert answer.status_code == 200 and "data: 5.\n" in answer.text and "[DONE]" in answer.text
-            conversation = [
-                *first,
-                {"role": "assistant", "content": "5."},
-                {"role": "user", "content": "Plus 4?"},
-            ]
-            follow_up = httpx2.post(
-                starter.base_url + "/api/chat", json={"messages": conversation}, timeout=30
-            )
-            assert follow_up.status_code == 200 and "data: 9.\n" in follow_up.text
+    with (
+        fake_openai([text("5."), text("9.")]) as model,
+        run_starter_with_model(model.base_url) as (_registry, starter),
+    ):
+        first = [{"role": "user", "content": "What is 2 + 3?"}]
+        answer = httpx2.post(starter.base_url + "/api/chat", json={"messages": first}, timeout=30)
+        assert answer.status_code == 200 and "data: 5.\n" in answer.text and "[DONE]" in answer.text
+        conversation = [
+            *first,
+            {"role": "assistant", "content": "5."},
+            {"role": "user", "content": "Plus 4?"},
+        ]
+        follow_up = httpx2.post(starter.base_url + "/api/chat", json={"messages": conversation}, timeout=30)
+        assert follow_up.status_code == 200 and "data: 9.\n" in follow_up.text
     system, *turns = model.requests[1]["messages"]
     assert system["role"] == "system" and "starter agent's assistant" in system["content"]
     assert turns == conversation

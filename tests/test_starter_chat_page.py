@@ -8,17 +8,14 @@ show that delta on its own before the rest exists; without a provider of `ask` t
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .agents import AgentProcess, run_agent, run_registry, wait_until
+from .agents import AgentProcess, run_agent, run_starter_with_model
 from .artifacts import screenshot_path
 from .browser import chromium, new_page
 from .llm_fakes import FakeLlmServer, fake_openai, streamed
@@ -46,17 +43,8 @@ def model() -> Iterator[FakeLlmServer]:
 @pytest.fixture
 def starter(model: FakeLlmServer) -> Iterator[AgentProcess]:
     """The starter agent in a mesh of its own, once its chat route has found `ask` (its own tool)."""
-    with run_registry(0, "--timeout", "120") as registry:
-        env = {
-            "MCP_MESH_REGISTRY_URL": registry.base_url,
-            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
-            "MESH_LLM__VENDORS__OPENAI__API_KEY": "test-key",
-            # the `notes` catalog server `ask` may use is started as `python ...`: this interpreter's
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
-        with run_agent("starter_app", env=env, timeout=30) as running:
-            wait_until(lambda: "ask -> " in running.text(), timeout=30)
-            yield running
+    with run_starter_with_model(model.base_url) as (_registry, running):
+        yield running
 
 
 def ask(page: Page, question: str) -> None:
