@@ -9,6 +9,8 @@
 #   .tools/mcp-servers        @modelcontextprotocol/server-everything and server-filesystem (MCP servers
 #                             people run: stdio, SSE and streamable HTTP; used by the tool-callback tests),
 #                             and the TypeScript SDK they are built on, pinned (a real 2025-11-25 client)
+#   .tools/oidc               oidc-provider@9.13.3 (node-oidc-provider: the OAuth 2.0 server the identity
+#                             tests start, tests/servers/oidc/server.mjs)
 #
 # Idempotent and fast: each folder gets a stamp file recording the package spec that was
 # installed; when the stamp matches and the expected entry point exists, npm is not run.
@@ -32,6 +34,7 @@ AUTOCANNON_SPEC="autocannon@8"
 EVERYTHING_SPEC="@modelcontextprotocol/server-everything@2026.8.31"
 FILESYSTEM_SPEC="@modelcontextprotocol/server-filesystem@2026.8.31"
 TS_SDK_SPEC="@modelcontextprotocol/sdk@1.32.2"
+OIDC_SPEC="oidc-provider@9.13.3"
 
 # Read "version" from a package.json without needing any node.
 pkg_version() {  # <package.json path>
@@ -106,3 +109,11 @@ else
     servers_state="installed"
 fi
 printf '%-18s %s (%s) %s\n' mcp-servers "${EVERYTHING_SPEC##*@}" "${servers_state}" "${SERVERS_DIR}"
+
+# --- OAuth 2.0 server for the identity tests --------------------------------------------------------
+OIDC_ENTRY="node_modules/oidc-provider/lib/index.js"
+install_tool oidc "${OIDC_SPEC}" "${OIDC_ENTRY}"
+oidc_state="${INSTALLED_STATE}"
+oidc_version="$(pkg_version "${TOOLS_DIR}/oidc/node_modules/oidc-provider/package.json")"
+[[ "${oidc_version}" == "${OIDC_SPEC##*@}" ]] || die "oidc: expected ${OIDC_SPEC##*@}, found '${oidc_version}'"
+printf '%-18s %s (%s) %s\n' oidc "${oidc_version}" "${oidc_state}" "${TOOLS_DIR}/oidc/${OIDC_ENTRY}"
