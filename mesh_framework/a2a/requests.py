@@ -16,6 +16,7 @@ from .skills import A2aSkill
 __all__ = [
     "MAX_JSON_DEPTH",
     "BadRequest",
+    "as_dict",
     "decide_skill",
     "is_json_body",
     "owner_of",
@@ -86,7 +87,8 @@ def request_id(body: Any) -> str | int | None:
     return value if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
+    """A JSON value where an object is expected: itself when it is one, else an empty object."""
     return value if isinstance(value, dict) else {}
 
 
@@ -95,13 +97,13 @@ def decide_skill(path_skill: str | None, body: dict[str, Any], skills: dict[str,
     (`params.message.metadata.skill`, the current dialect) or the params' metadata (`params.metadata.skill`,
     MCP Mesh's), or the agent's only skill; None when it names none and the agent serves several.
     Raises BadRequest (-32602) when two places name different skills."""
-    params = _dict(body.get("params"))
+    params = as_dict(body.get("params"))
     named: dict[str, str] = {}
     if path_skill is not None:
         named["the path"] = path_skill
     for where, metadata in (
-        ("params.message.metadata.skill", _dict(_dict(params.get("message")).get("metadata"))),
-        ("params.metadata.skill", _dict(params.get("metadata"))),
+        ("params.message.metadata.skill", as_dict(as_dict(params.get("message")).get("metadata"))),
+        ("params.metadata.skill", as_dict(params.get("metadata"))),
     ):
         value = metadata.get("skill")
         if value is not None and value != "":
