@@ -3,7 +3,7 @@ mesh client, security, errors, specs and decorators, the HTTP edge) imports, eve
 type checking only, a module of a feature package (LLM, jobs, A2A, media, routes, the registry, ...). A
 feature plugs into the core through the extension points the core defines (docs/architecture.md).
 
-The imports that break the rule today are listed in TO_MOVE, 51 of them: the list may only shrink. A new
+The imports that break the rule today are listed in TO_MOVE, 48 of them: the list may only shrink. A new
 core-to-feature import fails; so does a listed one that is gone, until it is removed from the list (and the
 count above lowered), so that the list records the progress.
 """
@@ -30,6 +30,7 @@ CORE = {
     "edge",
     "errors",
     "events",
+    "extension",
     "failures",
     "injectables",
     "input_required",
@@ -43,6 +44,7 @@ CORE = {
     "security",
     "serving",
     "specs",
+    "sse",
     "sse_frames",
     "stream",
     "tested_versions",
@@ -59,6 +61,7 @@ FEATURES = {
     "jobs",
     "llm",
     "media",
+    "mesh_gateway",
     "metrics",
     "prompts",
     "registry",
@@ -69,7 +72,7 @@ FEATURES = {
     "tracing",
 }
 # What puts the two together (the application, the `mesh` command, the test kit): free to import both.
-ASSEMBLY = {"app", "application", "cli", "fastapi", "launcher", "scaffold", "testing"}
+ASSEMBLY = {"app", "application", "cli", "fastapi", "install", "launcher", "scaffold", "testing"}
 
 # Core -> feature imports still to move onto an extension point: "importer -> imported" (module names
 # without the `mesh_framework.` prefix). Only ever remove lines (and lower the count in the docstring).
@@ -78,7 +81,6 @@ di.assembly -> command_tools.marks
 di.assembly -> command_tools.wiring
 di.assembly -> llm.config
 di.assembly -> llm.local_tools
-di.assembly -> status.discovery
 di.container -> a2a.clients
 di.container -> a2a.routes
 di.container -> callbacks.mcp
@@ -93,8 +95,6 @@ di.container -> media.active
 di.container -> media.store
 di.container -> metrics.mesh_metrics
 di.container -> routes.web
-di.container -> status.discovery
-di.container -> status.route
 di.features -> prompts.arguments
 di.features -> prompts.catalog
 di.features -> prompts.decorator

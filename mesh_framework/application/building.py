@@ -14,6 +14,7 @@ from dependency_injector import providers
 from ..a2a.skills import a2a_heartbeat_fields
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import MeshError, WiringError
+from ..extension import BuiltAgent
 from ..media.active import use_media
 from ..tracing import configure_tracing
 
@@ -52,6 +53,10 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
         endpoint, runtime = container.mcp_endpoint(), container.mesh_runtime()
         endpoint.announce_tool_changes()  # its servers' tools come and go: tools.listChanged is true
         gateway.on_change = lambda: (endpoint.tools_changed(), runtime.tools_changed())
+    built = BuiltAgent(container, asgi, container.bean_lookup())
+    runtime.members = tuple(container.mesh_members())
+    for initializer in container.initializers():  # the features' hooks (extension.AgentInitializer)
+        initializer.initialize(built)
     return _authorized(container, catalog, asgi)
 
 

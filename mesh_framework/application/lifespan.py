@@ -15,6 +15,7 @@ from starlette.routing import Route
 from ..config.loader import LoadedSettings
 from ..di.usage import built_or_loaded, names_servers
 from ..errors import ConfigError, MeshError
+from ..extension import ServingLifecycle
 from ..routes.web import start_mounted
 
 __all__ = ["AgentLifecycle"]
@@ -90,8 +91,14 @@ class AgentLifecycle:
                 self.failure = exc
             await self.release()
             raise
-        status_board = self.container.status_board()
-        status_board.start()  # `@status_section`s refreshed in the background while serving
+        try:
+            started = await _start_lifecycles(self.container.serving_lifecycles())
+        except BaseException as exc:
+            if isinstance(exc, MeshError):
+                self.failure = exc
+            await mounted.aclose()
+            await self.release()
+            raise
         runtime: Any = None
         joining: asyncio.Task[None] | None = None
         if port is not None:
@@ -117,15 +124,37 @@ class AgentLifecycle:
             yield
         finally:
             state.ready = False
-            await status_board.aclose()
             if runtime is not None and joining is not None:
                 if not joining.done():
                     joining.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await joining
                 await runtime.stop()
+            await _stop_lifecycles(started)
             await mounted.aclose()
             await self.release()
+
+
+async def _start_lifecycles(lifecycles: list[ServingLifecycle]) -> list[ServingLifecycle]:
+    """Start the features' serving lifecycles by phase; when one fails, stop those started and re-raise."""
+    started: list[ServingLifecycle] = []
+    try:
+        for lifecycle in sorted(lifecycles, key=lambda each: each.phase):
+            await lifecycle.start()
+            started.append(lifecycle)
+    except BaseException:
+        await _stop_lifecycles(started)
+        raise
+    return started
+
+
+async def _stop_lifecycles(started: list[ServingLifecycle]) -> None:
+    """Stop them in reverse; a failing stop is logged and the others still stop."""
+    for lifecycle in reversed(started):
+        try:
+            await lifecycle.stop()
+        except Exception:
+            logger.exception("stopping %s failed", type(lifecycle).__name__)
 
 
 async def _join(runtime: Any, port: int) -> None:

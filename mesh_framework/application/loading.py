@@ -70,17 +70,31 @@ def load_application(
     packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
     exclude = [*agent.exclude, *settings.scan.exclude]
     scan = scan_packages(packages, exclude)
+    module_file = getattr(sys.modules[agent.module], "__file__", None)
+    package_dir = Path(module_file).resolve().parent if module_file else None
     auto, auto_problems = discover_auto_configurations(settings.auto_configuration.exclude)
-    selection = select_beans(scan.components, scan.configurations, auto, settings)
+    selection = select_beans(
+        scan.components,
+        scan.configurations,
+        auto,
+        settings,
+        loaded=loaded,
+        scan=scan,
+        folders=(config_dir, package_dir),
+    )
     if auto_problems:
         raise WiringError(auto_problems)
     catalog = BeanCatalog(bean_entries(selection.beans), scan.config_properties, FRAMEWORK_BEANS)
     container = assemble_container(
-        loaded, scan, catalog, servers, report_unread=report_unread, selection=selection
+        loaded,
+        scan,
+        catalog,
+        servers,
+        report_unread=report_unread,
+        selection=selection,
+        folders=(config_dir, package_dir),
     )
     owners = {bean.type: bean.name for bean in catalog.components}
-    module_file = getattr(sys.modules[agent.module], "__file__", None)
-    package_dir = Path(module_file).resolve().parent if module_file else None
     if serves_features(loaded, scan, (config_dir, package_dir)):
         from ..di.features import plan_features
 

@@ -57,10 +57,13 @@ class GracefulStop:
         jobs = self.container.job_service()  # None: the app runs no jobs
         if jobs is not None:
             jobs.stop_accepting()
+        participants = self.container.graceful_stops()  # the features' (extension.GracefulStop)
+        for participant in participants:
+            participant.stop_accepting()
         logger.info(
             "stopping: leaving the mesh, %d call(s) in flight, %d job(s) running, up to %ss",
             drain.busy,
-            jobs.runner.running if jobs is not None else 0,
+            (jobs.runner.running if jobs is not None else 0) + sum(p.busy() for p in participants),
             grace,
         )
         try:
@@ -78,6 +81,8 @@ class GracefulStop:
                     await drain.settle(STREAM_ENDING, 0.0)
             if jobs is not None:
                 await jobs.stop(max(0.0, deadline - loop.time()))  # the jobs' share of the same grace
+            for participant in participants:
+                await participant.finish(max(0.0, deadline - loop.time()))
         except Exception:
             logger.exception("graceful stop failed; stopping now")
         finally:

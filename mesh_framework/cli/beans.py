@@ -1,6 +1,7 @@
 """`mesh beans APP`: every bean the app defines, with its type, scope and origin (the scan, a configuration
 class, an auto-configuration and its package), and for each condition whether it matched and why, as Spring
-Boot's conditions report; the beans a condition left out are listed too. `--json` for programs."""
+Boot's conditions report; the beans a condition left out are listed too. The framework's own features are
+auto-configurations too: their beans are counted, and listed with `--all`. `--json` for programs."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def register(commands: Any, app_options: Any) -> None:
     )
     app_options(parser, many=False)
     json_option(parser)
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="framework",
+        help="list the framework's own auto-configurations' beans too",
+    )
     parser.set_defaults(handler=_beans)
 
 
@@ -33,10 +40,25 @@ def _origin(definition: Any) -> str:
     return f"configuration {config.cls.__module__}.{config.cls.__qualname__}"
 
 
-def bean_report(app: Any) -> dict[str, Any]:
-    """The report as data: every candidate bean, defined or not, with its conditions' outcomes."""
+FRAMEWORK_PACKAGE = "mesh-framework"  # the distribution of the framework's own auto-configurations
+
+
+def _framework_own(definition: Any) -> bool:
+    config = definition.configuration
+    return (
+        config is not None and config.origin == "auto-configuration" and config.package == FRAMEWORK_PACKAGE
+    )
+
+
+def bean_report(app: Any, *, framework: bool = True) -> dict[str, Any]:
+    """The report as data: every candidate bean, defined or not, with its conditions' outcomes; without
+    `framework`, the framework's own auto-configurations' beans are only counted (`framework_beans`)."""
     beans = []
+    hidden = 0
     for definition in app.selection.candidates:
+        if not framework and _framework_own(definition):
+            hidden += definition.defined
+            continue
         beans.append(
             {
                 "name": definition.name,
@@ -51,7 +73,10 @@ def bean_report(app: Any) -> dict[str, Any]:
                 ],
             }
         )
-    return {"app": app.agent.module, "profiles": list(app.settings.profiles), "beans": beans}
+    report = {"app": app.agent.module, "profiles": list(app.settings.profiles), "beans": beans}
+    if not framework:
+        report["framework_beans"] = hidden
+    return report
 
 
 def _beans(args: argparse.Namespace) -> int:
@@ -60,7 +85,7 @@ def _beans(args: argparse.Namespace) -> int:
     app = MeshApplication.load(
         app_name(args.app, "beans"), cli=cli_settings(args), profiles=profiles(args), config=args.config
     )
-    report = bean_report(app)
+    report = bean_report(app, framework=args.framework)
     if args.json:
         emit_json(report)
         return EXIT_OK
@@ -81,4 +106,7 @@ def _beans(args: argparse.Namespace) -> int:
             for outcome in entry["conditions"]:
                 verdict = "matched" if outcome["matched"] else "did not match"
                 echo(f"    {outcome['condition']} {verdict}: {outcome['reason']}")
+    if report.get("framework_beans"):
+        count = report["framework_beans"]
+        echo(f"\n{count} bean(s) of the framework's own features (`mesh beans --all` lists them)")
     return EXIT_OK

@@ -7,6 +7,7 @@ Nothing is instantiated here. Each step adds providers and returns the problems 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from dependency_injector import providers
@@ -16,7 +17,16 @@ from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR
 from ..errors import ConfigError, WiringError
-from ..status.discovery import plan_status_sections
+from ..extension import (
+    AgentInitializer,
+    GracefulStop,
+    HttpSurface,
+    LoadPlan,
+    MeshMember,
+    ScannedApp,
+    ServingLifecycle,
+    ToolSource,
+)
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer, empty_catalog
@@ -38,12 +48,14 @@ def assemble_container(
     *,
     report_unread: bool = False,
     selection: Selection | None = None,
+    folders: tuple[Path | None, Path | None] = (None, None),
 ) -> Any:
     """The container for one agent. Raises WiringError listing every problem found; settings nothing reads
     are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`).
     `servers`: the McpServerCatalog, or None when the settings name no MCP server (an empty one is then
     built if something reads it). `selection`: the beans defined (di/definitions.py); default the scanned
-    components and configuration classes, without auto-configurations."""
+    components and configuration classes, without auto-configurations. `folders`: the app's config folder
+    and package folder, for the features' plans (extension.ScannedApp)."""
     if selection is None:
         selection = select_beans(scan.components, scan.configurations, (), loaded.settings)
     container = MeshContainer(
@@ -63,10 +75,9 @@ def assemble_container(
     llm_configs, llm_problems = _plan_llm_tools(loaded, plans, container.mcp_catalog, catalog)
     problems += llm_problems
     command_plans, command_problems = _plan_commands(loaded, scan.modules, plans)
-    status_plans, status_problems = plan_status_sections(
-        scan.modules, {bean.type: bean.name for bean in catalog.components}
-    )
-    problems += command_problems + status_problems
+    problems += command_problems
+    container.scanned_app.override(providers.Object(ScannedApp(loaded, scan, catalog, plans, *folders)))
+    _add_extension_points(container, catalog)
     add_collections(container, catalog)
     unread = unknown_settings(
         loaded,
@@ -80,13 +91,47 @@ def assemble_container(
         loaded.unread = unread.errors
     else:
         problems += unread.errors
+    if not problems:
+        problems += _load_plans(container, catalog)
     if problems:
         raise WiringError(problems)
     container.tool_plans.override(providers.Object(plans))
     container.llm_configs.override(providers.Object(llm_configs))
     container.command_plans.override(providers.Object(command_plans))
-    container.status_plans.override(providers.Object(status_plans))
     return container
+
+
+# The core's extension points (extension.py): the container's slot for the beans of each type.
+EXTENSION_POINTS = {
+    "tool_sources": ToolSource,
+    "http_surfaces": HttpSurface,
+    "initializers": AgentInitializer,
+    "serving_lifecycles": ServingLifecycle,
+    "graceful_stops": GracefulStop,
+    "mesh_members": MeshMember,
+}
+
+
+def _add_extension_points(container: Any, catalog: BeanCatalog) -> None:
+    """Each extension point's slot takes the list of its beans, in order."""
+    for slot, point in EXTENSION_POINTS.items():
+        collection = catalog.collection(point)
+        add_collections(container, catalog)
+        getattr(container, slot).override(getattr(container, collection.name))
+
+
+def _load_plans(container: Any, catalog: BeanCatalog) -> list[str]:
+    """Make the features' plans (extension.LoadPlan beans) now, while loading, and collect their problems;
+    one that fails to be made is a problem too."""
+    problems: list[str] = []
+    for bean in catalog.collection(LoadPlan).elements:
+        try:
+            plan = getattr(container, bean.name)()
+        except (WiringError, ConfigError) as exc:
+            problems.extend(exc.problems)
+            continue
+        problems.extend(plan.problems)
+    return problems
 
 
 def _plan_commands(

@@ -1,5 +1,7 @@
 """Conditions on beans, as Spring Boot's: `@profile`, `@conditional_on_property`,
-`@conditional_on_missing_bean`, `@conditional_on_class`. Each decorator adds one condition to a component
+`@conditional_on_missing_bean`, `@conditional_on_class`, and `@conditional` for a test of one's own (Spring's
+`@Conditional`), which reads the app being loaded: its settings, scanned tools and modules. Each decorator
+adds one condition to a component
 class, a `@configuration` class or a `@bean` method, above or below the decorator that makes it a bean; a
 bean is defined when all its conditions (and its configuration class's) match. Each outcome says why, for
 `mesh beans`.
@@ -18,11 +20,13 @@ __all__ = [
     "CONDITIONS_ATTR",
     "Condition",
     "ConditionContext",
+    "OnApp",
     "OnClass",
     "OnMissingBean",
     "OnProperty",
     "Outcome",
     "Profile",
+    "conditional",
     "conditional_on_class",
     "conditional_on_missing_bean",
     "conditional_on_property",
@@ -48,12 +52,18 @@ class Outcome:
 @dataclass
 class ConditionContext:
     """What conditions read: the layered settings, the active profiles, and the beans defined so far
-    (`defined`: their types; `assignable(candidate, target)` the container's matching rule)."""
+    (`defined`: their types; `assignable(candidate, target)` the container's matching rule). While an app
+    loads, also `loaded` (the settings with their origins, config/loader.LoadedSettings), `scan` (its
+    scanned components, tools and modules, di/scan.ScanResult) and `folders` (its config folder and package
+    folder, when known)."""
 
     settings: Any
     profiles: Sequence[str]
     assignable: Callable[[type, Any], bool]
     defined: list[tuple[str, type]] = field(default_factory=list)
+    loaded: Any = None
+    scan: Any = None
+    folders: tuple[Any, ...] = ()
 
 
 class Condition:
@@ -150,6 +160,25 @@ class OnClass(Condition):
         return Outcome(self.describe(), True, f"{', '.join(self.modules)} importable")
 
 
+@dataclass(frozen=True)
+class OnApp(Condition):
+    """A test of one's own: `test(context)` answers True/False, or (matched, reason)."""
+
+    test: Callable[[ConditionContext], bool | tuple[bool, str]]
+    description: str
+
+    def describe(self) -> str:
+        return f"@conditional({self.description!r})"
+
+    def evaluate(self, context: ConditionContext, own_type: type | None) -> Outcome:
+        answer = self.test(context)
+        if isinstance(answer, tuple):
+            matched, reason = answer
+            return Outcome(self.describe(), bool(matched), reason)
+        reason = self.description if answer else f"not: {self.description}"
+        return Outcome(self.describe(), bool(answer), reason)
+
+
 def _importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -235,3 +264,13 @@ def conditional_on_class(*modules: str) -> Callable[[T], T]:
     if not modules or not all(isinstance(m, str) and m for m in modules):
         raise ValueError(f"@conditional_on_class takes module names, got {modules!r}")
     return _adding(OnClass(tuple(modules)))
+
+
+def conditional(
+    test: Callable[[ConditionContext], bool | tuple[bool, str]], description: str
+) -> Callable[[T], T]:
+    """Define the bean only when `test(context)` is true (`context`: a ConditionContext; the test may answer
+    `(matched, reason)` to say why). `description` names what it tests, for `mesh beans`."""
+    if not callable(test) or not isinstance(description, str) or not description:
+        raise TypeError("@conditional takes a test (a function of the ConditionContext) and a description")
+    return _adding(OnApp(test, description))

@@ -7,6 +7,7 @@ an async generator (`yield` the bean, clean up after the `yield`: that code runs
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
@@ -14,16 +15,20 @@ from typing import Any, TypeVar, overload
 __all__ = [
     "BEAN_ATTR",
     "CONFIGURATION_ATTR",
+    "IMPORTS_ATTR",
     "SCOPES",
     "BeanMethodSpec",
     "ConfigurationSpec",
     "bean",
     "check_scope",
     "configuration",
+    "imported_configurations",
+    "imports",
 ]
 
 CONFIGURATION_ATTR = "__mesh_configuration__"
 BEAN_ATTR = "__mesh_bean__"
+IMPORTS_ATTR = "__mesh_imports__"
 # singleton: one per agent; prototype: a new instance per injection; call: one per tool call, route request
 # or job, closed when it ends.
 SCOPES = ("singleton", "prototype", "call")
@@ -104,3 +109,39 @@ def bean(
         return target
 
     return mark(function) if function is not None else mark
+
+
+def imports(*targets: type | str) -> Callable[[C], C]:
+    """Add the `@configuration` classes named to the one decorated, as Spring's `@Import`: a class, or
+    `"module:Class"` so that the module is imported only when the decorated class's conditions match. This is
+    how a feature's auto-configuration stays light: its conditions are read first, its beans' module (and
+    what that module imports) is loaded only for an app that uses it. The imported classes' beans take the
+    decorated class's conditions too."""
+    for target in targets:
+        if not isinstance(target, type) and not (isinstance(target, str) and ":" in target):
+            raise ValueError(f"@imports takes classes or 'module:Class' strings, not {target!r}")
+
+    def mark(cls: C) -> C:
+        if not isinstance(cls, type):
+            raise TypeError(f"@imports applies to @configuration classes, not {cls!r}")
+        setattr(cls, IMPORTS_ATTR, (*cls.__dict__.get(IMPORTS_ATTR, ()), *targets))
+        return cls
+
+    return mark
+
+
+def imported_configurations(cls: type) -> list[type]:
+    """The configuration classes `cls` imports (`@imports`), loaded now; ImportError or ValueError when one
+    cannot be loaded."""
+    found: list[type] = []
+    for named in cls.__dict__.get(IMPORTS_ATTR, ()):
+        target = named
+        if isinstance(named, str):
+            module_name, _, attribute = named.partition(":")
+            target = getattr(importlib.import_module(module_name), attribute, None)
+            if target is None:
+                raise ValueError(f"module '{module_name}' has no '{attribute}'")
+        if not isinstance(target.__dict__.get(CONFIGURATION_ATTR), ConfigurationSpec):
+            raise ValueError(f"{target!r} is not a @configuration class")
+        found.append(target)
+    return found

@@ -16,6 +16,7 @@ from dependency_injector import containers, providers
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
+from ..extension import BeanLookup, HttpSurface, ScannedApp, ToolSource
 from ..health.monitor import HealthMonitor
 from ..media.active import build_media_store
 from ..media.store import MediaStore
@@ -125,6 +126,7 @@ def build_tools(
     commands: list[Any] | None = None,
     settings: MeshSettings | None = None,
     beans: Any = None,
+    sources: list[ToolSource] = (),  # type: ignore[assignment]
 ) -> MeshToolWrapperRegistry:
     build_wrappers(
         plans,
@@ -138,20 +140,9 @@ def build_tools(
         from ..command_tools.wiring import add_command_tools
 
         add_command_tools(registry, commands, settings)
+    for source in sources:  # the features' tools (extension.ToolSource)
+        source.add_tools(registry)
     return registry
-
-
-def build_status(plans: list[Any], container: Any, settings: MeshSettings) -> Any:
-    """The `@status_section` board (status/)."""
-    from ..status.discovery import build_status_board
-
-    return build_status_board(plans, lambda name: getattr(container, name)(), settings.agent.name)
-
-
-def build_status_routes(board: Any, settings: MeshSettings) -> list[Any]:
-    from ..status.route import status_route
-
-    return [status_route(board, settings.status.path)]
 
 
 def build_web_app(
@@ -194,8 +185,20 @@ def build_agent_llms(
     return agents
 
 
-def web_routes(status_routes: list[Any], web: WebApp, a2a: list[Any] | None = None) -> list[Any]:
-    return [*status_routes, *(a2a or ()), *web.routes]  # a static folder mounted at / comes last
+def web_routes(surfaces: list[HttpSurface], web: WebApp, a2a: list[Any] | None = None) -> list[Any]:
+    """The features' routes by their surfaces' order, A2A's, then the web routes (a static folder mounted at
+    / comes last)."""
+    ordered = sorted(surfaces, key=lambda surface: surface.order)
+    return [
+        *(r for s in ordered if s.order < 0 for r in s.routes),
+        *(a2a or ()),
+        *(r for s in ordered if s.order >= 0 for r in s.routes),
+        *web.routes,
+    ]
+
+
+def web_middleware(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
+    return [*web.middleware, *(m for s in sorted(surfaces, key=lambda s: s.order) for m in s.middleware)]
 
 
 def build_a2a_clients(settings: MeshSettings, proxy_factory: McpMeshToolProxyFactory) -> Any:
@@ -292,7 +295,16 @@ class MeshContainer(containers.DeclarativeContainer):
         build_a2a_clients, settings=settings, proxy_factory=proxy_factory
     )
     command_plans: Any = providers.Object([])  # command_tools.discovery.CommandPlan, set at assembly
-    status_plans: Any = providers.Object([])  # status.discovery.StatusPlan, set at assembly
+    # The features' contributions to the core's extension points (extension.py): the list of every bean
+    # of each type, set at assembly.
+    scanned_app: Any = providers.Object(None)
+    bean_lookup = providers.Singleton(BeanLookup, __self__)
+    tool_sources: Any = providers.Object([])
+    http_surfaces: Any = providers.Object([])
+    initializers: Any = providers.Object([])
+    serving_lifecycles: Any = providers.Object([])
+    graceful_stops: Any = providers.Object([])
+    mesh_members: Any = providers.Object([])
     tools = providers.ThreadSafeSingleton(
         build_tools,
         plans=tool_plans,
@@ -302,9 +314,7 @@ class MeshContainer(containers.DeclarativeContainer):
         commands=command_plans,
         settings=settings,
         beans=bean_lifecycle,
-    )
-    status_board = providers.ThreadSafeSingleton(
-        build_status, plans=status_plans, container=__self__, settings=settings
+        sources=tool_sources,
     )
     # Background/task tools' runner and the job tools (jobs/service.py); built before the endpoint.
     job_service = providers.ThreadSafeSingleton(
@@ -363,11 +373,11 @@ class MeshContainer(containers.DeclarativeContainer):
         metrics=providers.Callable(served_metrics, settings=settings, metrics=metrics.provider),
         extra_routes=providers.Callable(
             web_routes,
-            status_routes=providers.Callable(build_status_routes, board=status_board, settings=settings),
+            surfaces=http_surfaces,
             web=web_app,
             a2a=providers.Callable(build_a2a_routes, settings=settings, tools=tools, jobs=job_service),
         ),
-        middleware=web_app.provided.middleware,
+        middleware=providers.Callable(web_middleware, surfaces=http_surfaces, web=web_app),
     )
 
 
@@ -411,6 +421,8 @@ FRAMEWORK_BEANS: Mapping[str, type] = FrameworkTypes(
         "health_monitor": HealthMonitor,
         "event_publisher": ApplicationEventPublisher,
         "media_store": MediaStore,
+        "scanned_app": ScannedApp,
+        "bean_lookup": BeanLookup,
     },
     {
         "metrics": ("mesh_framework.metrics.mesh_metrics", "MeshMetrics"),

@@ -17,7 +17,7 @@ from typing import Any, get_args, get_origin
 from ..specs import ComponentSpec
 from .auto_configuration import AutoConfiguration
 from .conditions import Condition, ConditionContext, OnProperty, Outcome, conditions_of
-from .configuration import BEAN_ATTR, BeanMethodSpec
+from .configuration import BEAN_ATTR, IMPORTS_ATTR, BeanMethodSpec, imported_configurations
 from .wiring import Bean, bean_name, describe_location, is_assignable
 
 __all__ = ["BeanDefinition", "ConfigurationDefinition", "Selection", "bean_entries", "select_beans"]
@@ -107,9 +107,17 @@ def select_beans(
     configurations: Sequence[type],
     auto: Sequence[AutoConfiguration],
     settings: Any,
+    *,
+    loaded: Any = None,
+    scan: Any = None,
+    folders: Sequence[Any] = (),
 ) -> Selection:
-    """Evaluate every condition and return the beans the agent defines."""
+    """Evaluate every condition and return the beans the agent defines. `loaded`, `scan` and `folders` are
+    what `@conditional` tests read of the app (di/conditions.ConditionContext)."""
     selection = Selection()
+    context = ConditionContext(
+        settings, list(settings.profiles), is_assignable, loaded=loaded, scan=scan, folders=tuple(folders)
+    )
     candidates: list[_Candidate] = []
     for spec in components:
         name = spec.name if spec.name != spec.cls.__name__ else bean_name(spec.cls)
@@ -117,15 +125,25 @@ def select_beans(
             name, spec.cls, spec.cls, spec.scope, spec.order, spec.primary, spec.qualifier, "scan"
         )
         candidates.append(_Candidate(definition, conditions_of(spec.cls), 0))
-    sources = [
-        (cls, ConfigurationDefinition(bean_name(cls), cls, "configuration"), 0) for cls in configurations
+    sources: list[tuple[type, ConfigurationDefinition, int, tuple[Condition, ...]]] = [
+        (cls, ConfigurationDefinition(bean_name(cls), cls, "configuration"), 0, ()) for cls in configurations
     ]
     sources += [
-        (a.cls, ConfigurationDefinition(bean_name(a.cls), a.cls, "auto-configuration", a.package, a.name), 1)
+        (
+            a.cls,
+            ConfigurationDefinition(bean_name(a.cls), a.cls, "auto-configuration", a.package, a.name),
+            1,
+            (),
+        )
         for a in auto
     ]
-    for cls, config, group in sources:
+    while sources:
+        cls, config, group, inherited = sources.pop(0)
         selection.configurations.append(config)
+        class_conditions = (*inherited, *conditions_of(cls))
+        if cls.__dict__.get(IMPORTS_ATTR):
+            found = _imported(cls, config, group, class_conditions, context=context, selection=selection)
+            sources[:0] = found
         for method, marked in _bean_methods(cls):
             bean_type, problem = _bean_type(cls, method)
             if problem:
@@ -143,10 +161,9 @@ def select_beans(
                 config.origin,
                 config,
             )
-            candidates.append(_Candidate(definition, (*conditions_of(cls), *conditions_of(method)), group))
+            candidates.append(_Candidate(definition, (*class_conditions, *conditions_of(method)), group))
     for candidate in candidates:
         selection.property_keys.update(c.key for c in candidate.conditions if isinstance(c, OnProperty))
-    context = ConditionContext(settings, list(settings.profiles), is_assignable)
     early = [c for c in candidates if not _evaluate(c, context, late=False)]
     passed = [c for c in candidates if c not in early]
     chosen: set[int] = set()
@@ -163,6 +180,39 @@ def select_beans(
         if defined:
             selection.beans.append(final)
     return selection
+
+
+def _imported(
+    cls: type,
+    config: ConfigurationDefinition,
+    group: int,
+    conditions: tuple[Condition, ...],
+    *,
+    context: ConditionContext,
+    selection: Selection,
+) -> list[tuple[type, ConfigurationDefinition, int, tuple[Condition, ...]]]:
+    """The configuration classes `cls` imports, loaded only when its early conditions match; otherwise the
+    class is listed, not defined, with the outcomes that left it out (its imports are never loaded)."""
+    outcomes = [c.evaluate(context, cls) for c in conditions if not c.late]
+    if not all(o.matched for o in outcomes):
+        gate = BeanDefinition(
+            config.name, cls, cls, origin=config.origin, configuration=config, outcomes=tuple(outcomes)
+        )
+        selection.candidates.append(replace(gate, defined=False))
+        return []
+    try:
+        imported = imported_configurations(cls)
+    except (ImportError, ValueError, AttributeError) as exc:
+        selection.problems.append(
+            f"{describe_location(cls)}: @imports of {cls.__qualname__} cannot be loaded "
+            f"({type(exc).__name__}: {exc})"
+        )
+        return []
+    origin, package, auto_name = config.origin, config.package, config.auto_name
+    return [
+        (t, ConfigurationDefinition(bean_name(t), t, origin, package, auto_name), group, conditions)
+        for t in imported
+    ]
 
 
 def _with(definition: BeanDefinition, outcomes: tuple[Outcome, ...], defined: bool) -> BeanDefinition:

@@ -11,6 +11,7 @@ from typing import Any
 from ..config.settings import MeshSettings
 from ..console import SPAN_BUFFER, ConsolePush
 from ..events import ApplicationEventPublisher
+from ..extension import MeshMember
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..security.redaction import redact_url
@@ -44,6 +45,7 @@ class MeshRuntime:
     console: Any = None  # the console's TrafficRecorder (console/): pushed to the registry once joined
     project: str = ""  # the app's top-level package (mesh/projects.py), sent in the heartbeat
     heartbeat_fields: tuple[HeartbeatFields, ...] = ()  # features' agent-level fields (A2A's surfaces)
+    members: tuple[MeshMember, ...] = ()  # features told of joining and leaving (extension.MeshMember)
 
     def __init__(
         self,
@@ -126,6 +128,8 @@ class MeshRuntime:
         heartbeat.start()
         if self.jobs is not None:
             self.jobs.joined(lambda: client.url, heartbeat.registered)
+        for member in self.members:
+            member.joined(lambda: client.url, heartbeat.registered)
         if settings.registry.push:  # the embedded registry's push stream (mesh/subscription.py)
             self.subscription = TopologySubscription(
                 self.factory.http,
@@ -221,6 +225,8 @@ class MeshRuntime:
             self._projects = None
         if self.jobs is not None:
             await self.jobs.leave()
+        for member in self.members:
+            await member.leave()
         if self.health is not None:
             await self.health.stop()
         if self.subscription is not None:

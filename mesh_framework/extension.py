@@ -1,0 +1,178 @@
+"""The core's extension points: the types of the beans through which a feature plugs into an agent.
+
+A feature (the framework's own, or an installed package's) is an auto-configuration: `@configuration`
+classes whose `@bean` methods return these types, and the core collects every bean of each type (as a
+`list[T]`), in `order`:
+
+- `LoadPlan`: made while the app loads, before any other bean, from the `ScannedApp`; its `problems` are
+  reported with the app's other wiring problems, before anything is built.
+- `ToolSource`: adds tools to the agent's registry once the application's tools are in it.
+- `HttpSurface`: routes (and middleware) served on the agent's port, behind the HTTP edge; `/mcp` stays
+  the endpoint's.
+- `AgentInitializer`: runs once the agent is built (`BuiltAgent`), before it serves: hooks a feature's
+  objects to the endpoint, the mesh runtime or the app.
+- `ServingLifecycle`: started before the agent is ready, stopped after it stopped serving (Spring's
+  `SmartLifecycle`).
+- `GracefulStop`: takes part in a graceful stop: refuses new work when the stop begins, and is given
+  what is left of the grace once the calls in flight settled.
+- `MeshMember`: told when the agent joined the mesh and asked to leave it.
+
+Beans are closed by the container at stop (`aclose()`/`close()`), so a feature needs no hook for that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import WiringError
+
+if TYPE_CHECKING:
+    from .config.loader import LoadedSettings
+    from .config.settings import MeshSettings
+    from .di.scan import ScanResult
+    from .di.wiring import BeanCatalog
+    from .tools.builder import ToolPlan
+    from .tools.wrapper_registry import MeshToolWrapperRegistry
+
+__all__ = [
+    "AgentInitializer",
+    "BeanLookup",
+    "BuiltAgent",
+    "GracefulStop",
+    "HttpSurface",
+    "LoadPlan",
+    "MeshMember",
+    "ScannedApp",
+    "ServingLifecycle",
+    "ToolSource",
+]
+
+
+@dataclass(frozen=True)
+class ScannedApp:
+    """What loading found, for the features' plans: the settings with their origins, the scan, the
+    application's tool plans, the beans that can be injected, and the app's folders."""
+
+    loaded: LoadedSettings
+    scan: ScanResult
+    catalog: BeanCatalog
+    tool_plans: Sequence[ToolPlan] = ()
+    config_dir: Path | None = None
+    package_dir: Path | None = None
+
+    @property
+    def settings(self) -> MeshSettings:
+        return self.loaded.settings
+
+    def owners(self) -> dict[type, str]:
+        """The bean name of each component class (the owner of a marked method)."""
+        return {bean.type: bean.name for bean in self.catalog.components}
+
+    def bean_for(self, annotation: Any) -> str:
+        """The bean name injected for `annotation`; WiringError if none fits."""
+        resolved = self.catalog.resolve(annotation)
+        if isinstance(resolved, str):
+            raise WiringError([resolved])
+        name: str = resolved.name
+        return name
+
+    @property
+    def folders(self) -> tuple[Path | None, Path | None]:
+        return self.config_dir, self.package_dir
+
+
+class BeanLookup:
+    """A bean by its name (Spring's `BeanFactory.getBean(name)`): for a feature that finds the owner of a
+    marked method by name at run time."""
+
+    def __init__(self, container: Any) -> None:
+        self._container = container
+
+    def __call__(self, name: str) -> Any:
+        return getattr(self._container, name)()
+
+
+class LoadPlan:
+    """A bean made while the app loads: what a feature found and will build. Its `problems` (text, each
+    naming the file and line, the setting or the tool) are reported with every other wiring problem."""
+
+    problems: Sequence[str] = ()
+
+
+class ToolSource:
+    """A bean that adds tools to the agent (the job tools, click commands as tools, a gateway's)."""
+
+    def add_tools(self, registry: MeshToolWrapperRegistry) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class HttpSurface:
+    """Routes served on the agent's port behind the HTTP edge, before (lower `order`) or after others';
+    `middleware` wraps the agent's web side (never `/mcp`)."""
+
+    routes: Sequence[Any] = ()
+    order: int = 0
+    middleware: Sequence[Any] = ()
+
+
+@dataclass(frozen=True)
+class BuiltAgent:
+    """An agent just built: its container and ASGI app, and a bean lookup by name."""
+
+    container: Any
+    asgi: Any
+    lookup: BeanLookup
+
+    @property
+    def settings(self) -> MeshSettings:
+        settings: MeshSettings = self.container.settings()
+        return settings
+
+
+class AgentInitializer:
+    """A bean run once the agent is built, before it serves."""
+
+    def initialize(self, agent: BuiltAgent) -> None:
+        raise NotImplementedError
+
+
+class ServingLifecycle:
+    """A bean started before the agent is ready and stopped after it stopped serving, in `phase` order
+    (stopped in reverse)."""
+
+    phase: int = 0
+
+    async def start(self) -> None:
+        """Before the agent is ready; an exception stops start-up (a MeshError names the problem)."""
+
+    async def stop(self) -> None:
+        """After the agent stopped serving, before its beans are closed."""
+
+
+class GracefulStop:
+    """A bean that takes part in a graceful stop (SIGTERM): it refuses new work when the stop begins and
+    finishes (or ends) its work within the seconds left of `server.shutdown_grace`."""
+
+    def stop_accepting(self) -> None:
+        """The stop began: refuse new work."""
+
+    def busy(self) -> int:
+        """How much work is still running (logged when the stop begins)."""
+        return 0
+
+    async def finish(self, seconds: float) -> None:
+        """The calls in flight settled: finish or end the remaining work within `seconds`."""
+
+
+class MeshMember:
+    """A bean told when the agent joined the mesh, and asked to leave it before the agent stops."""
+
+    def joined(self, registry_url: Callable[[], str], registered: Any) -> None:
+        """Registered: `registry_url()` is the registry in use, `registered` the heartbeat's event."""
+
+    async def leave(self) -> None:
+        """The agent leaves the mesh (a stop)."""
