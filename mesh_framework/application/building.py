@@ -88,8 +88,8 @@ def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
 def _instantiate_components(container: Any, catalog: BeanCatalog) -> None:
     failures = []
     for bean in catalog.components:
-        if bean.scope != "singleton":  # prototypes are made where injected, call-scoped ones per call
-            continue
+        if bean.scope != "singleton" or bean.lazy:  # prototypes are made where injected, call-scoped ones
+            continue  # per call, lazy singletons on first use
         try:
             getattr(container, bean.name)()
         except MeshError:
@@ -108,7 +108,7 @@ def _register_listeners(container: Any, catalog: BeanCatalog) -> None:
     publisher = container.event_publisher()
     problems = []
     for bean in catalog.components:
-        if bean.scope != "singleton":
+        if bean.scope != "singleton" or bean.lazy:
             continue
         try:
             publisher.register(getattr(container, bean.name)())

@@ -203,6 +203,12 @@ def _add_beans(container: Any, catalog: BeanCatalog, selection: Selection) -> li
             found_requirements, found = catalog.requirements(definition.type)
         problems.extend(found)
         requirements[definition.name] = found_requirements
+        if definition.lazy and (definition.is_async or definition.scope != "singleton"):
+            problems.append(
+                f"{definition.location}: bean '{definition.name}' is lazy but "
+                f"{'async' if definition.is_async else definition.scope + '-scoped'}; a lazy bean is a "
+                "sync singleton made on first use"
+            )
         if definition.is_async and definition.scope == "prototype":
             problems.append(
                 f"{definition.location}: bean '{definition.name}' is async and prototype-scoped; a prototype "

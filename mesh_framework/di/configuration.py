@@ -54,6 +54,7 @@ class BeanMethodSpec:
     scope: str = "singleton"
     primary: bool = False
     qualifier: str | None = None
+    lazy: bool = False
 
 
 def check_scope(scope: str, where: str) -> None:
@@ -80,6 +81,7 @@ def bean(
     scope: str = "singleton",
     primary: bool = False,
     qualifier: str | None = None,
+    lazy: bool = False,
 ) -> Callable[[F], F]: ...
 def bean(
     function: F | None = None,
@@ -90,12 +92,14 @@ def bean(
     scope: str = "singleton",
     primary: bool = False,
     qualifier: str | None = None,
+    lazy: bool = False,
 ) -> F | Callable[[F], F]:
     """Mark a method of a `@configuration` class as making a bean; the bean's type is the method's return
     annotation (`T`, or `Iterator[T]`/`AsyncIterator[T]` for a generator).
 
     `name` defaults to the method's name; `order` places the bean in `list[T]` collections (lower first);
-    `scope` is `"singleton"` (default), `"prototype"` or `"call"`; `primary`/`qualifier` as on `@component`.
+    `scope` is `"singleton"` (default), `"prototype"` or `"call"`; `primary`/`qualifier` as on `@component`;
+    `lazy` (Spring's `@Lazy`): a singleton made on first use rather than before the agent serves (sync only).
     """
     check_scope(scope, "@bean")
     if order is not None and (not isinstance(order, int) or isinstance(order, bool)):
@@ -104,7 +108,7 @@ def bean(
     def mark(target: F) -> F:
         if not callable(target) or isinstance(target, type):
             raise TypeError(f"@bean applies to methods of a @configuration class, not {target!r}")
-        spec = BeanMethodSpec(target, name, order, scope, primary, qualifier)
+        spec = BeanMethodSpec(target, name, order, scope, primary, qualifier, lazy)
         setattr(target, BEAN_ATTR, spec)
         return target
 

@@ -58,6 +58,7 @@ class BeanDefinition:
     configuration: ConfigurationDefinition | None = None
     outcomes: tuple[Outcome, ...] = ()
     defined: bool = True
+    lazy: bool = False  # a singleton made on first use (@bean(lazy=True))
 
     @property
     def is_method(self) -> bool:
@@ -160,6 +161,7 @@ def select_beans(
                 marked.qualifier,
                 config.origin,
                 config,
+                lazy=marked.lazy,
             )
             candidates.append(_Candidate(definition, (*class_conditions, *conditions_of(method)), group))
     for candidate in candidates:
@@ -269,4 +271,7 @@ def _bean_type(cls: type, method: Callable[..., Any]) -> tuple[type | None, str 
 
 def bean_entries(definitions: Sequence[BeanDefinition]) -> list[Bean]:
     """The catalog's entries of the beans defined (what a parameter type is matched against)."""
-    return [Bean(d.name, d.type, "component", d.primary, d.qualifier, d.scope, d.order) for d in definitions]
+    return [
+        Bean(d.name, d.type, "component", d.primary, d.qualifier, d.scope, d.order, lazy=d.lazy)
+        for d in definitions
+    ]

@@ -153,7 +153,8 @@ class BeanLifecycle:
             for bean in self._needed(name):
                 if bean.name in self.definitions:
                     visit(bean.name)
-            if self.definitions[name].scope == "singleton":
+            definition = self.definitions[name]
+            if definition.scope == "singleton" and not definition.lazy:
                 order.append(name)
 
         for name in self.definitions:

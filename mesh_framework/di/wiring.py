@@ -44,6 +44,7 @@ class Bean:
     scope: str = "singleton"  # "prototype" | "call" for components and @bean methods
     order: int | None = None
     elements: tuple[Bean, ...] = ()  # kind "list": the beans of a `list[T]` parameter, in order
+    lazy: bool = False  # a singleton made on first use rather than at start
 
 
 @dataclass(frozen=True, slots=True)
