@@ -45,7 +45,6 @@ CORE = {
     "serving",
     "specs",
     "sse",
-    "sse_frames",
     "stream",
     "tested_versions",
     "tools",

@@ -152,3 +152,26 @@ async def test_connection_refused_is_provider_unreachable(http: httpx2.AsyncClie
     transport = McpTransport(http, client_name="t", client_version="1")
     with pytest.raises(ProviderUnreachable):
         await transport.request(f"http://127.0.0.1:{port}/mcp", "tools/list")
+
+
+async def test_an_event_stream_answer_keeps_unicode_line_separators_in_its_json() -> None:
+    """An event stream splits lines on CR and LF only: U+2028, U+0085 or a form feed raw in a JSON
+    string (JSON allows them unescaped) are part of the data line, not line breaks."""
+    text = "a\u2028b\x85c\x0cd"
+
+    async def endpoint(request: Request) -> Response:
+        body = await request.json()
+        message = {
+            "jsonrpc": "2.0",
+            "id": body["id"],
+            "result": {"content": [{"type": "text", "text": text}]},
+        }
+        raw = json.dumps(message, ensure_ascii=False)
+        return Response(f"event: message\r\ndata: {raw}\r\n\r\n".encode(), media_type="text/event-stream")
+
+    app = Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
+    client = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://peer")
+    transport = McpTransport(client, client_name="test", client_version="1")
+    result = await transport.request("http://peer/mcp", "tools/call", {"name": "echo", "arguments": {}})
+    assert result["content"] == [{"type": "text", "text": text}]
+    await client.aclose()

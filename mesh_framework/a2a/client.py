@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args, get_origin
 
 from ..errors import ToolExecutionError
+from ..sse import MEDIA_TYPE, aiter_events
 from ..tools.injection import Injection, InjectionRule
 from .marks import PEER_CLIENTS
 from .wire import (
@@ -172,29 +173,22 @@ class A2aClient:
         body = send_request(
             dialect, next(self._ids), text=_text(text, data), data=data, skill=skill, stream=True, wait=True
         )
-        headers = {**self._headers(dialect), "Accept": "text/event-stream"}
+        headers = {**self._headers(dialect), "Accept": MEDIA_TYPE}
         count = 0
         try:
             async with self._http().stream(
                 "POST", endpoint, json=body, headers=headers, timeout=self.timeout
             ) as response:
-                if response.status_code != 200 or "text/event-stream" not in response.headers.get(
-                    "content-type", ""
-                ):
+                if response.status_code != 200 or MEDIA_TYPE not in response.headers.get("content-type", ""):
                     await response.aread()
                     self._result(response, body)  # raises the peer's error
                     raise A2aError(
                         f"A2A peer '{self.name}' at {endpoint} answered a stream request without a stream"
                     )
-                data_lines: list[str] = []
-                async for line in response.aiter_lines():
-                    if line.startswith("data:"):
-                        data_lines.append(line[5:].strip())
-                        continue
-                    if line or not data_lines:
-                        continue
-                    envelope = json.loads("\n".join(data_lines))
-                    data_lines = []
+                async for sent in aiter_events(response.aiter_bytes()):
+                    envelope = json.loads(sent.data)
+                    if not isinstance(envelope, dict):
+                        raise ValueError(f"an event's data is not a JSON object: {sent.data[:200]!r}")
                     if "error" in envelope:
                         raise A2aError(self._error_text(envelope["error"], body["method"]))
                     event = read_event(envelope.get("result"))

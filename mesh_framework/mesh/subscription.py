@@ -24,6 +24,7 @@ from typing import Any
 import httpx2
 
 from ..security.redaction import redact_url
+from ..sse import MEDIA_TYPE, aiter_events
 
 __all__ = ["RETRY_FIRST", "RETRY_MAX", "TopologySubscription"]
 
@@ -111,7 +112,7 @@ class TopologySubscription:
             "GET",
             url,
             params={"agent_id": self.agent_id},
-            headers={"Accept": "text/event-stream", **self.headers},
+            headers={"Accept": MEDIA_TYPE, **self.headers},
             timeout=timeout,
         ) as response:
             if response.status_code in (404, 405):
@@ -125,18 +126,8 @@ class TopologySubscription:
             self.supported = True
             self.connections += 1
             self.connected.set()
-            event, data = "", ""
-            async for line in response.aiter_lines():
-                if line.startswith(":"):
-                    continue
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    data += line[5:].strip()
-                elif not line:
-                    if event:
-                        self._dispatch(event, data)
-                    event, data = "", ""
+            async for event in aiter_events(response.aiter_bytes()):
+                self._dispatch(event.event, event.data)
         return False
 
     def _dispatch(self, event: str, data: str) -> None:

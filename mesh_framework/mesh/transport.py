@@ -30,6 +30,7 @@ from ..protocol.versions import (
     NAME_BEARING_METHODS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from ..sse import MEDIA_TYPE, aiter_events, decode
 from ..tracing.carriers import inject_trace
 from ..tracing.state import state as trace_state
 from .direct_http import ConnectFailed, ConnectionBroken, DirectHttp
@@ -43,7 +44,7 @@ LEGACY = "legacy"
 # Codes that mean "speak another version": the final one, and the draft values seen in pre-release servers.
 NEGOTIATION_CODES = {UNSUPPORTED_PROTOCOL_VERSION, -32004, -32001}
 MODERN_CODES = {-32020, -32021, *NEGOTIATION_CODES}
-ACCEPT = "application/json, text/event-stream"
+ACCEPT = f"application/json, {MEDIA_TYPE}"
 # A request head's header lines as the direct client writes them: token names, no CR, LF or NUL in values.
 _HEADER_LINES = re.compile(r"(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+: [\t\x20-\x7e\x80-\xff]*\r\n)*")
 
@@ -163,7 +164,7 @@ class McpTransport:
                 ) as response:
                     if response.status_code == 503 and "retry-after" in response.headers:
                         raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
-                    if response.headers.get("content-type", "").startswith("text/event-stream"):
+                    if response.headers.get("content-type", "").startswith(MEDIA_TYPE):
                         final: dict[str, Any] | None = None
                         async for message in _events(response):
                             if final is not None:
@@ -393,20 +394,15 @@ def _remote_error(url: str, status: int, error: Any, message: Any) -> RemoteErro
 
 
 async def _events(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
-    """The JSON messages of an event stream, each as soon as its event is complete."""
-    data_lines: list[str] = []
-    async for raw_line in response.aiter_lines():
-        line = raw_line.rstrip("\r")
-        if line.startswith("data:"):
-            data_lines.append(line[5:].lstrip(" "))
-        elif not line and data_lines:
-            try:
-                message = from_json("\n".join(data_lines))
-            except ValueError:
-                message = None
-            data_lines = []
-            if isinstance(message, dict):
-                yield message
+    """The JSON messages of an event stream, each as soon as its event is complete (an event whose data
+    is not a JSON object is skipped)."""
+    async for event in aiter_events(response.aiter_bytes()):
+        try:
+            message = from_json(event.data)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            yield message
 
 
 def _direct_target(url: str) -> DirectTarget | None:
@@ -428,23 +424,17 @@ def _decode(response: httpx2.Response, request_id: int) -> Any:
 
 def _decode_body(content_type: str, content: bytes, request_id: int) -> Any:
     try:
-        if content_type.startswith("text/event-stream"):
-            return _from_event_stream(content.decode("utf-8", "replace"), request_id)
+        if content_type.startswith(MEDIA_TYPE):
+            return _from_event_stream(content, request_id)
         return from_json(content) if content else {}
     except ValueError:
         return {}
 
 
-def _from_event_stream(text: str, request_id: int) -> Any:
+def _from_event_stream(content: bytes, request_id: int) -> Any:
     """The JSON-RPC response with our id among the stream's events (notifications are skipped)."""
-    data_lines: list[str] = []
-    for raw_line in [*text.splitlines(), ""]:
-        line = raw_line.rstrip("\r")
-        if line.startswith("data:"):
-            data_lines.append(line[5:].lstrip(" "))
-        elif not line and data_lines:
-            message = from_json("\n".join(data_lines))
-            data_lines = []
-            if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
-                return message
+    for event in decode(content):
+        message = from_json(event.data)
+        if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
+            return message
     return {}

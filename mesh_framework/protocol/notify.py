@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
+
 __all__ = ["MAX_BACKLOG", "MAX_STREAMS", "ChangeStreams", "StreamLimitError"]
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -24,7 +26,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 MAX_STREAMS = 256  # open at once per agent; each also holds one of server.max_concurrency's slots
 MAX_BACKLOG = 64  # notifications waiting for a client that stopped reading; past it, its stream ends
-_SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+_SSE_HEADERS = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-cache")]
 
 
 class StreamLimitError(Exception):
@@ -90,7 +92,7 @@ class ChangeStreams:
             raise StreamLimitError(f"{self.limit} notification streams are open already; try again later")
         stream = _Stream(frozenset(wants), render)
         self._streams.add(stream)  # before the first frame: a change meanwhile is not lost
-        gone = asyncio.ensure_future(_disconnected(receive))
+        gone = asyncio.ensure_future(wait_for_disconnect(receive))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
             for message in first:
@@ -116,11 +118,5 @@ class ChangeStreams:
                 await gone
 
 
-async def _disconnected(receive: Receive) -> None:
-    """Returns once the client disconnected (the request body was read, so nothing else arrives)."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
 def _frame(message: dict[str, Any]) -> bytes:
-    return b"event: message\ndata: " + to_json(message) + b"\n\n"
+    return encode(to_json(message), event="message")

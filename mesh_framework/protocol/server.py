@@ -22,6 +22,7 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from ..propagation import HeaderAllowlist, budget_deadline, call_deadline, propagating
+from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
@@ -63,7 +64,7 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 _JSON_HEADERS = [(b"content-type", b"application/json")]
-_SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+_SSE_HEADERS = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-cache")]
 _ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
 _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
 TASKS_HANDSHAKE_VERSION = "2025-11-25"  # the handshake-era version with (experimental) tasks
@@ -713,12 +714,7 @@ class McpEndpoint:
 async def _unless_disconnected(answering: Awaitable[Any], receive: Receive) -> Any:
     """`answering`'s result, or None once the client disconnected first (the request body is read, so
     the next ASGI message is the disconnect): an abandoned wait holds no task and no concurrency slot."""
-
-    async def disconnected() -> None:
-        while (await receive())["type"] != "http.disconnect":
-            pass
-
-    work, watch = asyncio.ensure_future(answering), asyncio.ensure_future(disconnected())
+    work, watch = asyncio.ensure_future(answering), asyncio.ensure_future(wait_for_disconnect(receive))
     try:
         done, _pending = await asyncio.wait((work, watch), return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -747,7 +743,7 @@ def _envelope_version(params: Mapping[str, Any] | None) -> Any:
 
 
 def _sse_frame(message: dict[str, Any]) -> bytes:
-    return b"event: message\ndata: " + to_json(message) + b"\n\n"
+    return encode(to_json(message), event="message")
 
 
 async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

@@ -20,6 +20,7 @@ from pydantic_core import to_json
 
 from ..health.drain import OpenStreams
 from ..propagation import call_deadline
+from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
 from ..tools.wrapper import MeshToolWrapper, error_result
@@ -33,8 +34,9 @@ logger = logging.getLogger("mesh_framework.protocol")
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
+_MEDIA_TYPE = MEDIA_TYPE.encode()
 _STREAM_HEADERS = [
-    (b"content-type", b"text/event-stream"),
+    (b"content-type", MEDIA_TYPE.encode()),
     (b"cache-control", b"no-cache, no-transform"),
     (b"x-accel-buffering", b"no"),  # no proxy buffering either
 ]
@@ -45,13 +47,13 @@ def streams_to(params: dict[str, Any], accept: bytes) -> Any:
     accepts an event stream, else None (the call is answered buffered)."""
     meta = params.get("_meta")
     token = meta.get("progressToken") if isinstance(meta, dict) else None
-    if token is None or not (b"text/event-stream" in accept or b"*/*" in accept):
+    if token is None or not (_MEDIA_TYPE in accept or b"*/*" in accept):
         return None
     return token
 
 
 def _frame(message: dict[str, Any]) -> bytes:
-    return b"event: message\ndata: " + to_json(message) + b"\n\n"
+    return encode(to_json(message), event="message")
 
 
 async def serve_stream(
@@ -105,7 +107,7 @@ async def serve_stream(
     task.add_done_callback(lambda _t: channel.close())
     if open_streams is not None:
         open_streams.add(task)
-    watch = asyncio.ensure_future(_disconnected(receive))
+    watch = asyncio.ensure_future(wait_for_disconnect(receive))
     watch.add_done_callback(lambda w: w.cancelled() or task.cancel())
     try:
         await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
@@ -138,9 +140,3 @@ async def serve_stream(
         if not task.done():
             task.cancel()  # our own request was cancelled: the tool stops with it
             await asyncio.wait((task,))
-
-
-async def _disconnected(receive: Receive) -> None:
-    """Returns once the client has gone away (the request body is read: the next message says so)."""
-    while (await receive())["type"] != "http.disconnect":
-        pass

@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ..sse_frames import event_frame
+from ..sse import KEEP_ALIVE, MEDIA_TYPE, encode
 from .events import StoreEvent
 from .store import RegistryStore
 from .views import timestamp
@@ -40,13 +40,12 @@ logger = logging.getLogger("mesh_framework.registry")
 
 MAX_SUBSCRIBERS = 10_000
 PING_INTERVAL = 15.0
-_PING = b": ping\n\n"
 
 
 def sse(event: str, data: Any) -> bytes:
     """One server-sent event, `data` as compact JSON on one line (JSON escapes every line ending; the
     frame is still written by the one encoder that splits any)."""
-    return event_frame(json.dumps(data, separators=(",", ":")), event)
+    return encode(json.dumps(data, separators=(",", ":")), event=event)
 
 
 class Subscriber:
@@ -79,7 +78,7 @@ class Subscriber:
             try:
                 await asyncio.wait_for(self._ready.wait(), ping_interval)
             except TimeoutError:
-                yield _PING
+                yield KEEP_ALIVE
                 continue
             self._ready.clear()
             message, self._pending = self._pending, None
@@ -235,7 +234,7 @@ class _EventStream(StreamingResponse):
     def __init__(self, subscriber: Subscriber, ping_interval: float, forget: Callable[[], None]) -> None:
         super().__init__(
             subscriber.messages(ping_interval),
-            media_type="text/event-stream",
+            media_type=MEDIA_TYPE,
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
         self.subscriber = subscriber

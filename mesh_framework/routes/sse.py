@@ -18,25 +18,25 @@ from starlette.responses import Response
 
 from ..failures import log_failure
 from ..health.drain import Drain
-from ..sse_frames import event_frame
+from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.streaming import STREAM_BUFFER, ChunkChannel
 
 __all__ = ["EventStreamResponse", "event_bytes"]
 
 logger = logging.getLogger("mesh_framework.routes")
 
-DONE = b"data: [DONE]\n\n"
+DONE = encode("[DONE]")
 _HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no", "connection": "keep-alive"}
 
 
 def event_bytes(chunk: str) -> bytes:
     """One chunk as one event: `data: a\\ndata: b\\n\\n` for `"a\\nb"` (or `"a\\rb"`, `"a\\r\\nb"`: a
     reader splits lines on all three), `data: \\n\\n` for `""`."""
-    return event_frame(chunk)
+    return encode(chunk)
 
 
 def error_bytes(message: str, kind: str) -> bytes:
-    return f"event: error\ndata: {json.dumps({'error': message, 'type': kind})}\n\n".encode()
+    return encode(json.dumps({"error": message, "type": kind}), event="error")
 
 
 class EventStreamResponse(Response):
@@ -48,7 +48,7 @@ class EventStreamResponse(Response):
     it. With `drain` (the agent's), a stopping agent waits for the stream like a call in flight,
     then ends it with an error event saying so."""
 
-    media_type = "text/event-stream"
+    media_type = MEDIA_TYPE
 
     def __init__(
         self,
@@ -74,7 +74,7 @@ class EventStreamResponse(Response):
         drain = self.drain
         if drain is not None:
             drain.stream_started(producer)
-        watch = asyncio.ensure_future(_disconnected(receive))
+        watch = asyncio.ensure_future(wait_for_disconnect(receive))
         watch.add_done_callback(lambda w: w.cancelled() or producer.cancel())
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
@@ -120,9 +120,3 @@ class EventStreamResponse(Response):
             if aclose is not None:
                 await aclose()  # the generator's finally runs now, also when the client went away
         return DONE
-
-
-async def _disconnected(receive: Any) -> None:
-    """Returns once the client has gone away (the request body is read: the next message says so)."""
-    while (await receive())["type"] != "http.disconnect":
-        pass

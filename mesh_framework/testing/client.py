@@ -30,6 +30,7 @@ from ..protocol.versions import (
     META_PROTOCOL_VERSION,
     NAME_BEARING_METHODS,
 )
+from ..sse import MEDIA_TYPE, decode
 
 __all__ = ["MeshTestClient", "SyncMeshClient", "mesh_client"]
 
@@ -50,7 +51,7 @@ def build_request(
         "method": method,
         "params": dict(params or {}),
     }
-    headers = {"Accept": "application/json, text/event-stream"}
+    headers = {"Accept": f"application/json, {MEDIA_TYPE}"}
     if modern:
         body["params"]["_meta"] = {  # what the caller put there (a progressToken) and the envelope
             **(body["params"].get("_meta") or {}),
@@ -75,12 +76,11 @@ def result_of(response: httpx2.Response, method: str) -> dict[str, Any]:
 
 
 def _message(response: httpx2.Response) -> dict[str, Any]:
-    if response.headers.get("content-type", "").startswith("text/event-stream"):
-        for line in response.text.splitlines():
-            if line.startswith("data:"):
-                message = json.loads(line[5:])
-                if "id" in message and "method" not in message:
-                    return message  # type: ignore[no-any-return]
+    if response.headers.get("content-type", "").startswith(MEDIA_TYPE):
+        for event in decode(response.content):
+            message = json.loads(event.data)
+            if "id" in message and "method" not in message:
+                return message  # type: ignore[no-any-return]
         raise AssertionError(f"the event stream carried no answer: {response.text[:500]}")
     return response.json()  # type: ignore[no-any-return]
 

@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from ...edge import EdgePolicy, GuardedEdge
 from ...resolution_audit import summarize
+from ...sse import KEEP_ALIVE, MEDIA_TYPE, encode
 from ..console.board import BUCKET_SECONDS, WINDOW_SECONDS
 from ..console.calls import CallRefused, call_lines, check_call, is_framework_tool, read_call
 from ..console.routes import refuse_call
@@ -230,14 +231,12 @@ class _Remote:
                 current = json.dumps(agents, sort_keys=True, default=str)
                 if current != last:
                     last, revision = current, revision + 1
-                    yield f'event: changed\ndata: {{"revision":{revision}}}\n\n'.encode()
+                    yield encode(json.dumps({"revision": revision}, separators=(",", ":")), event="changed")
                 else:
-                    yield b": ping\n\n"
+                    yield KEEP_ALIVE
                 await asyncio.sleep(POLL_SECONDS)
 
-        return StreamingResponse(
-            changes(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
-        )
+        return StreamingResponse(changes(), media_type=MEDIA_TYPE, headers={"Cache-Control": "no-store"})
 
 
 def remote_console_app(url: str, *, token: str | None = None, host: str = "127.0.0.1") -> Starlette:
