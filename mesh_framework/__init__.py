@@ -37,12 +37,13 @@ if TYPE_CHECKING:
     )
     from .decorators import completer, component, config_properties, mesh_agent, mesh_llm, mesh_tool
     from .di.conditions import (
+        conditional,
         conditional_on_class,
         conditional_on_missing_bean,
         conditional_on_property,
         profile,
     )
-    from .di.configuration import bean, configuration
+    from .di.configuration import bean, configuration, imports
     from .di.wiring import Qualifier
     from .errors import CatalogError, ConfigError, MeshError, ToolExecutionError, WiringError
     from .events import ApplicationEventPublisher, event_listener
@@ -136,10 +137,12 @@ __all__ = [
     "bean",
     "completer",
     "component",
+    "conditional",
     "conditional_on_class",
     "conditional_on_missing_bean",
     "conditional_on_property",
     "configuration",
+    "imports",
     "config_properties",
     "elicit",
     "event_listener",
@@ -198,7 +201,9 @@ _LOCATIONS: dict[str, str] = {
     "Qualifier": ".di.wiring",
     "bean": ".di.configuration",
     "configuration": ".di.configuration",
+    "imports": ".di.configuration",
     "profile": ".di.conditions",
+    "conditional": ".di.conditions",
     "conditional_on_class": ".di.conditions",
     "conditional_on_missing_bean": ".di.conditions",
     "conditional_on_property": ".di.conditions",

@@ -33,7 +33,8 @@ PUBLIC = {
     "Health", "HealthIndicator", "HealthStatus", "health_indicator",
     "A2aClient", "A2aError", "A2aEvent", "A2aPeer", "A2aTask", "mesh_a2a",
     "MediaParam", "MediaRef", "MediaResult", "MediaStore", "media_result", "save_upload",
-    "bean", "configuration", "profile", "conditional_on_property", "conditional_on_missing_bean",
+    "bean", "configuration", "imports", "profile", "conditional_on_property", "conditional_on_missing_bean",
+    "conditional",
     "conditional_on_class",
 }  # fmt: skip
 

@@ -48,7 +48,11 @@ def _both(first: Hook | None, second: Hook | None) -> Hook | None:
 
 def wire_observability(container: Any, catalog: BeanCatalog, agent: AgentSpec, scan: ScanResult) -> None:
     monitor = container.health_monitor()
-    components = [getattr(container, bean.name)() for bean in catalog.components if bean.scope == "singleton"]
+    components = [
+        getattr(container, bean.name)()
+        for bean in catalog.components
+        if bean.scope == "singleton" and not bean.lazy  # a lazy bean is not made to look for indicators
+    ]
     monitor.indicators = collect_indicators(scan.modules, components, agent.health_check)
     runtime = container.mesh_runtime()
     runtime.health = monitor
