@@ -9,6 +9,7 @@ mesh status                         their health, last heartbeat and dependencie
 mesh explain AGENT CAPABILITY       why the agent's dependency on CAPABILITY resolved as it did
 mesh call TOOL [key=value ...]      call a tool of the mesh through the registry
 mesh console                        the mesh page and its console, served for a registry
+mesh gateway                        every tool of the mesh at one MCP endpoint (or search mode)
 mesh catalog list|show NAME|export --format F [APP | --file PATH]
                                     the MCP servers of an app's catalog (or of catalog files)
 mesh new NAME [--agent N] [--llm] [--catalog]   a new project (docs/new-project.md)
@@ -28,7 +29,18 @@ from collections.abc import Sequence
 
 from ..errors import MeshError
 from ..scaffold import command as scaffold_command
-from . import agents, beans, call, catalog, config, console, resolution_explain, run, shell_completion
+from . import (
+    agents,
+    beans,
+    call,
+    catalog,
+    config,
+    console,
+    gateway,
+    resolution_explain,
+    run,
+    shell_completion,
+)
 from .common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -102,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     resolution_explain.register(commands)
     call.register(commands)
     console.register(commands)
+    gateway.register(commands)
     catalog.register(commands)
     scaffold_command.register(commands)
     shell_completion.register(commands, parser)

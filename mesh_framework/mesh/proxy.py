@@ -153,9 +153,15 @@ class McpMeshToolProxy(McpMeshTool):
         return unwrap_result(result, tool=tool, agent=self.agent_id)
 
     async def call_result(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        meta: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        """`extra`: more request params, relayed as given (a client's `inputResponses`, `requestState`)."""
+        params: dict[str, Any] = {**(extra or {}), "name": name, "arguments": dict(arguments or {})}
         if meta:
             params["_meta"] = dict(meta)
         candidates = self._candidates()

@@ -70,9 +70,11 @@ class RemoteError(Exception):
         data: Any = None,
         status: int = 200,
         timed_out: bool = False,
+        invalid_token: bool = False,
     ) -> None:
         super().__init__(message)
         self.timed_out = timed_out  # no answer in time: the request may or may not have been processed
+        self.invalid_token = invalid_token  # a 401 refusing the bearer token sent (a fresh one may pass)
         self.code = code
         self.data = data
         self.status = status
@@ -355,9 +357,9 @@ class McpTransport:
             headers["X-Mesh-Timeout"] = _seconds(timeout)
         if era != LEGACY:
             body_params["_meta"] = {
+                META_CLIENT_CAPABILITIES: {},  # unless the caller relays its own client's (`mesh gateway`)
                 **(body_params.get("_meta") or {}),
                 META_PROTOCOL_VERSION: era,
-                META_CLIENT_CAPABILITIES: {},
                 META_CLIENT_INFO: self._client_info,
             }
             headers["MCP-Protocol-Version"] = era
@@ -390,6 +392,7 @@ def _remote_error(url: str, status: int, error: Any, message: Any) -> RemoteErro
         code=error.get("code") if isinstance(error, dict) else None,
         data=error.get("data") if isinstance(error, dict) else None,
         status=status,
+        invalid_token=status == 401 and isinstance(message, dict) and message.get("error") == "invalid_token",
     )
 
 

@@ -64,7 +64,8 @@ def _llm_provider_resolutions(answer: Answer) -> list[dict[str, Any]]:
 
 
 def agent_view(state: AgentState) -> dict[str, Any]:
-    """One entry of `GET /agents` (the fields of MCP Mesh's listing, plus `namespace`)."""
+    """One entry of `GET /agents` (the fields of MCP Mesh's listing, plus `namespace` and each capability's
+    `input_schema` and `kwargs`)."""
     registration = state.registration
     answer = state.answer or state.sent or {"dependencies_resolved": {}, "llm_tools": {}, "llm_providers": {}}
     dependencies = _dependency_resolutions(answer)
@@ -79,6 +80,9 @@ def agent_view(state: AgentState) -> dict[str, Any]:
                 "available": state.healthy,
                 "description": tool.description,
                 "function_name": tool.function_name,
+                # ours beside MCP Mesh's fields: what `mesh gateway` serves a tool with, no call to the agent
+                "input_schema": tool.input_schema,
+                "kwargs": tool.kwargs or {},
                 "name": tool.capability,
                 "tags": tool.tag_list,
                 "version": tool.version,

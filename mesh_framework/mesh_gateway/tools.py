@@ -1,0 +1,157 @@
+"""`MeshGatewayTool`: one tool of the mesh served by the gateway; a call goes through the mesh's proxy.
+
+The proxy (`mesh/proxy.py`) is the one agents' dependencies use: failover to another agent serving the
+tool, timeouts, a client span, the propagated headers (the caller's `Authorization` among them, see
+`gateway.py`) and the call budget. The gateway adds nothing of its own to a call: arguments are checked
+by the agent that runs it, and its answer, an error included, is the client's.
+
+A call carries its round of a multi-round-trip exchange through: the client's declared capabilities, its
+`inputResponses` and the `requestState` the agent issued travel to the agent unchanged, and an agent's
+`input_required` answer comes back unchanged. The state is the agent's, signed by the agent: the gateway
+neither reads nor signs it (`PassThroughState`). A `Stream[str]` tool called with a progress token has its
+chunks relayed as progress notifications as they come.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..deadline import Expired, within
+from ..errors import ToolExecutionError
+from ..mesh.proxy import McpMeshToolProxy
+from ..protocol.request_state import RequestStateSigner
+from ..protocol.versions import META_CLIENT_CAPABILITIES, META_SERVER_INFO
+from ..specs import ToolSpec
+from ..tools.context import ToolContext
+from ..tools.signature import ToolSignature
+from ..tools.wrapper import MeshToolWrapper, error_result
+from .catalog import ServedTool
+
+__all__ = ["AnyArguments", "MeshGatewayTool", "PassThroughState"]
+
+logger = logging.getLogger("mesh_framework.mesh_gateway")
+
+
+class AnyArguments(BaseModel):
+    """Arguments as sent: the agent that runs the tool validates them."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class PassThroughState(RequestStateSigner):
+    """The gateway's `requestState` handling: an agent's state travels as the opaque text it is (the agent
+    verifies its own signature); the gateway issues none."""
+
+    def encode(self, tool: str, state: Any) -> str:
+        return state if isinstance(state, str) else super().encode(tool, state)
+
+    def decode(self, tool: str, token: Any) -> Any:
+        return token
+
+
+def _relay() -> None:  # the spec's function: a gateway tool has no Python body
+    """A tool of the mesh, served by the gateway."""
+
+
+def gateway_signature(input_schema: Mapping[str, Any]) -> ToolSignature:
+    """Every gateway tool takes a call's context (the endpoint answers it as an event stream, so progress
+    and chunks reach the client, and the context carries the round of a multi-round-trip call)."""
+    return ToolSignature(
+        arguments_model=AnyArguments,
+        injected=(),
+        input_schema=dict(input_schema),
+        output_schema=None,
+        output_adapter=None,
+        wraps_result=False,
+        is_async=True,
+        wants_context=True,
+    )
+
+
+class MeshGatewayTool(MeshToolWrapper):
+    """A wrapper whose call relays to the agents serving `served` through `proxy`."""
+
+    __slots__ = ("proxy", "served")
+
+    def __init__(self, served: ServedTool, proxy: McpMeshToolProxy) -> None:
+        spec = ToolSpec(
+            function=_relay,
+            name=served.name,
+            capability=served.capability,
+            description=served.description,
+            tags=served.tags,
+        )
+        super().__init__(
+            key=f"mesh_gateway.{served.name}",
+            name=served.name,
+            spec=spec,
+            signature=gateway_signature(served.input_schema),
+            target=_relay,
+            description=served.description,
+            timeout=None,  # the proxy's (tools.timeout) and the caller's budget bound the call
+        )
+        self.served = served
+        self.proxy = proxy
+
+    async def call(
+        self,
+        arguments: Mapping[str, Any] | None,
+        context: ToolContext | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        try:
+            if context is not None and context.progress_token is not None and self.served.streams:
+                running = self._stream(arguments, context)
+            else:
+                running = self._call(arguments, context)
+            return await (running if left is None else within(left, running))
+        except Expired:
+            return self._budget_spent(left or 0.0)
+        except ToolExecutionError as exc:
+            logger.warning("gateway: tool '%s' failed: %s", self.name, exc)
+            return error_result(str(exc))
+
+    async def _call(self, arguments: Mapping[str, Any] | None, context: ToolContext | None) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        if context is not None:
+            if context.modern and context.client_capabilities:
+                meta[META_CLIENT_CAPABILITIES] = dict(context.client_capabilities)
+            if context.input_responses:
+                extra["inputResponses"] = dict(context.input_responses)
+            if context.request_state is not None:
+                extra["requestState"] = context.request_state
+        result = await self.proxy.call_result(
+            self.served.function_name, arguments, meta=meta or None, extra=extra or None
+        )
+        return _as_relayed(result)
+
+    async def _stream(self, arguments: Mapping[str, Any] | None, context: ToolContext) -> dict[str, Any]:
+        parts: list[str] = []
+        async for chunk in self.proxy.stream_tool(self.served.function_name, arguments):
+            await context.report_progress(float(len(parts)), message=chunk)
+            parts.append(chunk)
+        return {"content": [{"type": "text", "text": "".join(parts)}], "isError": False}
+
+
+def _as_relayed(result: Mapping[str, Any]) -> dict[str, Any]:
+    """An agent's result as the gateway's: the endpoint stamps its own era's fields (a complete result's
+    `resultType`, the server info), so the agent's are dropped; an `input_required` result is kept whole."""
+    relayed = dict(result)
+    if relayed.get("resultType") == "complete":
+        del relayed["resultType"]
+    meta = relayed.get("_meta")
+    if isinstance(meta, dict) and META_SERVER_INFO in meta:
+        meta = {k: v for k, v in meta.items() if k != META_SERVER_INFO}
+        if meta:
+            relayed["_meta"] = meta
+        else:
+            del relayed["_meta"]
+    return relayed
