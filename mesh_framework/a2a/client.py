@@ -93,8 +93,10 @@ class A2aClient:
         dialect: str = "auto",
         timeout: float = 30.0,
         locate: Locator | None = None,
+        auth: httpx2.Auth | None = None,
     ) -> None:
         self.name = name
+        self._auth = auth  # an OAuth client's tokens (auth.dependency_clients.<peer>), over `token`
         self.url = url.rstrip("/") if url else None
         self.timeout = timeout
         self._http = http
@@ -177,7 +179,7 @@ class A2aClient:
         count = 0
         try:
             async with self._http().stream(
-                "POST", endpoint, json=body, headers=headers, timeout=self.timeout
+                "POST", endpoint, json=body, headers=headers, timeout=self.timeout, auth=self._send_auth
             ) as response:
                 if response.status_code != 200 or MEDIA_TYPE not in response.headers.get("content-type", ""):
                     await response.aread()
@@ -244,7 +246,9 @@ class A2aClient:
         import httpx2
 
         try:
-            return await self._http().get(url, headers=self._headers(None), timeout=self.timeout)
+            return await self._http().get(
+                url, headers=self._headers(None), timeout=self.timeout, auth=self._send_auth
+            )
         except httpx2.TimeoutException:
             raise A2aError(f"A2A peer '{self.name}' at {url} did not answer within {self.timeout}s") from None
         except httpx2.HTTPError as exc:
@@ -262,6 +266,13 @@ class A2aClient:
             again = "; it is looked up in the registry again on the next call"
         return A2aError(f"A2A peer '{self.name}' at {url} cannot be reached: {exc!r}{again}")
 
+    @property
+    def _send_auth(self) -> Any:
+        """The auth flow of each request: the OAuth client's, else the client's default (none)."""
+        import httpx2
+
+        return self._auth if self._auth is not None else httpx2.USE_CLIENT_DEFAULT
+
     def _headers(self, dialect: Dialect | None) -> dict[str, str]:
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
         if dialect == "current":
@@ -273,7 +284,11 @@ class A2aClient:
 
         try:
             response = await self._http().post(
-                endpoint, json=body, headers=self._headers(self._dialect), timeout=self.timeout
+                endpoint,
+                json=body,
+                headers=self._headers(self._dialect),
+                timeout=self.timeout,
+                auth=self._send_auth,
             )
         except httpx2.TimeoutException:
             raise A2aError(

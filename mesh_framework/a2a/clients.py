@@ -38,9 +38,15 @@ class A2aClients:
                 dialect=config.dialect,
                 timeout=config.timeout,
                 locate=self._locate,
+                auth=self._auth(peer),
             )
             self._clients[peer] = found
         return found
+
+    def _auth(self, peer: str) -> Any:
+        """The peer's OAuth client (`auth.dependency_clients.<peer>`), asked of the core's credentials."""
+        credential = self._factory.credentials.for_named(peer)
+        return credential.auth() if credential is not None and credential.renewable else None
 
     @property
     def consumers(self) -> bool:

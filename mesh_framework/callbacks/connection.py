@@ -39,7 +39,9 @@ __all__ = ["HeaderSource", "McpConnection", "McpConnectionError", "launch_comman
 logger = logging.getLogger("mesh_framework.callbacks")
 
 T = TypeVar("T")
-HeaderSource = Mapping[str, str] | Callable[[], Mapping[str, str] | Awaitable[Mapping[str, str]]]
+HeaderSource = (
+    Mapping[str, str] | Callable[[], Mapping[str, str] | Awaitable[Mapping[str, str]]] | httpx2.Auth
+)
 ToolsChangedHook = Callable[["McpConnection"], None]
 
 # Errors that mean the connection itself is gone (as opposed to an error answer from the server).
@@ -128,10 +130,10 @@ _PYTHON_NAMES = frozenset({"python", "python3"})
 class McpConnection:
     """One catalog server, connected on first use and shared by every caller.
 
-    `headers` (HTTP servers) are static, or a callable (sync or async) asked on every request; they are
-    sent beside the definition's own headers. `on_tools_changed` (and every `add_tools_listener`) is called
-    when the server announces that its tool list changed (`notifications/tools/list_changed`, or a
-    2026-07-28 `subscriptions/listen` event).
+    `headers` (HTTP servers) are static, or a callable (sync or async) asked on every request, or an httpx2
+    auth flow (an OAuth client's tokens); they are sent beside the definition's own headers.
+    `on_tools_changed` (and every `add_tools_listener`) is called when the server announces that its tool
+    list changed (`notifications/tools/list_changed`, or a 2026-07-28 `subscriptions/listen` event).
     """
 
     def __init__(
@@ -275,7 +277,9 @@ class McpConnection:
         assert isinstance(definition, (SseDefinition, HttpDefinition))
         static = dict(definition.headers)
         auth: httpx2.Auth | None = None
-        if callable(self.headers):
+        if isinstance(self.headers, httpx2.Auth):  # an OAuth client's tokens (security/outbound.py)
+            auth = self.headers
+        elif callable(self.headers):
             auth = _HeaderAuth(self.headers)
         elif self.headers:
             static.update(self.headers)

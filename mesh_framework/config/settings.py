@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .environment import EMBEDDED_PORT
@@ -20,6 +20,7 @@ __all__ = [
     "A2aSettings",
     "AgentSettings",
     "AuthSettings",
+    "ClientCredentialsSettings",
     "ClientSettings",
     "CommandSettings",
     "CommandToolSettings",
@@ -242,6 +243,54 @@ class StaticToken(BaseModel):
     scopes: list[str] = Field(default_factory=list, description="Scopes this token grants")
     client_id: str = Field("static", description="Who the token stands for (logs, the tool's context)")
 
+    @field_validator("token")
+    @classmethod
+    def _not_empty(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value():
+            raise ValueError("a token must not be empty")
+        return value
+
+
+class ClientCredentialsSettings(BaseModel):
+    """An OAuth 2.0 client of this agent (client credentials grant): the access tokens it sends on calls."""
+
+    model_config = _Section
+
+    token_url: str | None = Field(None, description="Token endpoint of the authorization server")
+    issuer: str | None = Field(
+        None, description="Authorization server whose metadata names the token endpoint (when no token_url)"
+    )
+    client_id: str = Field(description="This agent's client id at the authorization server")
+    client_secret: SecretStr = Field(description="This agent's client secret")
+    scopes: list[str] = Field(
+        default_factory=list, description="Scopes asked for (none: the client's default)"
+    )
+    resource: str | None = Field(
+        None, description="RFC 8707 resource asked for (default: the URL called, e.g. http://host:port/mcp)"
+    )
+    auth_method: Literal["client_secret_basic", "client_secret_post"] = Field(
+        "client_secret_basic", description="How the client authenticates at the token endpoint"
+    )
+    timeout: float = Field(10.0, gt=0, description="Seconds to wait for the token endpoint")
+
+    @field_validator("scopes", mode="before")
+    @classmethod
+    def _split_scopes(cls, value: Any) -> Any:
+        return value.split() if isinstance(value, str) else value
+
+    @field_validator("token_url", "issuer", "resource")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and urlsplit(value).scheme not in ("http", "https"):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+    @model_validator(mode="after")
+    def _an_endpoint(self) -> ClientCredentialsSettings:
+        if self.token_url is None and self.issuer is None:
+            raise ValueError("set token_url, or issuer to find the token endpoint in its metadata")
+        return self
+
 
 class AuthSettings(BaseModel):
     """MCP authorization: bearer tokens on this agent's endpoint, and the credentials it sends."""
@@ -268,6 +317,26 @@ class AuthSettings(BaseModel):
     dependency_tokens: dict[str, SecretStr] = Field(
         default_factory=dict, description="Bearer token per capability called (overrides client_token)"
     )
+    client_credentials: ClientCredentialsSettings | None = Field(
+        None, description="OAuth client whose access tokens are sent on calls to other agents"
+    )
+    dependency_clients: dict[str, ClientCredentialsSettings] = Field(
+        default_factory=dict,
+        description="OAuth client per capability, catalog server or A2A peer called (overrides "
+        "client_credentials)",
+    )
+    leeway: float = Field(30.0, ge=0, description="Seconds of clock skew allowed on JWT exp, nbf and iat")
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> AuthSettings:
+        if self.client_token is not None and self.client_credentials is not None:
+            raise ValueError("set client_token or client_credentials, not both")
+        both = sorted(set(self.dependency_tokens) & set(self.dependency_clients))
+        if both:
+            raise ValueError(
+                f"{', '.join(both)}: set in both dependency_tokens and dependency_clients; keep one"
+            )
+        return self
 
     @property
     def enabled(self) -> bool:

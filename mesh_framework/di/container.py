@@ -84,11 +84,19 @@ def build_tool_callbacks(
     catalog: McpServerCatalog,
     publisher: ApplicationEventPublisher,
     names: list[str] | None = None,
+    proxy_factory: McpMeshToolProxyFactory | None = None,
 ) -> McpToolCallbackProvider:
-    """Callbacks over the catalog's servers (`names`, default all), connected lazily."""
+    """Callbacks over the catalog's servers (`names`, default all), connected lazily; a server named in
+    `auth.dependency_clients` is sent that OAuth client's tokens (the proxy factory's credentials)."""
     from ..callbacks.mcp import McpToolCallbackProvider
 
     mcp = settings.mcp
+    auth: dict[str, Any] = {}
+    if proxy_factory is not None:
+        for name in settings.auth.dependency_clients:
+            credential = proxy_factory.credentials.for_named(name)
+            if credential is not None:
+                auth[name] = credential.auth()
     return McpToolCallbackProvider.from_catalog(
         catalog,
         names,
@@ -96,6 +104,7 @@ def build_tool_callbacks(
         connect_timeout=mcp.connect_timeout,
         call_timeout=mcp.call_timeout if mcp.call_timeout is not None else settings.tools.timeout,
         publisher=publisher,
+        headers=auth,
     )
 
 
@@ -337,7 +346,11 @@ class MeshContainer(containers.DeclarativeContainer):
         routes=web_app.provided.registry,
     )
     mcp_tool_callbacks = providers.ThreadSafeSingleton(
-        build_tool_callbacks, settings=settings, catalog=mcp_catalog, publisher=event_publisher
+        build_tool_callbacks,
+        settings=settings,
+        catalog=mcp_catalog,
+        publisher=event_publisher,
+        proxy_factory=proxy_factory,
     )
     llm_agents = providers.ThreadSafeSingleton(
         build_agent_llms,

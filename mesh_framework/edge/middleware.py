@@ -26,6 +26,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from ..failures import exception_text
+from ..security.caller import serving_caller
 from .content import FORM_TYPES, body_media_type, is_json, route_accepts
 from .policy import EdgePolicy
 
@@ -143,8 +144,10 @@ class GuardedEdge:
                     return
                 reader = replay
         self.in_flight += 1
+        state = scope.get("state")
         try:
-            await self._serve(scope, receive, send, reader, surface)
+            with serving_caller(state.get("access_token") if isinstance(state, dict) else None):
+                await self._serve(scope, receive, send, reader, surface)
         finally:
             self.in_flight -= 1
 

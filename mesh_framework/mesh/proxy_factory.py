@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 
 from ..config.settings import MeshSettings
 from ..injectables import McpMeshTool
 from ..security.credentials import credential_headers
+from ..security.outbound import OutboundCredentials
 from ..security.tls import client_verify, mesh_https
 from ..specs import DependencySpec
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .authenticated import AuthenticatedTransport
 from .direct_http import DirectHttp
 from .http_pool import build_http_client
 from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
@@ -44,6 +46,8 @@ class McpMeshToolProxyFactory:
         self.job_submitter: Any = None  # JobService.submit once the agent joined a registry (jobs/)
         self._proxies: dict[ProxyKey, McpMeshTool] = {}
         self._http: httpx2.AsyncClient | None = None
+        # the agent's outbound identities (auth.*): features calling out (A2A, catalog servers) ask it too
+        self.credentials = OutboundCredentials(settings.auth, lambda: self.http)
         self._transport: McpTransport | None = None
 
     def initial_proxy(self, dependency: DependencySpec) -> McpMeshTool | None:
@@ -96,8 +100,13 @@ class McpMeshToolProxyFactory:
             )
             proxy.on_tool_call = self.on_tool_call
         else:
+            transport = self.transport
+            credential = self.credentials.for_dependency(capability)
+            if credential is not None and credential.renewable:  # an OAuth client's tokens
+                # the proxy uses `request` and `stream` only, which the authenticated transport has
+                transport = cast(McpTransport, AuthenticatedTransport(transport, credential))
             proxy = McpMeshToolProxy(
-                self.transport,
+                transport,
                 capability=capability,
                 provider=provider,
                 alternates=alternates,

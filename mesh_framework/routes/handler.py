@@ -26,6 +26,7 @@ from ..errors import CapabilityUnavailable
 from ..failures import log_failure
 from ..health.drain import Drain
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
+from ..security.caller import current_access_token
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_request
 from .planning import RoutePlan
@@ -119,6 +120,8 @@ class RouteHandler:
                 if agent is not None and (capability := agent.unavailable()) is not None:
                     return self._provider_unavailable(capability)  # a missing dependency, as a tool's
                 kwargs[param.name] = agent
+            elif param.kind == "caller":
+                kwargs[param.name] = current_access_token()  # verified by the edge, or None
             elif param.name in plan.request_params:
                 kwargs[param.name] = request
             else:

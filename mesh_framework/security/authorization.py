@@ -11,7 +11,8 @@ As the MCP authorization specification asks of a resource server:
   `error="insufficient_scope", scope="..."`. The body is read once, within `server.max_body_bytes` and
   `server.body_timeout`, and parsed once: the endpoint takes the message from the scope
   (`protocol/body.py`), other apps get the body replayed.
-The verified `AccessToken` is left in `scope["state"]["access_token"]`. Tokens are never logged.
+The verified `AccessToken` is left in `scope["state"]["access_token"]` and is the caller while the request
+is served (`security/caller.py`: the tool's `ctx.access_token`). Tokens are never logged.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from ..config.settings import MeshSettings
 from ..protocol.body import BODY_READ, BodyRead
+from .caller import serving_caller
 from .tls import client_ssl_context
 from .verifiers import AccessToken, AnyOfVerifier, JwtVerifier, StaticTokenVerifier, TokenVerifier
 
@@ -115,7 +117,8 @@ class McpAuthorization:
             )
             return
         scope.setdefault("state", {})["access_token"] = access
-        await self.app(scope, receive, send)
+        with serving_caller(access):  # the tool's `ctx.access_token` (security/caller.py)
+            await self.app(scope, receive, send)
 
     async def _verify(self, token: str) -> AccessToken | None:
         try:
@@ -236,6 +239,7 @@ def verifier_from_settings(settings: MeshSettings) -> TokenVerifier | None:
                 issuer=auth.issuer,
                 audience=auth.audience or auth.resource,
                 algorithms=auth.algorithms,
+                leeway=auth.leeway,
                 ssl_context=context if context is not False else None,
             )
         )

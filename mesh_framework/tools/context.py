@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from ..security.caller import current_access_token
+from ..security.verifiers import AccessToken
+
 __all__ = ["ToolContext"]
 
 NotificationSink = Callable[[dict[str, Any]], Awaitable[None]]
+
+_CALLER: Any = object()  # `access_token` not given: the caller of the request being served
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -20,6 +25,9 @@ class ToolContext:
     receives log messages only at or above the level its request's `_meta` asks for (none if it asks for
     none); a handshake-era client receives them all.
 
+    `access_token` is the caller's verified token (client id, subject, scopes, audience, expiry, claims),
+    None when no token verifier is configured.
+
     Usage::
 
         @mesh_tool()
@@ -31,6 +39,7 @@ class ToolContext:
     __slots__ = (
         "_encode_state",
         "_sink",
+        "access_token",
         "client_capabilities",
         "entries",
         "input_responses",
@@ -56,8 +65,13 @@ class ToolContext:
         request_state: Any = None,
         encode_state: Callable[[str, Any], str] | None = None,
         entries: Mapping[str, Any] | None = None,
+        access_token: AccessToken | None = _CALLER,
     ) -> None:
         self.tool_name = tool_name
+        # Who called: the token MCP authorization or the edge verified (None without a verifier).
+        self.access_token: AccessToken | None = (
+            current_access_token() if access_token is _CALLER else access_token
+        )
         # Free-form values the caller attaches (Spring AI's ToolContext map); JSON-safe ones travel to
         # other MCP servers as `_meta` through tool callbacks.
         self.entries: dict[str, Any] = dict(entries or {})
@@ -89,6 +103,7 @@ class ToolContext:
             request_state=self.request_state,
             encode_state=self._encode_state,
             entries=self.entries,
+            access_token=self.access_token,
         )
 
     def encode_state(self, state: Any) -> str:

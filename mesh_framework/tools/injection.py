@@ -34,8 +34,9 @@ INJECTION_ATTR = "__mesh_injection__"
 
 # "tool": a declared dependency's proxy; "llm": the tool's LLM agent; "context": the call's ToolContext;
 # "job": what the job runner puts there when the call runs as a job (None inline); "bean": a bean;
-# "service": an object built over a run of dependency slots after the declared ones (a `SlotGroup`).
-InjectionKind = Literal["tool", "llm", "context", "job", "bean", "service"]
+# "service": an object built over a run of dependency slots after the declared ones (a `SlotGroup`);
+# "caller": the verified access token of the request served (`AccessToken`, security/caller.py), or None.
+InjectionKind = Literal["tool", "llm", "context", "job", "bean", "service", "caller"]
 
 
 class InjectionError(Exception):

@@ -19,6 +19,7 @@ from ..errors import ToolExecutionError
 from ..failures import exception_text, log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputNotPossible, InputRequired, input_required_result
+from ..security.caller import current_access_token
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .signature import InjectedParam, ToolSignature
@@ -38,6 +39,11 @@ MESH_ARGUMENT_KEYS = frozenset({"_mesh_headers", "_trace_id", "_parent_span"})
 
 
 def error_result(message: str) -> dict[str, Any]:
+def _caller(context: ToolContext | None) -> Any:
+    """The verified access token of the call's caller (security/caller.py), or None."""
+    return context.access_token if context is not None else current_access_token()
+
+
     return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
@@ -184,8 +190,9 @@ class MeshToolWrapper:
                 kwargs[param.name] = context if context is not None else ToolContext(self.name)
             elif kind == "bean":
                 kwargs[param.name] = self._beans[param.name]
-            elif kind == "job":
-                kwargs[param.name] = None  # the job runner puts the JobContext here when it runs a job
+            elif kind in ("job", "caller"):
+                # "job": the job runner puts the JobContext here when it runs a job; "caller": who called
+                kwargs[param.name] = None if kind == "job" else _caller(context)
             elif kind == "service":
                 if (refused := self._service_refusal(param)) is not None:
                     return refused

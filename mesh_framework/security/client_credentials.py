@@ -1,0 +1,222 @@
+"""Access tokens of this agent as an OAuth 2.0 client: the client credentials grant (RFC 6749 §4.4) with a
+resource indicator (RFC 8707), the token endpoint found in the authorization server's metadata (RFC 8414,
+or OpenID Connect discovery) when only the issuer is given.
+
+A token is fetched on first need, per resource, and kept until shortly before it expires; callers that
+need one at the same time share one request (single-flight). A token a server refused as invalid is
+dropped (`invalidate`) so the next call fetches another. A token endpoint that is down, slow or answers
+something that is not a token response raises `TokenEndpointError`, naming the endpoint and the reason.
+Tokens and the client secret are never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import httpx2
+
+from ..config.settings import ClientCredentialsSettings
+from ..errors import MeshError
+
+__all__ = ["ClientCredentialsTokens", "IssuedToken", "TokenEndpointError"]
+
+logger = logging.getLogger("mesh_framework.security")
+
+# Renewed this long before expiry: a fifth of its lifetime, at most 30 s (a 5 s token: 1 s before).
+_MAX_EARLY = 30.0
+_DEFAULT_LIFETIME = 300.0  # a response without expires_in (RFC 6749 only recommends it)
+
+
+class TokenEndpointError(MeshError):
+    """No access token could be had: the endpoint (or its metadata) is down, slow, refused, or answered
+    something that is not a token response."""
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedToken:
+    """An access token this agent holds: its value (never shown), when to renew it (monotonic clock)."""
+
+    value: str = field(repr=False)
+    renew_at: float
+    expires_in: float
+    scope: str | None = None
+
+
+class ClientCredentialsTokens:
+    """One OAuth client's access tokens, by resource. `setting` names its settings in messages
+    (`auth.client_credentials`, `auth.dependency_clients.weather`).
+
+    Usage: `await tokens.token("http://weather:8080/mcp")` -> the bearer token to send."""
+
+    def __init__(
+        self,
+        config: ClientCredentialsSettings,
+        http: Callable[[], httpx2.AsyncClient],
+        *,
+        setting: str = "auth.client_credentials",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.setting = setting
+        self._http = http
+        self._clock = clock
+        self._tokens: dict[str | None, IssuedToken] = {}
+        self._pending: dict[str | None, asyncio.Future[IssuedToken]] = {}
+        self._token_url = config.token_url
+
+    def __repr__(self) -> str:
+        return f"ClientCredentialsTokens({self.setting}, client_id={self.config.client_id!r})"
+
+    def resource_for(self, url: str | None) -> str | None:
+        """The resource asked for on a call to `url`: the configured one, else the URL itself."""
+        return self.config.resource or url
+
+    async def token(self, resource: str | None) -> str:
+        """A valid access token for `resource` (TokenEndpointError when none can be had)."""
+        held = self._tokens.get(resource)
+        if held is not None and self._clock() < held.renew_at:
+            return held.value
+        pending = self._pending.get(resource)
+        if pending is None:
+            pending = asyncio.ensure_future(self._fetch(resource))
+            self._pending[resource] = pending
+            pending.add_done_callback(lambda _f: self._pending.pop(resource, None))
+        # shielded: a caller that leaves does not cancel the request the others wait on
+        return (await asyncio.shield(pending)).value
+
+    def invalidate(self, resource: str | None, value: str) -> bool:
+        """Drop the token `value` a server refused (a 401 `invalid_token`); True when it was the one held
+        (a newer one may have replaced it already: then there is nothing to drop, but a retry may pass)."""
+        held = self._tokens.get(resource)
+        if held is not None and held.value == value:
+            del self._tokens[resource]
+            return True
+        return False
+
+    async def _fetch(self, resource: str | None) -> IssuedToken:
+        endpoint = self._token_url or await self._discover()
+        form = {"grant_type": "client_credentials"}
+        if self.config.scopes:
+            form["scope"] = " ".join(self.config.scopes)
+        if resource:
+            form["resource"] = resource
+        headers = {"accept": "application/json"}
+        secret = self.config.client_secret.get_secret_value()
+        if self.config.auth_method == "client_secret_post":
+            form |= {"client_id": self.config.client_id, "client_secret": secret}
+        else:  # RFC 6749 §2.3.1: each form-encoded before joining
+            pair = f"{quote(self.config.client_id, safe='')}:{quote(secret, safe='')}"
+            headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+        started = self._clock()
+        response = await self._post(endpoint, form, headers)
+        issued = self._issued(endpoint, response, started)
+        self._tokens[resource] = issued
+        logger.debug(
+            "%s: access token for %s, valid %gs", self.setting, resource or "no resource", issued.expires_in
+        )
+        return issued
+
+    async def _post(self, endpoint: str, form: dict[str, str], headers: dict[str, str]) -> httpx2.Response:
+        try:
+            return await self._http().post(endpoint, data=form, headers=headers, timeout=self.config.timeout)
+        except httpx2.TimeoutException:
+            raise self._failed(endpoint, f"no answer within {self.config.timeout:g}s") from None
+        except httpx2.HTTPError as exc:
+            raise self._failed(endpoint, f"{type(exc).__name__}: {exc or 'connection failed'}") from None
+
+    def _issued(self, endpoint: str, response: httpx2.Response, started: float) -> IssuedToken:
+        body = _json_object(response)
+        if response.status_code != 200:
+            if body is not None and isinstance(body.get("error"), str):
+                detail = body["error"]
+                if isinstance(body.get("error_description"), str):
+                    detail += f" ({body['error_description']})"
+                raise self._failed(endpoint, f"refused: HTTP {response.status_code} {detail}")
+            raise self._failed(endpoint, f"HTTP {response.status_code} {_kind(response)}")
+        if body is None:
+            raise self._failed(endpoint, f"answered {_kind(response)}, not a JSON token response")
+        value = body.get("access_token")
+        kind = body.get("token_type")
+        if not isinstance(value, str) or not value:
+            raise self._failed(endpoint, "the token response has no access_token")
+        if not isinstance(kind, str) or kind.lower() != "bearer":
+            raise self._failed(endpoint, f"token_type {kind!r} is not Bearer")
+        lifetime = body.get("expires_in", _DEFAULT_LIFETIME)
+        if isinstance(lifetime, str) and lifetime.isdigit():
+            lifetime = int(lifetime)
+        if not isinstance(lifetime, (int, float)) or isinstance(lifetime, bool) or lifetime <= 0:
+            raise self._failed(endpoint, f"expires_in {lifetime!r} is not a positive number of seconds")
+        early = min(_MAX_EARLY, lifetime / 5)
+        scope = body.get("scope")
+        return IssuedToken(
+            value,
+            renew_at=started + lifetime - early,
+            expires_in=float(lifetime),
+            scope=scope if isinstance(scope, str) else None,
+        )
+
+    async def _discover(self) -> str:
+        """The token endpoint from the issuer's metadata: RFC 8414, then OpenID Connect discovery."""
+        issuer = self.config.issuer
+        assert issuer is not None  # the settings ask for token_url or issuer
+        parts = urlsplit(issuer)
+        path = parts.path.rstrip("/")
+        base = f"{parts.scheme}://{parts.netloc}"
+        candidates = [
+            f"{base}/.well-known/oauth-authorization-server{path}",
+            f"{base}{path}/.well-known/openid-configuration",
+        ]
+        reasons = []
+        for url in candidates:
+            try:
+                response = await self._http().get(url, timeout=self.config.timeout)
+            except httpx2.TimeoutException:
+                reasons.append(f"{url}: no answer within {self.config.timeout:g}s")
+                continue
+            except httpx2.HTTPError as exc:
+                reasons.append(f"{url}: {type(exc).__name__}: {exc or 'connection failed'}")
+                continue
+            metadata = _json_object(response) if response.status_code == 200 else None
+            if metadata is None:
+                reasons.append(f"{url}: HTTP {response.status_code} {_kind(response)}")
+                continue
+            if metadata.get("issuer") != issuer:  # RFC 8414 §3.3: the metadata must be the issuer's own
+                reasons.append(f"{url}: names issuer {metadata.get('issuer')!r}, not {issuer!r}")
+                continue
+            endpoint = metadata.get("token_endpoint")
+            if not isinstance(endpoint, str) or not endpoint:
+                reasons.append(f"{url}: no token_endpoint")
+                continue
+            self._token_url = endpoint
+            return endpoint
+        problem = TokenEndpointError(
+            f"{self.setting}: the token endpoint of issuer {issuer} cannot be found: {'; '.join(reasons)}"
+        )
+        logger.warning("%s", problem)
+        raise problem
+
+    def _failed(self, endpoint: str, reason: str) -> TokenEndpointError:
+        problem = TokenEndpointError(
+            f"{self.setting}: no access token from {endpoint} for client '{self.config.client_id}': {reason}"
+        )
+        logger.warning("%s", problem)  # the one line an expected failure gets
+        return problem
+
+
+def _json_object(response: httpx2.Response) -> dict[str, Any] | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _kind(response: httpx2.Response) -> str:
+    return response.headers.get("content-type", "without a content type").split(";")[0]
