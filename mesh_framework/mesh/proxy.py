@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
@@ -20,6 +20,7 @@ from .transport import McpTransport, ProviderUnreachable, RemoteError
 
 __all__ = [
     "DEFAULT_STREAM_TIMEOUT",
+    "Answer",
     "DownEndpoints",
     "InProcessMcpMeshTool",
     "McpMeshToolProxy",
@@ -83,6 +84,15 @@ def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str, definitio
     if len(content) == 1 and content[0].get("type") == "text":
         return content[0].get("text", "")
     return list(content) if content else None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A provider's answer to one call: its `CallToolResult`, who gave it and the tool's name there."""
+
+    result: dict[str, Any]
+    provider: Provider
+    tool: str
 
 
 class DownEndpoints:
@@ -164,58 +174,18 @@ class McpMeshToolProxy(McpMeshTool):
         params: dict[str, Any] = {**(extra or {}), "name": name, "arguments": dict(arguments or {})}
         if meta:
             params["_meta"] = dict(meta)
-        candidates = self._candidates()
-        with outbound_call(self.capability, name) as span:
-            for attempt, provider in enumerate(candidates[:2]):
-                # Another provider's tool may carry another function name for the same capability.
-                tool = provider.function_name if name == self.function_name else name
-                params["name"] = tool
-                span.set("mesh.provider.agent_id", provider.agent_id)
-                span.set("url.full", provider.url)
-                observer, started = self.observer, perf_counter()
-                try:
-                    result = await self.transport.request(
-                        provider.url,
-                        "tools/call",
-                        params,
-                        timeout=self.timeout,
-                        headers=self.headers,
-                        idempotent=provider.idempotent,
-                    )
-                    span.result(result)
-                    if observer is not None:
-                        outcome = "error" if result.get("isError") else "ok"
-                        self._observed(observer, provider, outcome, started)
-                    return result
-                except ProviderUnreachable as exc:
-                    self._down.mark(provider.endpoint)
-                    self._on_unreachable(provider.endpoint)
-                    if observer is not None:
-                        self._observed(observer, provider, "unreachable", started)
-                    if attempt == 0 and len(candidates) > 1:
-                        span.event("failover", {"mesh.unreachable": provider.endpoint})
-                        if observer is not None:
-                            observer.proxy_failover(self.capability, provider.endpoint)
-                        continue
-                    raise ToolExecutionError(
-                        f"{exc}; no other provider of '{self.capability}' is known",
-                        tool=tool,
-                        agent=provider.agent_id,
-                    ) from None
-                except RemoteError as exc:
-                    if observer is not None:
-                        self._observed(observer, provider, "error", started)
-                    if exc.timed_out and provider.idempotent and attempt == 0 and len(candidates) > 1:
-                        # only a tool marked idempotent may run twice: the first call may have had effects
-                        logger.warning("%s; trying another provider of '%s'", exc, self.capability)
-                        span.event("failover", {"mesh.timeout": provider.endpoint})
-                        continue
-                    raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
-                except asyncio.CancelledError:
-                    if observer is not None:  # the caller left: a call, not an error
-                        self._observed(observer, provider, "cancelled", started)
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        async def call(provider: Provider, tool: str) -> dict[str, Any]:
+            return await self.transport.request(
+                provider.url,
+                "tools/call",
+                {**params, "name": tool},
+                timeout=self.timeout,
+                headers=self.headers,
+                idempotent=provider.idempotent,
+            )
+
+        return (await self._failover(name, call, after_timeout=True)).result
 
     async def stream_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> AsyncIterator[str]:
         # The HTTP stream (its connection, its client span) lives in a task of its own, so nothing of it
@@ -239,33 +209,56 @@ class McpMeshToolProxy(McpMeshTool):
     async def _pump(self, name: str, arguments: dict[str, Any], channel: ChunkChannel) -> str:
         """Stream one call into `channel`; the final text (ToolExecutionError for an error result)."""
         params: dict[str, Any] = {"name": name, "arguments": arguments}
+
+        async def stream(provider: Provider, tool: str) -> dict[str, Any]:
+            answer = self.transport.stream(
+                provider.url,
+                {**params, "name": tool},
+                read_timeout=provider.stream_timeout,
+                headers=self.headers,
+            )
+            try:
+                async for piece in answer:
+                    if not isinstance(piece, str):
+                        return piece  # the result: the stream's last piece
+                    await channel.send(piece)
+            finally:
+                await answer.aclose()
+            raise RemoteError(f"{provider.url}: the stream ended before the tools/call result")
+
+        answer = await self._failover(name, stream, after_timeout=False)
+        return stream_text(answer.result, tool=answer.tool, agent=answer.provider.agent_id)
+
+    async def _failover(
+        self,
+        name: str,
+        attempt: Callable[[Provider, str], Awaitable[dict[str, Any]]],
+        *,
+        after_timeout: bool,
+    ) -> Answer:
+        """The one failover loop of a call and of a stream: `attempt` on the chosen provider (the first one
+        not seen down), then once on the next when the first did not run the call (it refused the
+        connection, or answered 503 with Retry-After because it is stopping) or, with `after_timeout` (a
+        call; a stream may have delivered chunks), timed out on a tool its provider marked idempotent.
+        Each attempt is counted (`observer.proxy_call`) inside one client span; a failure raises
+        ToolExecutionError saying what happened."""
         candidates = self._candidates()
         with outbound_call(self.capability, name) as span:
-            for attempt, provider in enumerate(candidates[:2]):
+            for index, provider in enumerate(candidates[:2]):
+                # Another provider's tool may carry another function name for the same capability.
                 tool = provider.function_name if name == self.function_name else name
-                params["name"] = tool
                 span.set("mesh.provider.agent_id", provider.agent_id)
                 span.set("url.full", provider.url)
                 observer, started = self.observer, perf_counter()
-                answer = self.transport.stream(
-                    provider.url, params, read_timeout=provider.stream_timeout, headers=self.headers
-                )
+                another = index == 0 and len(candidates) > 1
                 try:
-                    async for piece in answer:
-                        if isinstance(piece, str):
-                            await channel.send(piece)
-                            continue
-                        span.result(piece)
-                        if observer is not None:
-                            outcome = "error" if piece.get("isError") else "ok"
-                            self._observed(observer, provider, outcome, started)
-                        return stream_text(piece, tool=tool, agent=provider.agent_id)
+                    result = await attempt(provider, tool)
                 except ProviderUnreachable as exc:
                     self._down.mark(provider.endpoint)
                     self._on_unreachable(provider.endpoint)
                     if observer is not None:
                         self._observed(observer, provider, "unreachable", started)
-                    if attempt == 0 and len(candidates) > 1:
+                    if another:
                         span.event("failover", {"mesh.unreachable": provider.endpoint})
                         if observer is not None:
                             observer.proxy_failover(self.capability, provider.endpoint)
@@ -278,13 +271,20 @@ class McpMeshToolProxy(McpMeshTool):
                 except RemoteError as exc:
                     if observer is not None:
                         self._observed(observer, provider, "error", started)
+                    if after_timeout and exc.timed_out and provider.idempotent and another:
+                        # only a tool marked idempotent may run twice: the first call may have had effects
+                        logger.warning("%s; trying another provider of '%s'", exc, self.capability)
+                        span.event("failover", {"mesh.timeout": provider.endpoint})
+                        continue
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
                 except asyncio.CancelledError:
-                    if observer is not None:  # the reader left (the provider counts it so too)
+                    if observer is not None:  # the caller left: a call, not an error
                         self._observed(observer, provider, "cancelled", started)
                     raise
-                finally:
-                    await answer.aclose()
+                span.result(result)
+                if observer is not None:
+                    self._observed(observer, provider, "error" if result.get("isError") else "ok", started)
+                return Answer(result, provider, tool)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     async def list_tools(self) -> list[dict[str, Any]]:
