@@ -326,6 +326,9 @@ class AuthSettings(BaseModel):
         "client_credentials)",
     )
     leeway: float = Field(30.0, ge=0, description="Seconds of clock skew allowed on JWT exp, nbf and iat")
+    jwks_refresh_cooldown: float = Field(
+        5.0, ge=0, description="Seconds between JWKS fetches a token with an unknown key id may cause"
+    )
 
     @model_validator(mode="after")
     def _one_credential(self) -> AuthSettings:

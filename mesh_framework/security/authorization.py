@@ -240,6 +240,7 @@ def verifier_from_settings(settings: MeshSettings) -> TokenVerifier | None:
                 audience=auth.audience or auth.resource,
                 algorithms=auth.algorithms,
                 leeway=auth.leeway,
+                refresh_cooldown=auth.jwks_refresh_cooldown,
                 ssl_context=context if context is not False else None,
             )
         )

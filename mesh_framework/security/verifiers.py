@@ -105,7 +105,8 @@ class StaticTokenVerifier(TokenVerifier):
 
 
 class JwtVerifier(TokenVerifier):
-    """JWT access tokens signed by a key of `jwks_url` (cached, refreshed when an unknown key id shows up),
+    """JWT access tokens signed by a key of `jwks_url` (cached, refetched when an unknown key id shows up, at
+    most once per `refresh_cooldown` seconds),
     with `exp` required and `iss`/`aud` checked when given. Scopes come from `scope` (space-separated) or
     `scp` (a list)."""
 
@@ -118,6 +119,7 @@ class JwtVerifier(TokenVerifier):
         algorithms: Sequence[str] = ("RS256", "ES256"),
         leeway: float = 30.0,
         ssl_context: Any = None,
+        refresh_cooldown: float = 5.0,
     ) -> None:
         try:
             import jwt
@@ -131,7 +133,15 @@ class JwtVerifier(TokenVerifier):
         self.audience = audience
         self.algorithms = list(algorithms)
         self.leeway = leeway
-        self._keys = jwt.PyJWKClient(jwks_url, lifespan=300, timeout=5, ssl_context=ssl_context)
+        # An unknown key id (a rotated key) fetches the JWKS again, at most once per `refresh_cooldown`
+        # seconds (PyJWT's own default, 30 s from any fetch, refuses a new key that long after start-up).
+        self._keys = jwt.PyJWKClient(
+            jwks_url,
+            lifespan=300,
+            timeout=5,
+            ssl_context=ssl_context,
+            cooldown_duration=refresh_cooldown,
+        )
 
     async def verify(self, token: str) -> AccessToken | None:
         jwt = self._jwt
