@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import MeshError
+
 __all__ = ["InputNotPossible", "InputRequired", "elicit", "input_required_result", "list_roots", "sample"]
 
 # The client capability each kind of input request needs.
@@ -81,7 +83,7 @@ def list_roots() -> dict[str, Any]:
     return {"method": "roots/list", "params": {}}
 
 
-class InputNotPossible(Exception):
+class InputNotPossible(MeshError):
     """A call asked the client for input the client cannot give: its protocol or capabilities lack it."""
 
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..errors import MeshError
 from ..input_required import REQUEST_CAPABILITIES, InputNotPossible, InputRequired
 from ..tools.injection import ConstantInjection, Injection, InjectionRule
 from .model import Job
@@ -19,7 +20,7 @@ from .model import Job
 __all__ = ["JobCancelled", "JobContext", "MeshJob"]
 
 
-class JobCancelled(Exception):
+class JobCancelled(MeshError):
     """Raised by `JobContext.check_cancelled()` once the job was cancelled; the job ends `cancelled`."""
 
 

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
+from ..errors import MeshError
+
 __all__ = [
     "Argument",
     "ArgumentError",
@@ -29,7 +31,7 @@ __all__ = [
 ]
 
 
-class ArgumentError(ValueError):
+class ArgumentError(MeshError, ValueError):
     """A client's argument is missing or cannot be converted; the message names it."""
 
 

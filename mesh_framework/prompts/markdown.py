@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
-from ..errors import display_path
+from ..errors import MeshError, display_path
 from .arguments import Argument
 
 __all__ = ["MarkdownPrompt", "PromptFileError", "load_prompt_file", "load_prompt_folder"]
@@ -51,7 +51,7 @@ def _environment() -> jinja2.Environment:
     return jinja2.Environment(autoescape=False, keep_trailing_newline=False)
 
 
-class PromptFileError(ValueError):
+class PromptFileError(MeshError, ValueError):
     """A prompt file cannot be served; the message starts with `path:line`."""
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import MeshError
 from ..mesh.selectors import SelectorQuery, parse_selector
 from ..schemas.canonical import schema_hash
 
@@ -38,7 +39,7 @@ MAX_DESCRIPTION = 256
 ROUTE_NAME = re.compile(r"^[A-Z]+:/")
 
 
-class PayloadError(ValueError):
+class PayloadError(MeshError, ValueError):
     """A heartbeat payload is invalid; `field` is the JSON path of the first offending field."""
 
     def __init__(self, field: str, reason: str) -> None:

@@ -36,6 +36,8 @@ from typing import Any, Literal, get_type_hints, is_typeddict
 from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
+from ..errors import MeshError
+
 __all__ = [
     "MAX_INLINED_NODES",
     "CanonicalSchema",
@@ -70,7 +72,7 @@ _REF_PREFIXES = ("#/$defs/", "#/definitions/")
 _WORD_BREAK = re.compile(r"[_\- ]")
 
 
-class SchemaTypeError(TypeError):
+class SchemaTypeError(MeshError, TypeError):
     """A type has no JSON Schema (or is not a type at all); the message names it."""
 
 

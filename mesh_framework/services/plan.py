@@ -14,7 +14,7 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
-from ..errors import display_path
+from ..errors import MeshError, display_path
 from ..schemas.canonical import SchemaTypeError, canonical_schema
 from ..specs import DependencySpec, Selector
 from .metadata import SELECTOR_ATTR, SERVICE_ATTR, SelectorMark, ServiceMark
@@ -33,7 +33,7 @@ _STREAMS = (AsyncIterator, AsyncIterable, AsyncGenerator)
 _SEGMENT = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
 
-class ServiceDefinitionError(Exception):
+class ServiceDefinitionError(MeshError):
     """A `@mesh_service` class that cannot be implemented; the message names the class and method."""
 
 

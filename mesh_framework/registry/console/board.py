@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...console.recorder import BUCKET_BOUNDS, percentile
+from ...errors import MeshError
 
 __all__ = [
     "MAX_TOTAL_SPANS",
@@ -38,7 +39,7 @@ MAX_KEYS = 20_000  # traffic series and token rows together
 _HISTOGRAM = len(BUCKET_BOUNDS) + 1
 
 
-class PushError(ValueError):
+class PushError(MeshError, ValueError):
     """A push that is not what agents send: `field` names where."""
 
     def __init__(self, field: str, message: str) -> None:
