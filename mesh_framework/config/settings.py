@@ -278,11 +278,18 @@ class ClientCredentialsSettings(BaseModel):
     def _split_scopes(cls, value: Any) -> Any:
         return value.split() if isinstance(value, str) else value
 
-    @field_validator("token_url", "issuer", "resource")
+    @field_validator("token_url", "issuer")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and urlsplit(value).scheme not in ("http", "https"):
             raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+    @field_validator("resource")
+    @classmethod
+    def _absolute_uri(cls, value: str | None) -> str | None:
+        if value is not None and (not urlsplit(value).scheme or "#" in value):
+            raise ValueError(f"{value!r} is not an absolute URI without a fragment (RFC 8707)")
         return value
 
     @model_validator(mode="after")
