@@ -97,9 +97,11 @@ class BeanLookup:
 
 class LoadPlan:
     """A bean made while the app loads: what a feature found and will build. Its `problems` (text, each
-    naming the file and line, the setting or the tool) are reported with every other wiring problem."""
+    naming the file and line, the setting or the tool) are reported with every other wiring problem;
+    `config_problems` says they are problems of files or settings only (a ConfigError, not a WiringError)."""
 
     problems: Sequence[str] = ()
+    config_problems: bool = False
 
 
 class ToolSource:

@@ -20,7 +20,7 @@ from ..di.auto_configuration import discover_auto_configurations
 from ..di.container import FRAMEWORK_BEANS
 from ..di.definitions import Selection, bean_entries, select_beans
 from ..di.scan import ScanResult, find_agent, scan_packages
-from ..di.usage import names_servers, serves_features
+from ..di.usage import names_servers
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import ConfigError, WiringError
 from ..routes.web import plan_web
@@ -95,11 +95,6 @@ def load_application(
         folders=(config_dir, package_dir),
     )
     owners = {bean.type: bean.name for bean in catalog.components}
-    if serves_features(loaded, scan, (config_dir, package_dir)):
-        from ..di.features import plan_features
-
-        features = plan_features(loaded, scan, owners, config_dir, package_dir)
-        container.feature_plan.override(providers.Object(features))
     web = plan_web(
         loaded,
         scan.modules,

@@ -27,6 +27,7 @@ from ..extension import (
     ServingLifecycle,
     ToolSource,
 )
+from ..protocol.features import FeatureHandlers
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer, empty_catalog
@@ -91,10 +92,13 @@ def assemble_container(
         loaded.unread = unread.errors
     else:
         problems += unread.errors
+    config_problems: list[str] = []
     if not problems:
-        problems += _load_plans(container, catalog)
+        problems, config_problems = _load_plans(container, catalog)
     if problems:
-        raise WiringError(problems)
+        raise WiringError(problems + config_problems)
+    if config_problems:  # only files and settings a plan read: a configuration problem
+        raise ConfigError(config_problems)
     container.tool_plans.override(providers.Object(plans))
     container.llm_configs.override(providers.Object(llm_configs))
     container.command_plans.override(providers.Object(command_plans))
@@ -109,6 +113,7 @@ EXTENSION_POINTS = {
     "serving_lifecycles": ServingLifecycle,
     "graceful_stops": GracefulStop,
     "mesh_members": MeshMember,
+    "feature_handlers": FeatureHandlers,  # the endpoint's prompts and resources
 }
 
 
@@ -120,18 +125,23 @@ def _add_extension_points(container: Any, catalog: BeanCatalog) -> None:
         getattr(container, slot).override(getattr(container, collection.name))
 
 
-def _load_plans(container: Any, catalog: BeanCatalog) -> list[str]:
-    """Make the features' plans (extension.LoadPlan beans) now, while loading, and collect their problems;
-    one that fails to be made is a problem too."""
+def _load_plans(container: Any, catalog: BeanCatalog) -> tuple[list[str], list[str]]:
+    """Make the features' plans (extension.LoadPlan beans) now, while loading, and collect their problems:
+    (wiring problems, configuration problems). A plan that fails to be made is a problem too; a plan whose
+    `config_problems` is true found problems in files or settings only."""
     problems: list[str] = []
+    config_problems: list[str] = []
     for bean in catalog.collection(LoadPlan).elements:
         try:
             plan = getattr(container, bean.name)()
-        except (WiringError, ConfigError) as exc:
+        except ConfigError as exc:
+            config_problems.extend(exc.problems)
+            continue
+        except WiringError as exc:
             problems.extend(exc.problems)
             continue
-        problems.extend(plan.problems)
-    return problems
+        (config_problems if plan.config_problems else problems).extend(plan.problems)
+    return problems, config_problems
 
 
 def _plan_commands(

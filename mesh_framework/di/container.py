@@ -265,13 +265,10 @@ def empty_catalog() -> McpServerCatalog:
     return McpServerCatalog()
 
 
-def build_feature_handlers(plan: Any, container: Any) -> FeatureHandlers:
-    """The endpoint's prompts and resources (di/features.py); none planned: no prompt or resource module."""
-    if plan is None:
-        return FeatureHandlers()
-    from .features import build_features
-
-    return build_features(plan, container)
+def endpoint_features(handlers: list[FeatureHandlers]) -> FeatureHandlers:
+    """The endpoint's prompts and resources: a feature's FeatureHandlers bean (prompts/beans.py), else none
+    (empty lists, unknown names)."""
+    return handlers[0] if handlers else FeatureHandlers()
 
 
 def build_media(settings: MeshSettings) -> MediaStore:
@@ -286,7 +283,6 @@ class MeshContainer(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=MeshSettings)
     tool_plans = providers.Dependency(instance_of=list)
     llm_configs = providers.Dependency(instance_of=dict)
-    feature_plan: Any = providers.Object(None)  # prompts and resources (FeaturePlan), set by loading
     web_plan: Any = providers.Object(None)  # routes and static folders (WebPlan), set by loading
     mcp_catalog: Any = providers.Dependency()  # McpServerCatalog; assembly sets it (built lazily when empty)
     lifespan = providers.Object(no_lifespan)
@@ -330,7 +326,8 @@ class MeshContainer(containers.DeclarativeContainer):
         build_job_service, settings=settings, tools=tools, factory=proxy_factory, web_plan=web_plan
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
-    features = providers.ThreadSafeSingleton(build_feature_handlers, plan=feature_plan, container=__self__)
+    feature_handlers: Any = providers.Object([])
+    features = providers.ThreadSafeSingleton(endpoint_features, handlers=feature_handlers)
     mcp_endpoint = providers.ThreadSafeSingleton(
         build_endpoint, settings=settings, registry=tools, features=features
     )

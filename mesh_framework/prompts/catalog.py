@@ -12,6 +12,7 @@ from typing import Any
 from ..argument_completion import complete_argument
 from ..failures import log_failure
 from ..input_required import InputNotPossible, InputRequired, input_required_result
+from ..protocol.features import FeatureRequestError
 from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments
 from .markdown import MarkdownPrompt
@@ -22,12 +23,11 @@ __all__ = ["Prompt", "PromptCatalog", "PromptError"]
 logger = logging.getLogger("mesh_framework.prompts")
 
 
-class PromptError(ValueError):
+class PromptError(FeatureRequestError):
     """A `prompts/get` or completion request that cannot be answered; the message says why and how to fix."""
 
     def __init__(self, message: str, *, internal: bool = False) -> None:
-        super().__init__(message)
-        self.internal = internal  # a failure of the prompt itself, not of the request
+        super().__init__(message, internal=internal)  # internal: the prompt itself failed, not the request
 
 
 @dataclass(slots=True)

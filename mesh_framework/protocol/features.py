@@ -9,17 +9,14 @@ is -32603 with a one-line reason (the traceback goes to the agent's log).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..errors import MeshError
 from ..tools.context import ToolContext
 from .request_state import RequestStateSigner, TamperedStateError
 from .versions import INTERNAL_ERROR, INVALID_PARAMS, META_CLIENT_CAPABILITIES
 
-if TYPE_CHECKING:
-    from ..prompts.catalog import PromptCatalog
-    from ..resources.catalog import ResourceCatalog
-
-__all__ = ["FEATURE_METHODS", "FeatureError", "FeatureHandlers"]
+__all__ = ["FEATURE_METHODS", "FeatureError", "FeatureHandlers", "FeatureRequestError"]
 
 FEATURE_METHODS = frozenset(
     {
@@ -46,31 +43,74 @@ class FeatureError(Exception):
         self.data = data
 
 
-class FeatureHandlers:
-    """Serves prompts, resources and completion from the agent's catalogs. An agent with neither loads
-    the catalog modules only if a client asks for a feature method (empty catalogs answer it)."""
+class FeatureRequestError(MeshError, ValueError):
+    """A prompt, resource or completion request that cannot be answered (what a catalog raises): -32602,
+    or -32603 when `internal` (the prompt or resource itself failed); `uri` names the resource asked for."""
 
-    def __init__(
-        self, prompts: PromptCatalog | None = None, resources: ResourceCatalog | None = None
-    ) -> None:
+    def __init__(self, message: str, *, uri: str | None = None, internal: bool = False) -> None:
+        super().__init__(message)
+        self.uri = uri
+        self.internal = internal
+
+
+class _NoPrompts:
+    """The prompts of an agent that serves none (the prompts feature is not used)."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        return []
+
+    async def render(self, name: Any, arguments: Any, context: ToolContext | None = None) -> dict[str, Any]:
+        raise FeatureRequestError(f"Unknown prompt '{name}'. Available prompts: none")
+
+    async def complete(self, name: Any, argument: str, value: str, filled: Mapping[str, str]) -> Any:
+        raise FeatureRequestError(f"Unknown prompt '{name}'. Available prompts: none")
+
+
+class _NoResources:
+    """The resources of an agent that serves none."""
+
+    template_count = 0
+
+    def __len__(self) -> int:
+        return 0
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        return []
+
+    def template_descriptors(self) -> list[dict[str, Any]]:
+        return []
+
+    async def read(self, uri: Any) -> dict[str, Any]:
+        if not isinstance(uri, str) or not uri:
+            raise FeatureRequestError("resources/read needs params.uri, the URI of the resource to read")
+        raise FeatureRequestError(
+            f"Resource not found: '{uri}' is no resource of this agent and matches none of its URI "
+            "templates; resources/list and resources/templates/list show what it serves",
+            uri=uri,
+        )
+
+    async def complete(self, template_uri: Any, argument: str, value: str, filled: Mapping[str, str]) -> Any:
+        raise FeatureRequestError(f"Unknown resource template '{template_uri}'. Templates: none")
+
+
+class FeatureHandlers:
+    """Serves prompts, resources and completion from the agent's catalogs (the prompts and resources
+    feature's, `prompts/planning.py`); an agent without them answers empty lists and unknown names."""
+
+    def __init__(self, prompts: Any = None, resources: Any = None) -> None:
         self._prompts = prompts or None
         self._resources = resources or None
 
     @property
-    def prompts(self) -> PromptCatalog:
-        if self._prompts is None:
-            from ..prompts.catalog import PromptCatalog
-
-            self._prompts = PromptCatalog()
-        return self._prompts
+    def prompts(self) -> Any:
+        return self._prompts if self._prompts is not None else _NoPrompts()
 
     @property
-    def resources(self) -> ResourceCatalog:
-        if self._resources is None:
-            from ..resources.catalog import ResourceCatalog
-
-            self._resources = ResourceCatalog()
-        return self._resources
+    def resources(self) -> Any:
+        return self._resources if self._resources is not None else _NoResources()
 
     def capabilities(self) -> dict[str, Any]:
         """What `initialize` and `server/discover` declare: only the features this agent has."""
@@ -92,14 +132,9 @@ class FeatureHandlers:
         modern: bool,
         signer: RequestStateSigner | None = None,
     ) -> dict[str, Any]:
-        from ..prompts.catalog import PromptError
-        from ..resources.catalog import ResourceError
-
         try:
             result = await self._handle(method, params, modern, signer)
-        except PromptError as exc:
-            raise FeatureError(INTERNAL_ERROR if exc.internal else INVALID_PARAMS, str(exc)) from None
-        except ResourceError as exc:
+        except FeatureRequestError as exc:
             data = {"uri": exc.uri} if exc.uri is not None else None
             raise FeatureError(INTERNAL_ERROR if exc.internal else INVALID_PARAMS, str(exc), data) from None
         if modern and method in _CACHEABLE:
@@ -113,13 +148,17 @@ class FeatureHandlers:
             return {"prompts": self.prompts.descriptors()}
         if method == "prompts/get":
             context = _prompt_context(params, modern, signer)
-            return await self.prompts.render(params.get("name"), params.get("arguments"), context)
+            rendered: dict[str, Any] = await self.prompts.render(
+                params.get("name"), params.get("arguments"), context
+            )
+            return rendered
         if method == "resources/list":
             return {"resources": self.resources.descriptors()}
         if method == "resources/templates/list":
             return {"resourceTemplates": self.resources.template_descriptors()}
         if method == "resources/read":
-            return await self.resources.read(params.get("uri"))
+            read: dict[str, Any] = await self.resources.read(params.get("uri"))
+            return read
         return await self._complete(params)
 
     async def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 from ..argument_completion import complete_argument
 from ..failures import log_failure
 from ..prompts.arguments import Argument, ArgumentError
+from ..protocol.features import FeatureRequestError
 from .contents import to_contents
 from .files import StaticFile
 from .template import UriTemplate
@@ -21,13 +22,8 @@ __all__ = ["FunctionResource", "ResourceCatalog", "ResourceError", "TemplateReso
 logger = logging.getLogger("mesh_framework.resources")
 
 
-class ResourceError(ValueError):
+class ResourceError(FeatureRequestError):
     """A `resources/read` (or completion) request that cannot be answered; `uri` is the one asked for."""
-
-    def __init__(self, message: str, *, uri: str | None = None, internal: bool = False) -> None:
-        super().__init__(message)
-        self.uri = uri
-        self.internal = internal
 
 
 @dataclass(slots=True)

@@ -15,18 +15,18 @@ from typing import Any
 
 from ..argument_completion import CompleterSpec
 from ..config.loader import LoadedSettings
+from ..di.scan import ScannedFeature, ScanResult
+from ..di.wiring import describe_location
 from ..errors import ConfigError, WiringError, display_path
-from ..prompts.arguments import Argument, analyze_arguments, context_parameter
-from ..prompts.catalog import Prompt, PromptCatalog
-from ..prompts.decorator import PromptSpec
-from ..prompts.markdown import load_prompt_folder
 from ..protocol.features import FeatureHandlers
 from ..resources.catalog import FunctionResource, ResourceCatalog, TemplateResource
 from ..resources.decorator import ResourceSpec
 from ..resources.files import StaticFile, find_files
 from ..resources.template import UriTemplate
-from .scan import ScannedFeature, ScanResult
-from .wiring import describe_location
+from .arguments import Argument, analyze_arguments, context_parameter
+from .catalog import Prompt, PromptCatalog
+from .decorator import PromptSpec
+from .markdown import load_prompt_folder
 
 __all__ = ["FeaturePlan", "build_features", "plan_features"]
 
@@ -103,11 +103,11 @@ def plan_features(
     return plan
 
 
-def build_features(plan: FeaturePlan | None, container: Any) -> FeatureHandlers:
-    """The endpoint's feature handlers, component methods resolved through the container."""
+def build_features(plan: FeaturePlan | None, provide: Callable[[str], Any]) -> FeatureHandlers:
+    """The endpoint's feature handlers, component methods resolved by bean name (`provide`)."""
     if plan is None:
         return FeatureHandlers()
-    plan.provide = lambda name: getattr(container, name)()
+    plan.provide = provide
     return FeatureHandlers(plan.prompts, plan.resources)
 
 
