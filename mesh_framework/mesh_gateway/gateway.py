@@ -142,7 +142,7 @@ class MeshGateway:
     async def apply(self, agents: list[Any]) -> None:
         """Serve what a registry listing offers: tools added, changed and gone; clients told of a change."""
         planned = {t.name: t for t in plan_tools(offers_of(agents), self.only)}
-        self.agents = len({p.agent_id for t in planned.values() for p in t.providers})
+        before, self.agents = self.agents, len({p.agent_id for t in planned.values() for p in t.providers})
         changed = False
         for name in [w.name for w in self.tools if w.name not in planned]:
             self.tools.remove(name)
@@ -168,6 +168,7 @@ class MeshGateway:
             self.search.reindex()
             if self.discovery == "all":
                 self.endpoint.tools_changed()
+        if changed or before != self.agents:
             logger.info("gateway serves %d tool(s) of %d agent(s)", len(self.tools), self.agents)
 
     def _proxy(self, served: ServedTool) -> McpMeshToolProxy:

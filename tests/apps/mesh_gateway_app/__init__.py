@@ -15,13 +15,13 @@ class Tools:
     pass
 
 
-AGENT = os.environ.get("MESH_AGENT__NAME", "tools")
+REPLICA = os.environ.get("REPLICA", "1")  # which of two processes of this agent answered
 
 
 @mesh_tool(tags=["text"])
 def echo(text: str) -> dict[str, str]:
-    """Echo the text back, naming the agent that answered."""
-    return {"text": text, "agent": AGENT}
+    """Echo the text back, naming the replica that answered."""
+    return {"text": text, "replica": REPLICA}
 
 
 @mesh_tool(tags=["units", "metric"])
