@@ -56,7 +56,7 @@ def test_di_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # 
         project,
         framework_site,
         files={"docs_beans/__init__.py", "docs_cache_starter/__init__.py"},
-        runs=5,
+        runs=6,
     )
     command, output = shown_report(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_", "PYTHON"))}
