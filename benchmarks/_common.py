@@ -45,8 +45,8 @@ BASE_HEADERS = {"Content-Type": "application/json", "Accept": "application/json,
 _META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
 
 
-def call_body(a: int = 1, b: int = 2, *, modern: bool) -> str:
-    params: dict[str, Any] = {"name": "add", "arguments": {"a": a, "b": b}}
+def call_body(a: int = 1, b: int = 2, *, modern: bool, tool: str = "add") -> str:
+    params: dict[str, Any] = {"name": tool, "arguments": {"a": a, "b": b}}
     if modern:
         params["_meta"] = _META
     return json.dumps(
@@ -54,10 +54,10 @@ def call_body(a: int = 1, b: int = 2, *, modern: bool) -> str:
     )
 
 
-def call_headers(*, modern: bool) -> dict[str, str]:
+def call_headers(*, modern: bool, tool: str = "add") -> dict[str, str]:
     if not modern:
         return dict(BASE_HEADERS)
-    return {**BASE_HEADERS, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+    return {**BASE_HEADERS, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": tool}
 
 
 def list_body(*, modern: bool) -> str:

@@ -9,6 +9,8 @@ autocannon (Node), each measurement bounded by a duration AND a request cap:
   (a'') plain-ours the same route on the agents' HTTP stack (benchmarks/plain_on_our_stack.py: our socket
                    options, uvicorn configuration and one-write protocol), sent the 2026-07-28 request
   (b) mesh-2026    our agent, tools/call add, 2026-07-28 path (headers + _meta envelope)
+  (b') mesh-sync   the same agent and path, tools/call add_sync: the same body as a sync tool (`def`), run in
+                   a worker thread; (b')/(b) is what the hand-off to a thread costs
   (c) mesh-legacy  our agent, tools/call add, legacy stateless path (no MCP-Protocol-Version)
   (d) sdk-2026 / sdk-legacy  the mcp SDK low-level Server, stateless, json_response=True
 
@@ -59,6 +61,7 @@ class Target:
     label: str
     server: str
     modern: bool
+    tool: str = "add"
 
 
 TARGETS = [
@@ -66,6 +69,7 @@ TARGETS = [
     Target("plain-2026", "(a') the same, sent the 2026-07-28 request", "plain", True),
     Target("plain-ours", "(a'') plain route on our HTTP stack, 2026-07-28 request", "plain-ours", True),
     Target("mesh-2026", "(b) mesh_framework tools/call, 2026-07-28", "mesh", True),
+    Target("mesh-sync", "(b') the same, a sync tool (`def`, worker thread)", "mesh", True, "add_sync"),
     Target("mesh-legacy", "(c) mesh_framework tools/call, legacy", "mesh", False),
     Target("sdk-2026", "(d) SDK low-level tools/call, 2026-07-28", "sdk", True),
     Target("sdk-legacy", "(d) SDK low-level tools/call, legacy", "sdk", False),
@@ -91,9 +95,9 @@ def autocannon_argv(
         "POST",
         "--json",
         "-b",
-        call_body(1, 2, modern=target.modern),
+        call_body(1, 2, modern=target.modern, tool=target.tool),
     ]
-    for name, value in call_headers(modern=target.modern).items():
+    for name, value in call_headers(modern=target.modern, tool=target.tool).items():
         argv += ["-H", f"{name}={value}"]
     argv.append(f"http://{HOST}:{port}{MCP_PATH}")
     return argv
@@ -134,7 +138,9 @@ def check_answer(target: Target, server: Server) -> None:
     conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
     try:
         status, payload = post(
-            conn, call_body(20, 22, modern=target.modern), call_headers(modern=target.modern)
+            conn,
+            call_body(20, 22, modern=target.modern, tool=target.tool),
+            call_headers(modern=target.modern, tool=target.tool),
         )
     finally:
         conn.close()
@@ -167,9 +173,10 @@ def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, floa
             metric: median([s[metric] for s in samples])
             for metric in ("req_per_s", "p50_ms", "p99_ms", "cpu_us_per_req", "cpu_util")
         }
-    base = summary["plain"]["cpu_us_per_req"]
+    base = summary.get("plain", {}).get("cpu_us_per_req")
     for row in summary.values():
-        row["cpu_ratio_vs_plain"] = row["cpu_us_per_req"] / base
+        if base:
+            row["cpu_ratio_vs_plain"] = row["cpu_us_per_req"] / base
     return summary
 
 
@@ -184,7 +191,15 @@ def main() -> int:
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-requests", type=int, default=200_000, help="request cap per autocannon run")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=[t.key for t in TARGETS],
+        help="measure these targets only and print them (no results file: the page needs every target)",
+    )
     args = parser.parse_args()
+    targets = [t for t in TARGETS if not args.only or t.key in args.only]
+    kinds = tuple(k for k in SERVER_KINDS if any(t.server == k for t in targets))
     if not AUTOCANNON.exists():
         print(
             "server_cpu: autocannon missing; installing it with scripts/install-node-tools.sh",
@@ -193,22 +208,22 @@ def main() -> int:
         subprocess.run([str(ROOT / "scripts" / "install-node-tools.sh")], check=True, timeout=900)
 
     run = Run(short=args.repeats < 3 or args.duration < 5)
-    runs: dict[str, list[dict[str, Any]]] = {t.key: [] for t in TARGETS}
+    runs: dict[str, list[dict[str, Any]]] = {t.key: [] for t in targets}
     commands: dict[str, str] = {}
     load_commands: dict[str, str] = {}
-    with servers(SERVER_KINDS) as started:
+    with servers(kinds) as started:
         for kind, server in started.items():
             if kind.startswith("plain"):
                 wait_plain(server)
             else:
                 wait_until_answers(server)
-        for target in TARGETS:
+        for target in targets:
             check_answer(target, started[target.server])
         for kind, server in started.items():
             commands[kind] = server.shown()
         for round_no in range(args.repeats):
-            shift = round_no % len(TARGETS)
-            for target in TARGETS[shift:] + TARGETS[:shift]:
+            shift = round_no % len(targets)
+            for target in targets[shift:] + targets[:shift]:
                 server = started[target.server]
                 assert server.port is not None
                 warm = autocannon_argv(target, server.port, args.connections, args.warmup, args.max_requests)
@@ -225,8 +240,12 @@ def main() -> int:
                     f"{sample['cpu_us_per_req']:6.0f} µs/req  util {sample['cpu_util']:.2f}",
                     file=sys.stderr,
                 )
-            for target in TARGETS:  # still answering correctly after the load
+            for target in targets:  # still answering correctly after the load
                 check_answer(target, started[target.server])
+    if args.only:
+        for key, row in summarize(runs).items():
+            print(f"{key:12s} {row['cpu_us_per_req']:6.1f} µs/req  {row['req_per_s']:7.0f} req/s")
+        return 0
 
     save_results(
         "server_cpu",

@@ -28,6 +28,7 @@ __all__ = [
     "STREAM_CHUNK",
     "STREAM_FIRST",
     "SWITCH",
+    "SYNC_TOOL",
     "Goal",
 ]
 
@@ -57,6 +58,11 @@ CPU_OUR_STACK = Goal(
 )
 CPU_STOCK = Goal("server CPU per `tools/call` (2026-07-28) vs a stock uvicorn Starlette route", 1.35, X)
 CPU_LEGACY = Goal("server CPU per `tools/call`, legacy stateless path, vs the stock route", 1.3, X)
+SYNC_TOOL = Goal(
+    "server CPU per `tools/call` of a sync tool (`def`, run in a worker thread) vs the same tool `async`",
+    1.3,
+    X,
+)
 STARTUP = Goal("process start → answers `tools/list` (starter app)", 0.30, "s")
 RSS = Goal("agent RSS serving (starter app, before its first LLM call)", 48, "MiB")
 CLI = Goal("`mesh --help` and `mesh list`, each", 0.12, "s")

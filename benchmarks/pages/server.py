@@ -39,6 +39,7 @@ def cpu_ratios(cpu: dict[str, Any]) -> dict[str, float]:
         "stack_vs_stock": us["plain-ours"] / us["plain-2026"],
         "sdk_2026": us["sdk-2026"] / us["plain"],
         "sdk_legacy": us["sdk-legacy"] / us["plain"],
+        **({"sync": us["mesh-sync"] / us["mesh-2026"]} if "mesh-sync" in us else {}),
     }
 
 
@@ -106,6 +107,7 @@ def cpu_section(cpu: dict[str, Any] | None) -> list[str]:
         f"{goals.CPU_STOCK.verdict(r['stock'])}.",
         f"* {goals.CPU_LEGACY.measure}: (c)/(a) = **{r['legacy']:.2f} {X}**, target "
         f"{goals.CPU_LEGACY.text()}: {goals.CPU_LEGACY.verdict(r['legacy'])}.",
+        *sync_lines(cpu, r),
         "",
         "Other ratios of the same run (informative):",
         "",
@@ -131,6 +133,22 @@ def cpu_section(cpu: dict[str, Any] | None) -> list[str]:
         "",
     ]
     return lines
+
+
+def sync_lines(cpu: dict[str, Any], r: dict[str, float]) -> list[str]:
+    """The sync tool's row against its async twin, and when a sync tool is the right choice."""
+    if "sync" not in r:
+        return []
+    return [
+        f"* {goals.SYNC_TOOL.measure}: (b')/(b) = **{r['sync']:.2f} {X}**, target "
+        f"{goals.SYNC_TOOL.text()}: {goals.SYNC_TOOL.verdict(r['sync'])} (within each round: "
+        f"{_per_round(cpu, 'mesh-sync', 'mesh-2026')}). The same body, served by the same process, the "
+        "one as `def add_sync`, which the agent runs in a worker thread, the other as `async def add`, "
+        "run on the event loop. The rule ([Tools](concepts.md#tools)): write a tool `def` when its body "
+        "blocks (a sync client library, files, a database driver, `call_sync`), so that it never stalls "
+        "the loop the agent's other calls share; write it `async def` when it awaits or only computes "
+        "briefly, and it costs no hand-off.",
+    ]
 
 
 def starter_values(st: dict[str, Any]) -> tuple[float, float] | None:

@@ -48,13 +48,18 @@ def _cpu(r: Results) -> list[Row]:
     data = r.get("server_cpu")
     if data is None:
         return [
-            _not_run(g, "no results yet") for g in (goals.CPU_OUR_STACK, goals.CPU_STOCK, goals.CPU_LEGACY)
+            _not_run(g, "no results yet")
+            for g in (goals.CPU_OUR_STACK, goals.CPU_STOCK, goals.CPU_LEGACY, goals.SYNC_TOOL)
         ]
     ratios, source = cpu_ratios(data), _source("server CPU", data)
+    sync = ratios.get("sync")
     return [
         _row(goals.CPU_OUR_STACK, f"{ratios['our_stack']:.2f} {X}", ratios["our_stack"], source),
         _row(goals.CPU_STOCK, f"{ratios['stock']:.2f} {X}", ratios["stock"], source),
         _row(goals.CPU_LEGACY, f"{ratios['legacy']:.2f} {X}", ratios["legacy"], source),
+        _row(goals.SYNC_TOOL, f"{sync:.2f} {X}", sync, source)
+        if sync is not None
+        else _not_run(goals.SYNC_TOOL, "not in the last run"),
     ]
 
 

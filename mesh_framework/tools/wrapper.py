@@ -24,6 +24,7 @@ from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .signature import InjectedParam, ToolSignature
 from .streaming import joined
+from .threads import in_worker_thread
 
 __all__ = ["MeshToolWrapper", "error_result"]
 
@@ -216,7 +217,7 @@ class MeshToolWrapper:
             if self.signature.is_async:
                 running = self._call_target(**kwargs)
             else:
-                running = asyncio.to_thread(functools.partial(self._call_target, **kwargs))
+                running = in_worker_thread(self._call_target, kwargs)
             value = await (running if timeout is None else within(timeout, running))
         except Expired:
             if timeout != self.timeout:
@@ -240,7 +241,9 @@ class MeshToolWrapper:
             )
 
     async def invoke(self, kwargs: dict[str, Any]) -> Any:
-        """Run the body with prepared arguments (no timeout, exceptions propagate): the job runner's path."""
+        """Run the body with prepared arguments (no timeout, exceptions propagate): the job runner's path.
+        A sync body runs on asyncio's default executor, not the tool threads: a long job must not hold
+        a thread the tool calls need."""
         if self.signature.is_async:
             return await self._call_target(**kwargs)
         return await asyncio.to_thread(functools.partial(self._call_target, **kwargs))
