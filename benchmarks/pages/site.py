@@ -11,6 +11,7 @@ from .callbacks import callbacks_section
 from .console import console_section
 from .features import jobs_section, metrics_section, tracing_section
 from .fleet import fleet_section
+from .gateway import gateway_section
 from .llm import llm_section
 from .media import media_section
 from .mesh import mesh_page, mesh_summary
@@ -55,6 +56,7 @@ def _main_page(r: dict[str, dict[str, Any]]) -> str:
         *llm_section(r.get("llm"), r.get("llm_breakdown")),
         *stream_section(r.get("stream")),
         *callbacks_section(r.get("callbacks")),
+        *gateway_section(r.get("gateway")),
         *service_section(r.get("service")),
         *schema_section(r.get("schema")),
         *media_section(r.get("media")),
