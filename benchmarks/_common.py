@@ -83,7 +83,13 @@ SERVER_LABELS = {
     "sdk": "mcp SDK low-level Server (benchmarks/sdk_lowlevel_app.py)",
     "mesh-registry": "mesh_framework agent joining the mesh (starts an embedded registry on a free port)",
     "starter": "the starter app (`mesh run starter_app`, its embedded registry on a free port)",
+    "floor": "the floor: the starter app's third-party modules imported, its `tools/list` answer replayed "
+    "by a plain ASGI app on stock uvicorn (benchmarks/floor_app.py)",
 }
+# What floor_app.py's `modules` role wrote in this run (startup.py): the modules and the answer it serves.
+FLOOR_DIR = Path(tempfile.gettempdir()) / "mesh-bench-floor"
+FLOOR_MODULES = FLOOR_DIR / "modules.json"
+FLOOR_ANSWER = FLOOR_DIR / "tools_list.json"
 
 
 def server_command(kind: str, port: int) -> list[str]:
@@ -95,6 +101,9 @@ def server_command(kind: str, port: int) -> list[str]:
         return [*run, "bench_agent", *address, "--config", str(AGENT_CONFIG)]
     if kind == "starter":
         return [*run, "starter_app", *address]
+    if kind == "floor":
+        floor_app = str(BENCH_DIR / "floor_app.py")
+        return [PYTHON, floor_app, "serve", str(FLOOR_MODULES), str(FLOOR_ANSWER), *address]
     if kind == "plain-ours":
         return [PYTHON, str(BENCH_DIR / "plain_on_our_stack.py"), *address]
     module = {"plain": "plain_app", "sdk": "sdk_lowlevel_app"}[kind]

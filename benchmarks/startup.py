@@ -14,9 +14,14 @@ the .pyc files). The medians of `--runs` runs are reported; results go to benchm
   mesh-registry  the same agent joining a mesh (it starts an embedded registry on a free port)
   sdk            .venv/bin/python -m uvicorn sdk_lowlevel_app:app --port N         (mcp SDK low-level Server)
 
-Each run also starts the floors (`FLOORS`): the same interpreter importing only the libraries an agent
-cannot start without, then exiting; its time from start to exit and its VmRSS at the end are what no agent
-on these libraries can go below.
+  floor          python floor_app.py serve ...   (the starter app's floor, below)
+
+The floor is computed in the same run, before the timed runs: the starter app is started once under
+`floor_app.py modules` and, once it answered `tools/list`, writes the modules in its `sys.modules`; the
+floor server imports every third-party module of that list (neither the standard library nor the framework
+nor the app) and serves the starter's own `tools/list` answer with a plain ASGI app on stock uvicorn. It
+takes turns with the others like any server. The framework's own cost is the starter app minus the floor,
+run by run (the median of the differences).
 
 Usage: .venv/bin/python benchmarks/startup.py [--runs 10] [--calls 1000]
 """
@@ -24,16 +29,23 @@ Usage: .venv/bin/python benchmarks/startup.py [--runs 10] [--calls 1000]
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from typing import Any
 
 from _common import (
     AUTOCANNON,
+    BENCH_DIR,
     ENV_MODES,
+    FLOOR_ANSWER,
+    FLOOR_DIR,
+    FLOOR_MODULES,
     HOST,
     MCP_PATH,
     PYTHON,
@@ -43,30 +55,67 @@ from _common import (
     Server,
     call_body,
     call_headers,
+    free_port,
+    list_body,
+    list_headers,
     median,
+    post,
     rss_mib,
     save_results,
     server_env,
     wait_until_answers,
 )
+from floor_app import third_party
+from processes import Proc
 
-KINDS = ("starter", "mesh", "mesh-registry", "sdk")
+KINDS = ("starter", "floor", "mesh", "mesh-registry", "sdk")
 OPTIONAL = {"mesh-registry"}  # a failure of these is reported, not fatal
-# The floors: the libraries imported, nothing served. "web": the HTTP stack and validation; "dependencies":
-# every runtime library the starter app imports before its first call (dependency-injector brings
-# pydantic-settings; the starter app's prompts need jinja2, its metrics prometheus-client).
-FLOORS = {
-    "web": "uvicorn, starlette.applications, pydantic",
-    "dependencies": "uvicorn, starlette.applications, pydantic, pydantic_settings, httpx2, "
-    "dependency_injector.containers, yaml, jinja2, prometheus_client",
-}
-_REPORT_RSS = (
-    "\nimport sys\nsys.stdout.write(next(l for l in open('/proc/self/status') if l.startswith('VmRSS:')))"
-)
 ENV_SHOWN = {
     "mesh-registry": "MESH_REGISTRY__ENABLED=true MESH_REGISTRY__EMBEDDED_PORT=<free port> ",
     "starter": "MESH_REGISTRY__EMBEDDED_PORT=<free port> ",
 }
+STARTER_ARGS = ["run", "starter_app", "--host", HOST]
+
+
+def capture_floor(mode: str) -> dict[str, Any]:
+    """Start the starter app once under `floor_app.py modules`; once it answers `tools/list`, keep that
+    answer and the modules it imported (FLOOR_ANSWER, FLOOR_MODULES): what the floor server of this run
+    imports and serves."""
+    FLOOR_DIR.mkdir(exist_ok=True)
+    FLOOR_MODULES.unlink(missing_ok=True)
+    port = free_port()
+    env = server_env(mode) | {"MESH_REGISTRY__EMBEDDED_PORT": str(free_port())}
+    argv = [PYTHON, str(BENCH_DIR / "floor_app.py"), "modules", str(FLOOR_MODULES), "--"]
+    proc = Proc("floor-modules", [*argv, *STARTER_ARGS, "--port", str(port)], env=env, cwd=ROOT, port=port)
+    proc.kind = "floor-modules"  # type: ignore[attr-defined]  # what wait_until_answers names
+    try:
+        wait_until_answers(proc, timeout=30.0, modern=False)  # type: ignore[arg-type]
+        conn = http.client.HTTPConnection(HOST, port, timeout=10)
+        try:
+            status, answer = post(conn, list_body(modern=False), list_headers(modern=False))
+        finally:
+            conn.close()
+        if status != 200:
+            raise RuntimeError(f"floor: the starter app answered tools/list with HTTP {status}")
+        FLOOR_ANSWER.write_bytes(answer)
+        proc.popen.send_signal(signal.SIGUSR1)
+        deadline = time.perf_counter() + 10
+        while not FLOOR_MODULES.exists() or not FLOOR_MODULES.read_text().endswith("]"):
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"floor: the starter app wrote no module list\n{proc.tail()}")
+            time.sleep(0.01)
+    finally:
+        proc.stop(grace=8)
+    modules = json.loads(FLOOR_MODULES.read_text())
+    imported = third_party(modules)
+    packages = Counter(name.split(".")[0] for name in imported)
+    return {
+        "command": "python floor_app.py modules <file> -- " + " ".join(STARTER_ARGS) + " --port <port>",
+        "modules": len(modules),
+        "framework_modules": sum(1 for m in modules if m.split(".")[0] in ("mesh_framework", "starter_app")),
+        "third_party_modules": len(imported),
+        "packages": dict(sorted(packages.items(), key=lambda item: (-item[1], item[0]))),
+    }
 
 
 def send_calls(server: Server, count: int, *, modern: bool) -> int:
@@ -116,37 +165,12 @@ def one_run(kind: str, calls: int, mode: str) -> dict[str, Any]:
             "rss_serving_mib": rss_serving,
             "rss_after_calls_mib": rss_after,
             "calls_ok": ok,
-            "command": ENV_SHOWN.get(kind, "") + server.shown(),
+            "command": ENV_SHOWN.get(kind, "")
+            + server.shown().replace(str(FLOOR_DIR), "<tmp>/mesh-bench-floor"),
             "cwd": "." if kind == "starter" else "benchmarks",
         }
     finally:
         server.stop(grace=8)
-
-
-def one_floor(name: str, mode: str) -> dict[str, float]:
-    """Start → exit of the interpreter importing `FLOORS[name]`, and its VmRSS just before it exits."""
-    argv = [PYTHON, "-c", f"import {FLOORS[name]}" + _REPORT_RSS]
-    started = time.perf_counter()
-    done = subprocess.run(
-        argv, cwd=ROOT, env=server_env(mode), capture_output=True, text=True, timeout=60, check=False
-    )
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"floor {name}: {done.stderr[-1000:]}")
-    return {"exit_s": elapsed, "rss_mib": int(done.stdout.split()[1]) / 1024}
-
-
-def summarize_floors(samples: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
-    return {
-        name: {
-            "command": f"python -c 'import {FLOORS[name]}'",
-            "exit_median_s": median([s["exit_s"] for s in runs]),
-            "exit_min_s": min(s["exit_s"] for s in runs),
-            "rss_median_mib": median([s["rss_mib"] for s in runs]),
-        }
-        for name, runs in samples.items()
-        if runs
-    }
 
 
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -166,7 +190,19 @@ def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
             "rss_after_calls_median_mib": median([s["rss_after_calls_mib"] for s in samples]),
             "rss_after_calls_max_mib": max(s["rss_after_calls_mib"] for s in samples),
         }
-    return {"summary": summary}
+    return {"summary": summary, "framework": framework(runs)}
+
+
+def framework(runs: dict[str, list[dict[str, Any]]]) -> dict[str, float] | None:
+    """The starter app above the floor, run by run (they take turns): the medians of the differences."""
+    pairs = list(zip(runs.get("starter", []), runs.get("floor", []), strict=False))
+    if not pairs:
+        return None
+    return {
+        "startup_median_s": median([s["startup_s"] - f["startup_s"] for s, f in pairs]),
+        "rss_serving_median_mib": median([s["rss_serving_mib"] - f["rss_serving_mib"] for s, f in pairs]),
+        "pairs": len(pairs),
+    }
 
 
 def main() -> int:
@@ -196,7 +232,11 @@ def main() -> int:
     for mode in args.modes:
         failures: dict[str, str] = {}
         runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
-        floors: dict[str, list[dict[str, float]]] = {name: [] for name in FLOORS}
+        floor = capture_floor(mode)
+        print(
+            f"[{mode}] floor: {floor['third_party_modules']} third-party modules of {floor['modules']}",
+            file=sys.stderr,
+        )
         for run_no in range(-1, args.runs):  # run -1: untimed warm-up start (fills the bytecode cache)
             for kind in KINDS:
                 if kind in failures:
@@ -218,13 +258,9 @@ def main() -> int:
                     f"RSS {sample['rss_serving_mib']:.1f} → {sample['rss_after_calls_mib']:.1f} MiB",
                     file=sys.stderr,
                 )
-            for name in FLOORS:
-                floor = one_floor(name, mode)
-                if run_no >= 0:
-                    floors[name].append(floor)
             time.sleep(0.2)
         results[mode] = summarize(runs)
-        results[mode]["floors"] = summarize_floors(floors)
+        results[mode]["floor_modules"] = floor
         results[mode]["runs"] = runs
         results[mode]["failures"] = failures
     save_results(

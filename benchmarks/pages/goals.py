@@ -19,6 +19,8 @@ __all__ = [
     "CPU_LEGACY",
     "CPU_OUR_STACK",
     "CPU_STOCK",
+    "FRAMEWORK_RSS",
+    "FRAMEWORK_START",
     "INPROC",
     "LLM",
     "PROVIDER_START",
@@ -64,6 +66,12 @@ SYNC_TOOL = Goal(
     X,
 )
 STARTUP = Goal("process start → answers `tools/list` (starter app)", 0.30, "s")
+FRAMEWORK_START = Goal(
+    "the framework's own start-up: starter app start → `tools/list` minus the floor's, same run", 50, "ms"
+)
+FRAMEWORK_RSS = Goal(
+    "the framework's own memory: starter app RSS serving minus the floor's, same run", 5, "MiB"
+)
 RSS = Goal("agent RSS serving (starter app, before its first LLM call)", 48, "MiB")
 CLI = Goal("`mesh --help` and `mesh list`, each", 0.12, "s")
 CALC_P50 = Goal("calc, client → consumer → provider: sequential p50", 1.0, "ms")

@@ -18,6 +18,7 @@ __all__ = [
     "cpu_section",
     "inproc_ratio",
     "inproc_section",
+    "framework_values",
     "starter_values",
     "startup_section",
 ]
@@ -173,7 +174,12 @@ def startup_section(st: dict[str, Any] | None) -> list[str]:
         "untimed "
         "start of each. `starter` is the starter app as shipped (from the repository root; it starts an "
         "embedded registry, here on a free port); `mesh` the benchmark agent alone (one tool, no registry), "
-        "like the SDK anchor; `mesh-registry` the same agent joining a mesh (its embedded registry).",
+        "like the SDK anchor; `mesh-registry` the same agent joining a mesh (its embedded registry). "
+        "`floor` is what the starter app's dependencies cost without the framework: the starter app was "
+        "started once before the timed runs and, once serving, wrote the modules it had imported; the floor "
+        "server imports every third-party one of them and answers the starter app's own `tools/list` with a "
+        "plain ASGI app on stock uvicorn (`benchmarks/floor_app.py`). The framework's own cost is the "
+        "starter app minus the floor, run by run (they take turns), the median of the differences.",
         "",
     ]
     for mode, desc in st["modes"].items():
@@ -207,7 +213,7 @@ def startup_section(st: dict[str, Any] | None) -> list[str]:
                 f"* {goals.RSS.measure}: **{rss:.1f} MiB**, target {goals.RSS.text()}: "
                 f"{goals.RSS.verdict(rss)}",
             ]
-            lines += floor_lines(res.get("floors", {}), start, rss)
+            lines += floor_lines(res, start, rss)
         if "mesh" in summary and "sdk" in summary:
             mesh, sdk = summary["mesh"], summary["sdk"]
             lines.append(
@@ -226,14 +232,52 @@ def startup_section(st: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def floor_lines(floors: dict[str, Any], start: float, rss: float) -> list[str]:
-    """The floors of this run (the libraries imported, nothing served) and the starter app above them."""
-    return [
-        f"* floor `{name}`: `{f['command']}` exits after {f['exit_median_s']:.3f} s with "
-        f"{f['rss_median_mib']:.1f} MiB RSS (medians); the starter app is {start - f['exit_median_s']:.3f} s "
-        f"and {rss - f['rss_median_mib']:.1f} MiB above it"
-        for name, f in floors.items()
+def framework_values(st: dict[str, Any]) -> tuple[float, float] | None:
+    """The framework's own start-up (ms) and memory (MiB): the starter app above the floor, mode `env`."""
+    row = st["results"].get("env", {}).get("framework")
+    if not row:
+        return None
+    return row["startup_median_s"] * 1000, row["rss_serving_median_mib"]
+
+
+def floor_lines(res: dict[str, Any], start: float, rss: float) -> list[str]:
+    """The floor of this run and the framework's own cost above it, side by side."""
+    floor, own, captured = res["summary"].get("floor"), res.get("framework"), res.get("floor_modules")
+    if not floor or not own:
+        return []
+    lines = [
+        "",
+        *table(
+            ["", "start → tools/list, median", "RSS serving, median"],
+            [
+                ["starter app", f"{start:.3f} s", f"{rss:.1f} MiB"],
+                [
+                    "floor (its dependencies alone)",
+                    f"{floor['startup_median_s']:.3f} s",
+                    f"{floor['rss_serving_median_mib']:.1f} MiB",
+                ],
+                [
+                    f"**the framework's own** (median of {count(own['pairs'], 'paired run')})",
+                    f"**{own['startup_median_s'] * 1000:.0f} ms**",
+                    f"**{own['rss_serving_median_mib']:.1f} MiB**",
+                ],
+            ],
+        ),
+        "",
+        f"* {goals.FRAMEWORK_START.measure}: **{own['startup_median_s'] * 1000:.0f} ms**, target "
+        f"{goals.FRAMEWORK_START.text()}: {goals.FRAMEWORK_START.verdict(own['startup_median_s'] * 1000)}",
+        f"* {goals.FRAMEWORK_RSS.measure}: **{own['rss_serving_median_mib']:.1f} MiB**, target "
+        f"{goals.FRAMEWORK_RSS.text()}: {goals.FRAMEWORK_RSS.verdict(own['rss_serving_median_mib'])}",
     ]
+    if captured:
+        packages = ", ".join(f"{name} {n}" for name, n in captured["packages"].items())
+        lines.append(
+            f"* the floor's modules: the started starter app held {captured['modules']} modules, "
+            f"{captured['framework_modules']} of them the framework's and the app's, "
+            f"{captured['third_party_modules']} third-party ones (by package: {packages}), the rest the "
+            "standard library's"
+        )
+    return lines
 
 
 def cli_values(cli: dict[str, Any]) -> dict[str, float]:

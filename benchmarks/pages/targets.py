@@ -10,7 +10,7 @@ from . import goals
 from .llm import llm_values
 from .mesh import calc_values
 from .schema import schema_value
-from .server import cli_values, cpu_ratios, inproc_ratio, starter_values
+from .server import cli_values, cpu_ratios, framework_values, inproc_ratio, starter_values
 from .service import service_value
 from .stream import stream_values
 from .text import DASH, X, table
@@ -67,12 +67,26 @@ def _startup(r: Results) -> list[Row]:
     data = r.get("startup")
     values = starter_values(data) if data else None
     if data is None or values is None:
-        return [_not_run(g, "no results yet") for g in (goals.STARTUP, goals.RSS)]
+        return [
+            _not_run(g, "no results yet")
+            for g in (goals.STARTUP, goals.RSS, goals.FRAMEWORK_START, goals.FRAMEWORK_RSS)
+        ]
     start, rss = values
     source = _source("start-up", data)
-    return [
+    rows = [
         _row(goals.STARTUP, f"{start:.3f} s", start, source),
         _row(goals.RSS, f"{rss:.1f} MiB", rss, source),
+    ]
+    own = framework_values(data)
+    if own is None:
+        return [
+            *rows,
+            *(_not_run(g, "no floor in the last run") for g in (goals.FRAMEWORK_START, goals.FRAMEWORK_RSS)),
+        ]
+    return [
+        *rows,
+        _row(goals.FRAMEWORK_START, f"{own[0]:.0f} ms", own[0], source),
+        _row(goals.FRAMEWORK_RSS, f"{own[1]:.1f} MiB", own[1], source),
     ]
 
 
