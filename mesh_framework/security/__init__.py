@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from .client_credentials import TokenEndpointError
     from .outbound import OutboundCredentials
     from .tls import ServerTls, client_ssl_context, server_tls
-    from .verifiers import AccessToken, AnyOfVerifier, JwtVerifier, StaticTokenVerifier, TokenVerifier
+    from .access_token import AccessToken
+    from .verifiers import AnyOfVerifier, JwtVerifier, StaticTokenVerifier, TokenVerifier
 
 __all__ = [
     "AccessToken",
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 _LOCATIONS = {
-    "AccessToken": ".verifiers",
+    "AccessToken": ".access_token",
     "AnyOfVerifier": ".verifiers",
     "JwtVerifier": ".verifiers",
     "StaticTokenVerifier": ".verifiers",

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from .verifiers import AccessToken
+from .access_token import AccessToken
 
 __all__ = ["current_access_token", "serving_caller"]
 

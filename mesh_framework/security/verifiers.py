@@ -10,65 +10,14 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
-
-if TYPE_CHECKING:
-    from ..tools.injection import Injection
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 __all__ = ["AccessToken", "AnyOfVerifier", "JwtVerifier", "StaticTokenVerifier", "TokenVerifier"]
 
+from .access_token import AccessToken
+
 logger = logging.getLogger("mesh_framework.security")
-
-
-class _CallerInjection:
-    """The injection rule of `AccessToken` (tools/injection.py): the caller of the request served."""
-
-    def injection(self, parameter: str, annotation: Any, cls: type) -> Injection:
-        # imported when a signature is analysed: at import, tools/ (whose ToolContext reads the caller)
-        # would be loading this module
-        from ..tools.injection import Injection
-
-        return Injection("caller")
-
-    def constructor_refusal(self, cls: type) -> str:
-        return (
-            "AccessToken is the caller of one request: a tool, route or A2A skill receives it, a bean cannot"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class AccessToken:
-    """What a verified token grants: who (`client_id`, `subject`), which `scopes`, for which `audience`,
-    until when (`expires_at`, seconds since the epoch), and every claim (a read-only mapping).
-
-    A tool, route or A2A skill receives the caller's as `ctx.access_token` or as a parameter typed
-    `AccessToken | None` (None when no verifier is configured)."""
-
-    # A parameter of this type is the caller of the request served (security/caller.py).
-    __mesh_injection__: ClassVar[_CallerInjection] = _CallerInjection()
-
-    client_id: str
-    scopes: frozenset[str] = frozenset()
-    subject: str | None = None
-    expires_at: float | None = None
-    claims: Mapping[str, Any] = field(default_factory=dict)
-    audience: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "scopes", frozenset(self.scopes))
-        object.__setattr__(self, "claims", MappingProxyType(dict(self.claims)))
-
-    @property
-    def issuer(self) -> str | None:
-        value = self.claims.get("iss")
-        return value if isinstance(value, str) else None
-
-    def has_scopes(self, *scopes: str) -> bool:
-        """Whether the token grants every one of `scopes`."""
-        return self.scopes.issuperset(scopes)
 
 
 class TokenVerifier:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from ..security.access_token import AccessToken
 from ..security.caller import current_access_token
-from ..security.verifiers import AccessToken
 
 __all__ = ["ToolContext"]
 
