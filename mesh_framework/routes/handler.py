@@ -1,6 +1,7 @@
 """`RouteHandler`: serves one `@mesh_route`. Its dependency slots live in a `MeshToolWrapper` (updated by
 the mesh runtime like a tool's); the call reads path, query and body, validates them with the model the
-tools' analyzer built, injects, calls, and answers JSON or Server-Sent Events.
+tools' analyzer built, injects (with the tools' loop, tools/injected.py), calls, and answers JSON or
+Server-Sent Events.
 
 As a tool call is, the request is a server span continuing the caller's trace (`incoming_request`), and
 while it is served, Server-Sent Events included, its allowlisted headers and its `X-Mesh-Timeout` budget
@@ -26,7 +27,7 @@ from ..errors import CapabilityUnavailable
 from ..failures import log_failure
 from ..health.drain import Drain
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
-from ..security.caller import current_access_token
+from ..tools.injected import fill_injected
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_request
 from .planning import RoutePlan
@@ -103,29 +104,17 @@ class RouteHandler:
             kwargs = self._validate(arguments).__dict__.copy()
         except ValidationError as exc:
             return JSONResponse({"detail": self._detail(exc)}, status_code=422)
-        slots = self.wrapper.slots
-        for param in self._injected:
-            if param.kind == "tool":
-                proxy = slots[param.slot]
-                if proxy is None and not param.optional:
-                    return self._unavailable(param.slot)
-                kwargs[param.name] = proxy
-            elif param.kind == "service":
-                missing = self.wrapper.service_missing(param)
-                if missing:
-                    return self._unavailable(missing[0])
-                kwargs[param.name] = self.wrapper.services[param.name]
-            elif param.kind == "llm":
-                agent = self.wrapper.llm_agent  # set at build (`@mesh_llm` routes)
-                if agent is not None and (capability := agent.unavailable()) is not None:
-                    return self._provider_unavailable(capability)  # a missing dependency, as a tool's
-                kwargs[param.name] = agent
-            elif param.kind == "caller":
-                kwargs[param.name] = current_access_token()  # verified by the edge, or None
-            elif param.name in plan.request_params:
-                kwargs[param.name] = request
-            else:
-                kwargs[param.name] = self.beans[param.name]
+        if self._injected:
+            # the caller: verified by the edge, or None; an LLM agent (set at build for `@mesh_llm` routes)
+            # whose provider has no agent is a missing dependency, as a tool's is
+            named = dict.fromkeys(plan.request_params, request) if plan.request_params else None
+            unfilled = fill_injected(
+                self._injected, self.wrapper, kwargs, None, self.beans, named=named, llm_ready=True
+            )
+            if unfilled is not None:
+                if unfilled.llm is not None:
+                    return self._provider_unavailable(unfilled.llm or "llm")
+                return self._unavailable(unfilled.slots[0])
         try:
             if self._streams:
                 chunks = self.target(**kwargs)

@@ -19,9 +19,9 @@ from ..errors import ToolExecutionError
 from ..failures import exception_text, log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputNotPossible, InputRequired, input_required_result
-from ..security.caller import current_access_token
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
+from .injected import Unfilled, fill_injected
 from .signature import InjectedParam, ToolSignature
 from .streaming import joined
 from .threads import in_worker_thread
@@ -40,11 +40,6 @@ MESH_ARGUMENT_KEYS = frozenset({"_mesh_headers", "_trace_id", "_parent_span"})
 
 
 def error_result(message: str) -> dict[str, Any]:
-def _caller(context: ToolContext | None) -> Any:
-    """The verified access token of the call's caller (security/caller.py), or None."""
-    return context.access_token if context is not None else current_access_token()
-
-
     return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
@@ -180,30 +175,10 @@ class MeshToolWrapper:
             kwargs = self._validate(to_json(arguments or {}), strict=True).__dict__.copy()
         except (ValidationError, PydanticSerializationError) as exc:
             return error_result(_format_validation_error(self.name, exc))
-        for param in self._injected:
-            kind = param.kind
-            if kind == "tool":
-                proxy = self.slots[param.slot]
-                if proxy is None and not param.optional:
-                    return self._unresolved(param.slot)
-                kwargs[param.name] = proxy
-            elif kind == "context":
-                kwargs[param.name] = context if context is not None else ToolContext(self.name)
-            elif kind == "bean":
-                kwargs[param.name] = self._beans[param.name]
-            elif kind in ("job", "caller"):
-                # "job": the job runner puts the JobContext here when it runs a job; "caller": who called
-                kwargs[param.name] = None if kind == "job" else _caller(context)
-            elif kind == "service":
-                if (refused := self._service_refusal(param)) is not None:
-                    return refused
-                kwargs[param.name] = self.services[param.name]
-            else:
-                if self.llm_agent is None and not param.optional:
-                    return error_result(
-                        f"Tool '{self.name}' needs an LLM agent, but no LLM provider is resolved"
-                    )
-                kwargs[param.name] = self.llm_agent
+        if self._injected:
+            unfilled = fill_injected(self._injected, self, kwargs, context, self._beans)
+            if unfilled is not None:
+                return self._refusal(unfilled)
         if self.job_hook is not None:
             return await self.job_hook(self, kwargs, context)
         timeout = self.timeout
@@ -270,6 +245,14 @@ class MeshToolWrapper:
             "ran out"
         )
 
+    def _refusal(self, unfilled: Unfilled) -> dict[str, Any]:
+        """The error result of a call whose injected parameter has nothing to be filled with."""
+        if unfilled.param.kind == "service":
+            return self._service_refusal(unfilled.param, unfilled.slots)
+        if unfilled.param.kind == "llm":
+            return error_result(f"Tool '{self.name}' needs an LLM agent, but no LLM provider is resolved")
+        return self._unresolved(unfilled.slots[0])
+
     def _unresolved(self, slot: int) -> dict[str, Any]:
         dependency = self.spec.dependencies[slot]
         if self.unresolved_listener is not None:
@@ -286,11 +269,11 @@ class MeshToolWrapper:
         service = param.service
         return [] if service is None else service.missing(self.slots, param.slot)
 
-    def _service_refusal(self, param: InjectedParam) -> dict[str, Any] | None:
-        """The refusal when a required method of a service parameter has no provider, else None."""
-        service, missing = param.service, self.service_missing(param)
-        if service is None or not missing:
-            return None
+    def _service_refusal(self, param: InjectedParam, missing: tuple[int, ...]) -> dict[str, Any]:
+        """The refusal of a service parameter whose required methods (their `missing` slots) have no
+        provider."""
+        service = param.service
+        assert service is not None  # a "service" parameter carries its slots
         dependencies = [self.spec.dependencies[slot] for slot in missing]
         if self.unresolved_listener is not None:
             for dependency in dependencies:
