@@ -4,10 +4,12 @@ line ending; the decoder follows the HTML standard's event stream interpretation
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import itertools
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -233,3 +235,70 @@ def test_wait_for_disconnect_returns_on_the_disconnect_only() -> None:
         return seen
 
     assert asyncio.run(scenario()) == ["http.request", "http.disconnect"]
+
+
+# One module: nothing else in the framework writes or reads event stream fields by hand.
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mesh_framework"
+_FIELD_START = re.compile(r"^(?:data: |event:|id:|retry:|: ping)")
+_FIELD_INSIDE = re.compile(r"[\r\n](?:data|event|id|retry):")
+
+
+def hand_written_event_streams(source: str) -> list[str]:
+    """What in `source` writes or reads server-sent events without `mesh_framework.sse`: a string that
+    starts or holds a field (`event: ...`, `...\\ndata: ...`), the ASGI disconnect watched by hand, or a
+    response read line by line (`aiter_lines`)."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str | bytes)
+            and id(node) not in docstrings
+        ):
+            text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+            if _FIELD_START.match(text) or _FIELD_INSIDE.search(text) or text == "http.disconnect":
+                found.append((node.lineno, repr(text[:40])))
+        elif isinstance(node, ast.Attribute) and node.attr in ("aiter_lines", "iter_lines"):
+            found.append((node.lineno, f".{node.attr}"))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_other_module_writes_or_reads_event_streams_by_hand() -> None:
+    found = {
+        str(path.relative_to(PACKAGE.parent)): problems
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "sse.py" or path.parent != PACKAGE
+        if (problems := hand_written_event_streams(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}, f"use mesh_framework.sse (encode, aiter_events, wait_for_disconnect): {found}"
+
+
+def test_the_rule_sees_a_hand_written_stream() -> None:
+    source = '''
+"""event: a docstring may say so"""
+FRAME = b"event: message\\ndata: " + body + b"\\n\\n"
+PING = b": ping\\n\\n"
+async def read(response, receive):
+    async for line in response.aiter_lines():
+        if line.startswith("data:") or line.startswith("event:"):
+            pass
+    while (await receive())["type"] != "http.disconnect":
+        pass
+URL = f"data:{mime};base64,{data}"
+'''
+    assert hand_written_event_streams(source) == [
+        "line 3: 'event: message\\ndata: '",
+        "line 4: ': ping\\n\\n'",
+        "line 6: .aiter_lines",
+        "line 7: 'event:'",
+        "line 9: 'http.disconnect'",
+    ]

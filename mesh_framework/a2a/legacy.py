@@ -25,6 +25,7 @@ from a2a.utils.errors import A2AError
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError  # type: ignore[import-untyped]
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from ..sse import MEDIA_TYPE, encode
 from .admission import rpc_error
 from .call_context import SKILL_STATE
 from .direct import DirectSend
@@ -78,7 +79,7 @@ class LegacyDialect:
                 )
                 return StreamingResponse(
                     self._subscribe(request_id, params, request, context),
-                    media_type="text/event-stream",
+                    media_type=MEDIA_TYPE,
                     headers=STREAM_HEADERS,
                 )
             task_id = params.get("id")
@@ -89,7 +90,7 @@ class LegacyDialect:
                 task = await self.handler.on_get_task(GetTaskRequest(id=inner), context)
                 if method == "tasks/resubscribe" and task is not None:  # from the current state, no replay
                     frames = self._resubscribe(request_id, task_id, task, context)
-                    return StreamingResponse(frames, media_type="text/event-stream", headers=STREAM_HEADERS)
+                    return StreamingResponse(frames, media_type=MEDIA_TYPE, headers=STREAM_HEADERS)
             else:
                 task = await self.handler.on_cancel_task(CancelTaskRequest(id=inner), context)
             if task is None:
@@ -204,4 +205,4 @@ class LegacyDialect:
 
 
 def _frame(envelope: dict[str, Any]) -> bytes:
-    return f"data: {json.dumps(envelope)}\n\n".encode()
+    return encode(json.dumps(envelope))

@@ -18,6 +18,7 @@ from typing import Any
 import httpx2
 
 from ..security.redaction import redact_url
+from ..sse import MEDIA_TYPE, aiter_events
 
 __all__ = ["RegistryFollower"]
 
@@ -132,7 +133,7 @@ class RegistryFollower:
     async def _stream_once(self) -> bool:
         """Follow one change stream until it ends; False when the registry has none."""
         timeout = httpx2.Timeout(5.0, read=READ_TIMEOUT)
-        headers = {"Accept": "text/event-stream", **self.headers}
+        headers = {"Accept": MEDIA_TYPE, **self.headers}
         stream = self.http.stream("GET", self.url + "/ui/stream", headers=headers, timeout=timeout)
         async with stream as answer:
             if answer.status_code in (404, 405):
@@ -146,8 +147,8 @@ class RegistryFollower:
                 raise ValueError(f"the registry answered GET /ui/stream with HTTP {answer.status_code}")
             self.pushed.set()
             self._wake.set()  # whatever changed while no stream was open
-            async for line in answer.aiter_lines():
-                if line.startswith("event:") and line[6:].strip() == "changed":
+            async for event in aiter_events(answer.aiter_bytes()):
+                if event.event == "changed":
                     self._wake.set()
         return True
 
