@@ -13,6 +13,9 @@ mesh gateway                        every tool of the mesh at one MCP endpoint (
 mesh catalog list|show NAME|export --format F [APP | --file PATH]
                                     the MCP servers of an app's catalog (or of catalog files)
 mesh new NAME [--agent N] [--llm] [--catalog]   a new project (docs/new-project.md)
+mesh install CLIENT (APP | --url URL) [--name N] [--dry-run]
+                                    an app, an agent or the mesh in an MCP client's file (docs/clients.md)
+mesh stdio (APP | --url URL)        MCP on stdin/stdout for a client that starts commands
 mesh completion bash|zsh            a shell completion script
 
 `--json` gives machine-readable output (list, status, config, beans, catalog list/show, call). Exit codes:
@@ -37,6 +40,7 @@ from . import (
     config,
     console,
     gateway,
+    install,
     resolution_explain,
     run,
     shell_completion,
@@ -117,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.register(commands)
     catalog.register(commands)
     scaffold_command.register(commands)
+    install.register(commands)
     shell_completion.register(commands, parser)
     return parser
 
