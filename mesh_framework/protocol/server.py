@@ -8,6 +8,10 @@ handshake-era version, takes the legacy stateless path: no session, `initialize`
 Both eras' `tools/list` results are rendered at start-up and again only when the tool list changes (a
 gateway's catalog servers come and go; `refresh_tools`), so a `tools/list` reads a rendered answer.
 Everything on the call path reads precomputed state; the per-request SDK machinery is not involved.
+
+A `tools/call` is read and checked once (`tool_call.py`), then served on its path: a ToolContext's event
+stream (`context_stream.py`, with the input-required round's answers: `input_round.py`), a Stream[str]'s
+chunks (`streaming.py`), or one answer, run inline or started as a task (`_run`).
 """
 
 from __future__ import annotations
@@ -29,12 +33,15 @@ from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.carriers import TRACE_HEADERS
 from ..tracing.spans import incoming_call, record_result
 from .body import BODY_READ, BodyRead, BodyRefused, read_body
+from .context_stream import serve_context_stream
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
+from .mcp_error import McpError
 from .notify import ChangeStreams, StreamLimitError
-from .param_headers import HEADER_PREFIX, ParamHeaderError, check_param_headers, header_params
-from .request_state import RequestStateSigner, TamperedStateError
+from .param_headers import HEADER_PREFIX, header_params
+from .request_state import RequestStateSigner
 from .streaming import OpenStreams, serve_stream, streams_to
+from .tool_call import ToolCall, read_tool_call
 from .versions import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -43,12 +50,10 @@ from .versions import (
     INVALID_REQUEST,
     LATEST_HANDSHAKE_VERSION,
     META_CLIENT_CAPABILITIES,
-    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
     META_SUBSCRIPTION_ID,
     METHOD_NOT_FOUND,
-    MISSING_CLIENT_CAPABILITY,
     MODERN_VERSIONS,
     NAME_BEARING_METHODS,
     PARSE_ERROR,
@@ -67,7 +72,6 @@ _JSON_HEADERS = [(b"content-type", b"application/json")]
 _SSE_HEADERS = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-cache")]
 _ROUTING_HEADERS = (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
 _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
-TASKS_HANDSHAKE_VERSION = "2025-11-25"  # the handshake-era version with (experimental) tasks
 TOOLS_CHANGED = "notifications/tools/list_changed"
 _LEGACY_ONLY_METHODS = {
     "initialize",
@@ -76,23 +80,6 @@ _LEGACY_ONLY_METHODS = {
     "resources/subscribe",
     "resources/unsubscribe",
 }
-
-
-class McpError(Exception):
-    """A JSON-RPC error answer, with the HTTP status it takes on the modern path."""
-
-    def __init__(self, code: int, message: str, *, data: Any = None, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-        self.status = status
-
-    def to_wire(self, request_id: Any) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 class _Request:
@@ -567,148 +554,112 @@ class McpEndpoint:
         request: _Request,
         receive: Receive,
     ) -> None:
-        name = params.get("name")
-        arguments = params.get("arguments")
-        if not isinstance(name, str):
-            raise McpError(INVALID_PARAMS, "tools/call needs params.name, the name of the tool to call")
-        if arguments is not None and not isinstance(arguments, dict):
-            raise McpError(
-                INVALID_PARAMS, f"tools/call params.arguments must be an object, not {arguments!r}"
-            )
-        wrapper = self.registry.get(name)
-        if wrapper is None:
-            available = ", ".join(sorted(self.registry.names())) or "none"
-            raise McpError(INVALID_PARAMS, f"Unknown tool '{name}'. Available tools: {available}")
-        if modern and wrapper.spec.client_capabilities:
-            declared = params["_meta"][META_CLIENT_CAPABILITIES]
-            missing = [c for c in wrapper.spec.client_capabilities if c not in declared]
-            if missing:
-                raise McpError(
-                    MISSING_CLIENT_CAPABILITY,
-                    f"Tool '{name}' needs the client capabilities "
-                    f"{', '.join(missing)}, which the request does not declare",
-                    data={"requiredCapabilities": {c: {} for c in missing}},
-                )
-        mirrored = self._header_params.get(name)
-        if modern and mirrored:
-            try:
-                check_param_headers(mirrored, arguments or {}, request.params)
-            except ParamHeaderError as exc:
-                raise McpError(HEADER_MISMATCH, str(exc)) from None
-        # 2025-11-25's task-augmented call (ignored, as the specification says, where tasks are not served)
-        as_task = not modern and self.experimental_tasks is not None and params.get("task") is not None
-        if as_task and not isinstance(params["task"], dict):
-            raise McpError(
-                INVALID_PARAMS, f"tools/call params.task must be an object, not {params['task']!r}"
-            )
-        legacy_tasks = self.experimental_tasks if request.version == TASKS_HANDSHAKE_VERSION else None
-        if legacy_tasks is not None and not as_task:
-            legacy_tasks.check_plain_call(wrapper)  # taskSupport "required": -32601
-        # 2026-07-28's tasks extension: the server decides (a background tool, the extension declared)
-        as_modern_task = modern and self.tasks is not None and self.tasks.wants(wrapper, params)
+        """A `tools/call`, read and checked once, served on its path inside the call's server span."""
+        call = read_tool_call(
+            params,
+            self.registry,
+            modern=modern,
+            version=request.version,
+            header_params=self._header_params,
+            header_values=request.params,
+            tasks=self.tasks,
+            experimental_tasks=self.experimental_tasks,
+        )
+        wrapper, arguments = call.wrapper, call.arguments
         forwarded = self.propagation.capture(request.raw, arguments and arguments.get("_mesh_headers"))
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
         with (
             propagating(forwarded, deadline),
-            incoming_call(name, request_id, params, request.raw, trace_headers=request.traced) as span,
+            incoming_call(call.name, request_id, params, request.raw, trace_headers=request.traced) as span,
         ):
-            if wrapper.signature.event_stream and not as_task:  # a ToolContext, or Stream[str]
-                if not wrapper.signature.streams:
-                    await self._call_streaming(
-                        wrapper,
-                        params,
-                        request_id,
-                        modern=modern,
-                        send=send,
-                        as_task=as_modern_task,
-                        owner=request.owner,
-                    )
-                    return
-                token = streams_to(params, request.accept)  # no token: the joined text, buffered
-                if token is not None or wrapper.signature.wants_context:
-                    await serve_stream(
-                        wrapper,
-                        params,
-                        request_id,
-                        token,
-                        modern=modern,
-                        send=send,
-                        receive=receive,
-                        stamp=self._modern if modern else _unstamped,
-                        on_tool_call=self.on_tool_call,
-                        open_streams=self.open_streams,
-                    )
+            if wrapper.signature.event_stream and not call.as_task:  # a ToolContext, or Stream[str]
+                streamed = await self._stream(
+                    call, params, request_id, modern=modern, send=send, request=request, receive=receive
+                )
+                if streamed:
                     return
             started = perf_counter()
-            if as_task:
-                result = await self.experimental_tasks.call(wrapper, arguments, request.owner)
-            elif as_modern_task:
-                result = await self.tasks.call(wrapper, params, request.owner)  # a CreateTaskResult
-            else:
-                result = await wrapper.call(arguments, deadline=deadline)
-            if self.on_tool_call is not None:
-                self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
+            result = await self._run(call, params, request, deadline)
+            self._served(wrapper, result, started)
             span.result(result)
         await _send_result(send, request_id, self._modern(result) if modern else result, sse=wants_sse)
 
-    async def _call_streaming(
+    async def _stream(
         self,
-        wrapper: MeshToolWrapper,
+        call: ToolCall,
         params: dict[str, Any],
         request_id: Any,
         *,
         modern: bool,
         send: Send,
-        as_task: bool = False,
-        owner: str | None = None,
-    ) -> None:
-        """Serve a tool that asked for a ToolContext as an event stream: notifications, then the result
-        (`as_task`: the call is served as a 2026-07-28 task, of `owner`)."""
-        meta = params.get("_meta")
-        meta = meta if isinstance(meta, dict) else {}
-        responses = params.get("inputResponses")
-        if responses is not None and not (
-            isinstance(responses, dict) and all(isinstance(v, dict) for v in responses.values())
-        ):
-            raise McpError(
-                INVALID_PARAMS,
-                "params.inputResponses must map each input request key to the client's answer object",
+        request: _Request,
+        receive: Receive,
+    ) -> bool:
+        """Serve a call as an event stream: a ToolContext's notifications then its result, or a
+        Stream[str]'s chunks (asked with a progress token, or to a tool that takes a ToolContext too);
+        False, with nothing sent, for a Stream[str] asked without a token (its joined text, buffered)."""
+        wrapper = call.wrapper
+        stamp = self._modern if modern else _unstamped
+        if not wrapper.signature.streams:
+            owner = request.owner if call.as_modern_task else None
+
+            def run(context: ToolContext) -> Awaitable[dict[str, Any]]:
+                if call.as_modern_task:  # served as a 2026-07-28 task, of `owner`
+                    running: Awaitable[dict[str, Any]] = self.tasks.call(wrapper, params, owner, context)
+                    return running
+                return wrapper.call(params.get("arguments"), context, deadline=call_deadline())
+
+            def answered(result: dict[str, Any], started: float) -> None:
+                record_result(result)  # on the call's span
+                self._served(wrapper, result, started)
+
+            await serve_context_stream(
+                wrapper,
+                params,
+                request_id,
+                run,
+                modern=modern,
+                send=send,
+                signer=self.state_signer,
+                stamp=stamp,
+                on_result=answered,
             )
-        state = None
-        if params.get("requestState") is not None:
-            try:
-                state = self.state_signer.decode(wrapper.name, params["requestState"])
-            except TamperedStateError as exc:
-                raise McpError(INVALID_PARAMS, str(exc)) from None
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        context = ToolContext(
-            wrapper.name,
-            request_id=request_id,
-            progress_token=meta.get("progressToken"),
-            sink=queue.put,
-            log_level=meta.get(META_LOG_LEVEL) if modern else "debug",
+            return True
+        token = streams_to(params, request.accept)
+        if token is None and not wrapper.signature.wants_context:
+            return False
+        await serve_stream(
+            wrapper,
+            params,
+            request_id,
+            token,
             modern=modern,
-            client_capabilities=meta.get(META_CLIENT_CAPABILITIES) if modern else None,
-            input_responses=responses,
-            request_state=state,
-            encode_state=self.state_signer.encode,
+            send=send,
+            receive=receive,
+            stamp=stamp,
+            on_tool_call=self.on_tool_call,
+            open_streams=self.open_streams,
         )
-        started = perf_counter()
-        if as_task:
-            running = self.tasks.call(wrapper, params, owner, context)
+        return True
+
+    async def _run(
+        self, call: ToolCall, params: dict[str, Any], request: _Request, deadline: float | None
+    ) -> dict[str, Any]:
+        """A call answered once: run inline (its CallToolResult), or started as a task of the caller's
+        (2025-11-25's experimental task, or 2026-07-28's: a CreateTaskResult)."""
+        result: dict[str, Any]
+        if call.as_task:
+            result = await self.experimental_tasks.call(call.wrapper, call.arguments, request.owner)
+        elif call.as_modern_task:
+            result = await self.tasks.call(call.wrapper, params, request.owner)  # a CreateTaskResult
         else:
-            running = wrapper.call(params.get("arguments"), context, deadline=call_deadline())
-        task = asyncio.ensure_future(running)
-        task.add_done_callback(lambda _t: queue.put_nowait(None))
-        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-        while (notification := await queue.get()) is not None:
-            await send({"type": "http.response.body", "body": _sse_frame(notification), "more_body": True})
-        result = task.result()
-        record_result(result)
+            result = await call.wrapper.call(call.arguments, deadline=deadline)
+        return result
+
+    def _served(self, wrapper: MeshToolWrapper, result: dict[str, Any], started: float) -> None:
+        """One call served, told to `on_tool_call` (the metrics)."""
         if self.on_tool_call is not None:
             self.on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
-        answer = {"jsonrpc": "2.0", "id": request_id, "result": self._modern(result) if modern else result}
-        await send({"type": "http.response.body", "body": _sse_frame(answer)})
 
 
 async def _unless_disconnected(answering: Awaitable[Any], receive: Receive) -> Any:
