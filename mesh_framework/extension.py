@@ -16,13 +16,14 @@ classes whose `@bean` methods return these types, and the core collects every be
 - `GracefulStop`: takes part in a graceful stop: refuses new work when the stop begins, and is given
   what is left of the grace once the calls in flight settled.
 - `MeshMember`: told when the agent joined the mesh and asked to leave it.
+- `HeartbeatFields`: agent-level fields of the agent's registration (MCP Mesh's heartbeat).
 
 Beans are closed by the container at stop (`aclose()`/`close()`), so a feature needs no hook for that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ __all__ = [
     "BeanLookup",
     "BuiltAgent",
     "GracefulStop",
+    "HeartbeatFields",
     "HttpSurface",
     "LoadPlan",
     "MeshMember",
@@ -93,6 +95,11 @@ class BeanLookup:
 
     def __call__(self, name: str) -> Any:
         return getattr(self._container, name)()
+
+    def get(self, name: str) -> Any:
+        """The bean `name`, or None when the app defines none of that name (an optional dependency on
+        another feature's bean, without importing its module)."""
+        return self(name) if name in self._container.providers else None
 
 
 class LoadPlan:
@@ -178,3 +185,11 @@ class MeshMember:
 
     async def leave(self) -> None:
         """The agent leaves the mesh (a stop)."""
+
+
+class HeartbeatFields:
+    """A bean that adds agent-level fields to the agent's registration, each time it is sent (A2A's
+    surfaces and flags); nothing returned: nothing added."""
+
+    def fields(self, settings: MeshSettings, tools: MeshToolWrapperRegistry) -> Mapping[str, Any]:
+        raise NotImplementedError

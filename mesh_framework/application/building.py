@@ -11,11 +11,9 @@ from typing import Any
 
 from dependency_injector import providers
 
-from ..a2a.skills import a2a_heartbeat_fields
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import MeshError, WiringError
 from ..extension import BuiltAgent
-from ..media.active import use_media
 from ..tracing import configure_tracing
 
 __all__ = ["build_agent"]
@@ -34,15 +32,10 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
         settings.tracing, agent=settings.agent.name, json_logs=settings.logging.format == "json"
     )
     _instantiate_components(container, catalog)
-    use_media(container.media_store(), settings.media)  # what MediaRef.read() and media_result() use
     _register_listeners(container, catalog)
-    jobs = container.job_service()  # adds the job tools, so before the endpoint lists the tools
     asgi = container.asgi_app()
-    if jobs is not None:  # None: no job tool and no registry (di/usage.py)
-        jobs.attach(asgi)
     runtime = container.mesh_runtime()
-    runtime.jobs = jobs
-    runtime.heartbeat_fields = (a2a_heartbeat_fields,)  # the features' fields of the heartbeat
+    runtime.heartbeat_fields = tuple(container.heartbeat_fields())  # extension.HeartbeatFields
     try:
         container.llm_agents()
     except MeshError as exc:

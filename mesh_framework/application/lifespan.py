@@ -65,9 +65,6 @@ class AgentLifecycle:
             await container.llm_provider_service().aclose()
         if built_or_loaded(container.mcp_tool_callbacks, "mesh_framework.callbacks.mcp"):
             await container.mcp_tool_callbacks().aclose()
-        jobs = container.job_service()
-        if jobs is not None:
-            await jobs.aclose()
         await self.container.event_publisher().drain()
         beans = container.bean_lifecycle()
         if beans is not None:  # the app's beans last, in reverse order of creation (di/lifecycle.py)

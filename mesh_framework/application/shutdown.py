@@ -54,16 +54,13 @@ class GracefulStop:
         drain.begin()
         state.ready = False
         self.container.mcp_endpoint().close_streams()  # notification streams end now, not at the grace
-        jobs = self.container.job_service()  # None: the app runs no jobs
-        if jobs is not None:
-            jobs.stop_accepting()
         participants = self.container.graceful_stops()  # the features' (extension.GracefulStop)
         for participant in participants:
             participant.stop_accepting()
         logger.info(
             "stopping: leaving the mesh, %d call(s) in flight, %d job(s) running, up to %ss",
             drain.busy,
-            (jobs.runner.running if jobs is not None else 0) + sum(p.busy() for p in participants),
+            sum(p.busy() for p in participants),
             grace,
         )
         try:
@@ -79,8 +76,6 @@ class GracefulStop:
                     )
                 if ended:
                     await drain.settle(STREAM_ENDING, 0.0)
-            if jobs is not None:
-                await jobs.stop(max(0.0, deadline - loop.time()))  # the jobs' share of the same grace
             for participant in participants:
                 await participant.finish(max(0.0, deadline - loop.time()))
         except Exception:

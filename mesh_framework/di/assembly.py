@@ -12,7 +12,6 @@ from typing import Any
 
 from dependency_injector import providers
 
-from ..command_tools.marks import declares_commands
 from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..decorators import LLM_ATTR
@@ -20,6 +19,7 @@ from ..errors import ConfigError, WiringError
 from ..extension import (
     AgentInitializer,
     GracefulStop,
+    HeartbeatFields,
     HttpSurface,
     LoadPlan,
     MeshMember,
@@ -75,8 +75,6 @@ def assemble_container(
     problems += tool_problems
     llm_configs, llm_problems = _plan_llm_tools(loaded, plans, container.mcp_catalog, catalog)
     problems += llm_problems
-    command_plans, command_problems = _plan_commands(loaded, scan.modules, plans)
-    problems += command_problems
     container.scanned_app.override(providers.Object(ScannedApp(loaded, scan, catalog, plans, *folders)))
     _add_extension_points(container, catalog)
     add_collections(container, catalog)
@@ -101,7 +99,6 @@ def assemble_container(
         raise ConfigError(config_problems)
     container.tool_plans.override(providers.Object(plans))
     container.llm_configs.override(providers.Object(llm_configs))
-    container.command_plans.override(providers.Object(command_plans))
     return container
 
 
@@ -113,6 +110,7 @@ EXTENSION_POINTS = {
     "serving_lifecycles": ServingLifecycle,
     "graceful_stops": GracefulStop,
     "mesh_members": MeshMember,
+    "heartbeat_fields": HeartbeatFields,
     "feature_handlers": FeatureHandlers,  # the endpoint's prompts and resources
 }
 
@@ -142,18 +140,6 @@ def _load_plans(container: Any, catalog: BeanCatalog) -> tuple[list[str], list[s
             continue
         (config_problems if plan.config_problems else problems).extend(plan.problems)
     return problems, config_problems
-
-
-def _plan_commands(
-    loaded: LoadedSettings, modules: list[str], plans: list[ToolPlan]
-) -> tuple[list[Any], list[str]]:
-    """Click commands served as tools (command_tools/); their discovery, and click, are loaded only for an
-    app that marks commands or exposes some in settings."""
-    if not loaded.settings.commands.expose and not declares_commands(modules):
-        return [], []
-    from ..command_tools.wiring import plan_agent_commands
-
-    return plan_agent_commands(loaded, modules, plans)
 
 
 def bean_name_for(catalog: BeanCatalog, annotation: Any) -> str:

@@ -18,8 +18,6 @@ from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
 from ..extension import BeanLookup, HttpSurface, ScannedApp, ToolSource
 from ..health.monitor import HealthMonitor
-from ..media.active import build_media_store
-from ..media.store import MediaStore
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
 from ..propagation import HeaderAllowlist
@@ -31,13 +29,11 @@ from ..protocol.server import McpEndpoint
 from ..routes.web import WebApp, build_web
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .usage import uses_jobs
 
 if TYPE_CHECKING:
     from ..callbacks.mcp import McpToolCallbackProvider
     from ..catalog.catalog import McpServerCatalog
     from ..gateway import McpGateway
-    from ..jobs.service import JobService
     from ..llm.provider import LlmProviderService
     from ..metrics.mesh_metrics import MeshMetrics
 
@@ -132,7 +128,6 @@ def build_tools(
     container: Any,
     proxy_factory: McpMeshToolProxyFactory,
     *,
-    commands: list[Any] | None = None,
     settings: MeshSettings | None = None,
     beans: Any = None,
     sources: list[ToolSource] = (),  # type: ignore[assignment]
@@ -145,10 +140,6 @@ def build_tools(
         mask_errors=settings is not None and settings.tools.mask_error_details,
         scopes=beans.scopes if beans is not None else None,  # di/lifecycle.BeanLifecycle
     )
-    if commands and settings is not None:  # click commands served as tools (command_tools/)
-        from ..command_tools.wiring import add_command_tools
-
-        add_command_tools(registry, commands, settings)
     for source in sources:  # the features' tools (extension.ToolSource)
         source.add_tools(registry)
     return registry
@@ -194,48 +185,15 @@ def build_agent_llms(
     return agents
 
 
-def web_routes(surfaces: list[HttpSurface], web: WebApp, a2a: list[Any] | None = None) -> list[Any]:
-    """The features' routes by their surfaces' order, A2A's, then the web routes (a static folder mounted at
-    / comes last)."""
+def web_routes(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
+    """The features' routes by their surfaces' order (`/status` below zero, A2A's at zero), then the web
+    routes (a static folder mounted at / comes last)."""
     ordered = sorted(surfaces, key=lambda surface: surface.order)
-    return [
-        *(r for s in ordered if s.order < 0 for r in s.routes),
-        *(a2a or ()),
-        *(r for s in ordered if s.order >= 0 for r in s.routes),
-        *web.routes,
-    ]
+    return [*(r for s in ordered for r in s.routes), *web.routes]
 
 
 def web_middleware(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
     return [*web.middleware, *(m for s in sorted(surfaces, key=lambda s: s.order) for m in s.middleware)]
-
-
-def build_a2a_clients(settings: MeshSettings, proxy_factory: McpMeshToolProxyFactory) -> Any:
-    """The `A2aClient` of each peer a tool names (a2a/clients.py)."""
-    from ..a2a.clients import A2aClients
-
-    return A2aClients(settings, proxy_factory)
-
-
-def build_job_service(
-    settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: McpMeshToolProxyFactory, web_plan: Any
-) -> JobService | None:
-    """The runner of background/task tools and the job tools (jobs/service.py); None, and no jobs module
-    loaded, for an app with no job tool that joins no registry."""
-    if not uses_jobs(settings, tools):
-        return None
-    from ..jobs.service import JobService
-
-    return JobService(settings, tools, factory, web_plan)
-
-
-def build_a2a_routes(
-    settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: JobService | None
-) -> list[Any]:
-    """The A2A card and JSON-RPC routes of `@mesh_a2a` tools (a2a/routes.py)."""
-    from ..a2a.routes import a2a_routes
-
-    return a2a_routes(settings, tools, jobs)
 
 
 def build_llm_provider_service(settings: MeshSettings, factory: Any, override: Any) -> LlmProviderService:
@@ -271,11 +229,6 @@ def endpoint_features(handlers: list[FeatureHandlers]) -> FeatureHandlers:
     return handlers[0] if handlers else FeatureHandlers()
 
 
-def build_media(settings: MeshSettings) -> MediaStore:
-    """The media store `media.storage` names (media/active.py)."""
-    return build_media_store(settings.media)
-
-
 class MeshContainer(containers.DeclarativeContainer):
     __self__ = providers.Self()
 
@@ -295,11 +248,6 @@ class MeshContainer(containers.DeclarativeContainer):
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
     proxy_factory = providers.ThreadSafeSingleton(McpMeshToolProxyFactory, settings=settings)
-    media_store = providers.ThreadSafeSingleton(build_media, settings=settings)
-    a2a_clients = providers.ThreadSafeSingleton(
-        build_a2a_clients, settings=settings, proxy_factory=proxy_factory
-    )
-    command_plans: Any = providers.Object([])  # command_tools.discovery.CommandPlan, set at assembly
     # The features' contributions to the core's extension points (extension.py): the list of every bean
     # of each type, set at assembly.
     scanned_app: Any = providers.Object(None)
@@ -310,20 +258,16 @@ class MeshContainer(containers.DeclarativeContainer):
     serving_lifecycles: Any = providers.Object([])
     graceful_stops: Any = providers.Object([])
     mesh_members: Any = providers.Object([])
+    heartbeat_fields: Any = providers.Object([])
     tools = providers.ThreadSafeSingleton(
         build_tools,
         plans=tool_plans,
         registry=wrapper_registry,
         container=__self__,
         proxy_factory=proxy_factory,
-        commands=command_plans,
         settings=settings,
         beans=bean_lifecycle,
         sources=tool_sources,
-    )
-    # Background/task tools' runner and the job tools (jobs/service.py); built before the endpoint.
-    job_service = providers.ThreadSafeSingleton(
-        build_job_service, settings=settings, tools=tools, factory=proxy_factory, web_plan=web_plan
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     feature_handlers: Any = providers.Object([])
@@ -381,12 +325,7 @@ class MeshContainer(containers.DeclarativeContainer):
         lifespan=lifespan,
         health=health_monitor,
         metrics=providers.Callable(served_metrics, settings=settings, metrics=metrics.provider),
-        extra_routes=providers.Callable(
-            web_routes,
-            surfaces=http_surfaces,
-            web=web_app,
-            a2a=providers.Callable(build_a2a_routes, settings=settings, tools=tools, jobs=job_service),
-        ),
+        extra_routes=providers.Callable(web_routes, surfaces=http_surfaces, web=web_app),
         middleware=providers.Callable(web_middleware, surfaces=http_surfaces, web=web_app),
     )
 
@@ -430,7 +369,6 @@ FRAMEWORK_BEANS: Mapping[str, type] = FrameworkTypes(
         "agent_state": AgentState,
         "health_monitor": HealthMonitor,
         "event_publisher": ApplicationEventPublisher,
-        "media_store": MediaStore,
         "scanned_app": ScannedApp,
         "bean_lookup": BeanLookup,
     },
@@ -446,5 +384,4 @@ FRAMEWORK_BEANS: Mapping[str, type] = FrameworkTypes(
 REPLACEABLE: dict[str, type] = {
     "wrapper_registry": MeshToolWrapperRegistry,
     "proxy_factory": McpMeshToolProxyFactory,
-    "media_store": MediaStore,
 }

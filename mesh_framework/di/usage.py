@@ -12,7 +12,7 @@ from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from .scan import ScanResult
 
-__all__ = ["built_or_loaded", "names_servers", "serves_features", "uses_jobs"]
+__all__ = ["built_or_loaded", "names_servers", "serves_features"]
 
 
 def names_servers(settings: MeshSettings) -> bool:
@@ -36,14 +36,6 @@ def serves_features(loaded: LoadedSettings, scan: ScanResult, bases: Iterable[Pa
         if any(candidate.is_dir() for candidate in candidates):
             return True
     return False
-
-
-def uses_jobs(settings: MeshSettings, tools: Iterable[Any]) -> bool:
-    """The job runner and service are needed: a background or task tool, the job tools asked for
-    (`jobs.serve_tools`), or a registry (every agent of a mesh answers for its jobs)."""
-    if settings.registry.enabled or settings.jobs.serve_tools:
-        return True
-    return any(w.spec.background or w.spec.task for w in tools)
 
 
 def built_or_loaded(provider: Any, module: str) -> bool:

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -31,7 +31,7 @@ from .model import Job
 from .runner import DISPATCH, STOPPED, Dispatch, JobRunner
 from .tools import JobTools
 
-__all__ = ["JobService"]
+__all__ = ["JobService", "uses_jobs"]
 
 logger = logging.getLogger("mesh_framework.jobs")
 
@@ -42,23 +42,17 @@ CLAIM_WAIT = 1.0  # seconds a stopping agent waits for a claim in flight, at lea
 
 
 class JobService:
-    """Everything jobs add to one agent. Built with the tools; joined to a registry by the mesh runtime."""
+    """Everything jobs add to one agent: installed on its tools once the registry holds all of them
+    (`install`), attached to its app once built, joined to a registry with the agent (jobs/beans.py)."""
 
     def __init__(
         self, settings: MeshSettings, tools: MeshToolWrapperRegistry, factory: Any, web_plan: Any = None
     ) -> None:
         self.settings = settings
         self.tools = tools
+        self.web_plan = web_plan
         self.runner = JobRunner(settings.jobs)
-        self.runner.install(tools)
-        serve = settings.jobs.serve_tools
-        if serve is None:
-            # As mcp-mesh: every MCP agent of a mesh answers for the mesh's jobs (they live in the
-            # registry); a route-only agent (`api`, as MCP Mesh's route apps) runs none and serves none.
-            joins = settings.registry.enabled and not _routes_only(tools, web_plan)
-            serve = bool(self.job_tools) or joins
-        if serve:
-            JobTools(self).install(tools)
+        self.used = False  # installed on an agent that uses jobs (`uses_jobs`)
         self.client: RegistryJobClient | None = None
         self.factory = factory  # the proxy factory: its HTTP client, and `submit` for its proxies
         self._dirty: dict[str, Job] = {}
@@ -74,11 +68,27 @@ class JobService:
     def job_tools(self) -> list[MeshToolWrapper]:
         return [w for w in self.tools if w.spec.background or w.spec.task]
 
+    def install(self) -> None:
+        """Route the background and task tools' calls through the runner and serve the job tools; once,
+        after every other tool is in the registry. Nothing for an agent that turns out to use no job."""
+        if self.used or not uses_jobs(self.settings, self.tools):
+            return
+        self.used = True
+        self.runner.install(self.tools)
+        serve = self.settings.jobs.serve_tools
+        if serve is None:
+            # As mcp-mesh: every MCP agent of a mesh answers for the mesh's jobs (they live in the
+            # registry); a route-only agent (`api`, as MCP Mesh's route apps) runs none and serves none.
+            joins = self.settings.registry.enabled and not _routes_only(self.tools, self.web_plan)
+            serve = bool(self.job_tools) or joins
+        if serve:
+            JobTools(self).install(self.tools)
+
     # --- the agent's HTTP surface -----------------------------------------------------------------
 
     def attach(self, asgi: Any) -> None:
         """Add `POST /jobs/{id}/cancel` to the agent's app and read `X-Mesh-Job-Id` on task tools' calls."""
-        if getattr(asgi, "_mesh_jobs_attached", False):  # an app built again (tests)
+        if not self.used or getattr(asgi, "_mesh_jobs_attached", False):  # an app built again (tests)
             return
         asgi._mesh_jobs_attached = True
         endpoint = asgi.endpoint
@@ -302,6 +312,14 @@ def _log_undelivered(jobs: list[Job], exc: BaseException) -> None:
         ends,
     )
     logger.debug("final job report failed", exc_info=exc)
+
+
+def uses_jobs(settings: MeshSettings, tools: Iterable[MeshToolWrapper]) -> bool:
+    """The runner and the job tools are needed: a background or task tool (click commands' included), the
+    job tools asked for (`jobs.serve_tools`), or a registry (every agent of a mesh answers for its jobs)."""
+    if settings.registry.enabled or settings.jobs.serve_tools:
+        return True
+    return any(w.spec.background or w.spec.task for w in tools)
 
 
 def _routes_only(tools: MeshToolWrapperRegistry, web_plan: Any) -> bool:

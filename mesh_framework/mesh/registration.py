@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..config.settings import MeshSettings
+from ..extension import HeartbeatFields
 from ..schemas.wire import dependency_schema_fields, tool_schema_fields
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .topology import ToolSlots
 
-__all__ = ["HeartbeatFields", "heartbeat_payload", "tool_slots"]
-
-# A feature's agent-level fields of the heartbeat (A2A's surfaces and flags, a2a/skills.py): called at each
-# registration with the settings and the tools; what it returns is added to the payload (nothing: none).
-HeartbeatFields = Callable[[MeshSettings, MeshToolWrapperRegistry], Mapping[str, Any]]
+__all__ = ["heartbeat_payload", "tool_slots"]
 
 
 def heartbeat_payload(
@@ -24,7 +21,7 @@ def heartbeat_payload(
     fields: Sequence[HeartbeatFields] = (),
 ) -> dict[str, Any]:
     """Agent id, name, runtime, endpoint, namespace and every tool with its dependencies as selectors; then
-    the features' fields (`fields`)."""
+    the features' fields (`fields`: extension.HeartbeatFields beans)."""
     agent = settings.agent
     namespace = agent.namespace
     entries = []
@@ -71,8 +68,8 @@ def heartbeat_payload(
         "status": "healthy",
         "tools": entries,
     }
-    for contribute in fields:
-        payload.update(contribute(settings, tools))
+    for contribution in fields:
+        payload.update(contribution.fields(settings, tools))
     return payload
 
 

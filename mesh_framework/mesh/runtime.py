@@ -11,7 +11,7 @@ from typing import Any
 from ..config.settings import MeshSettings
 from ..console import SPAN_BUFFER, ConsolePush
 from ..events import ApplicationEventPublisher
-from ..extension import MeshMember
+from ..extension import HeartbeatFields, MeshMember
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..security.redaction import redact_url
@@ -22,7 +22,7 @@ from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .projects import PROJECT_FIELD, notice_other_projects
 from .proxy_factory import McpMeshToolProxyFactory
-from .registration import HeartbeatFields, heartbeat_payload, tool_slots
+from .registration import heartbeat_payload, tool_slots
 from .route_registration import route_entries, route_slots
 from .subscription import TopologySubscription
 from .topology import parse_answer
@@ -41,10 +41,9 @@ class MeshRuntime:
     # Set when the app is built: the health verdict the heartbeat reports, and a timer of registry calls.
     health: HealthMonitor | None = None
     registry_observer: Callable[[str, float, bool], None] | None = None
-    jobs: Any = None  # the JobService (jobs/service.py): joins and leaves the registry with the agent
     console: Any = None  # the console's TrafficRecorder (console/): pushed to the registry once joined
     project: str = ""  # the app's top-level package (mesh/projects.py), sent in the heartbeat
-    heartbeat_fields: tuple[HeartbeatFields, ...] = ()  # features' agent-level fields (A2A's surfaces)
+    heartbeat_fields: tuple[HeartbeatFields, ...] = ()  # features' agent-level fields (extension.py)
     members: tuple[MeshMember, ...] = ()  # features told of joining and leaving (extension.MeshMember)
 
     def __init__(
@@ -126,8 +125,6 @@ class MeshRuntime:
             health.add_listener(self._on_health)
             health.start()
         heartbeat.start()
-        if self.jobs is not None:
-            self.jobs.joined(lambda: client.url, heartbeat.registered)
         for member in self.members:
             member.joined(lambda: client.url, heartbeat.registered)
         if settings.registry.push:  # the embedded registry's push stream (mesh/subscription.py)
@@ -223,8 +220,6 @@ class MeshRuntime:
             self._projects.cancel()
             await asyncio.gather(self._projects, return_exceptions=True)
             self._projects = None
-        if self.jobs is not None:
-            await self.jobs.leave()
         for member in self.members:
             await member.leave()
         if self.health is not None:
