@@ -5,12 +5,17 @@ and an exit code, never a hang."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from tests.agents import ROOT, agent_env, run_agent, run_cli
+
+STARTED = re.compile(r"Started server process \[(\d+)\]")
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -93,3 +98,29 @@ def test_an_app_that_cannot_start_ends_with_why() -> None:
     assert done.stderr.strip().splitlines()[-1] == (
         "mesh stdio: `mesh run no_such_app_here` ended (exit 1) before serving; its lines above say why"
     )
+
+
+def test_the_bridge_ends_while_the_client_keeps_stdin_open(tmp_path: Path) -> None:
+    """A client keeps stdin open as long as it runs: an agent that ends, or an endpoint that cannot be
+    reached, still ends `mesh stdio` (so the client sees its server exit), not the next line it writes."""
+    command = [sys.executable, "-m", "mesh_framework.cli", "stdio", "--url", "http://127.0.0.1:9/mcp"]
+    with subprocess.Popen(
+        command, cwd=ROOT, env=agent_env(), stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as bridge:
+        assert bridge.stdin is not None and bridge.stderr is not None
+        bridge.stdin.write(json.dumps(INITIALIZE) + "\n")
+        bridge.stdin.flush()
+        assert bridge.wait(timeout=60) == 3  # stdin still open
+        assert "cannot reach the MCP endpoint" in bridge.stderr.read()
+
+    command = [sys.executable, "-m", "mesh_framework.cli", "stdio", "starter_app"]
+    with subprocess.Popen(
+        command, cwd=ROOT, env=agent_env(), stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as bridge:
+        assert bridge.stderr is not None
+        lines = iter(bridge.stderr.readline, "")
+        agent = next(int(m.group(1)) for line in lines if (m := STARTED.search(line)))
+        next(line for line in lines if "serving http://" in line)
+        os.kill(agent, signal.SIGKILL)  # the agent's process, by the PID it logged
+        assert bridge.wait(timeout=60) == 1  # stdin still open
+        assert any("mesh stdio: the agent ended (exit -9)" in line for line in lines)

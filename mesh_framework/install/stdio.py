@@ -30,6 +30,7 @@ logger = logging.getLogger("mesh_framework.stdio")
 # The line `mesh run` logs once it serves: `agent 'NAME' (ID) serving http://HOST:PORT/PATH with ...`.
 SERVING = re.compile(r"\(\S+\) serving (https?://\S+)")
 STOP_GRACE = 20.0
+MAX_LINE = 64 * 1024 * 1024  # one message from the client (a line of JSON), at most
 
 
 class EndpointUnreachable(MeshError):
@@ -72,7 +73,7 @@ class _Bridge:
         from mcp.server.stdio import stdio_server
 
         async with (
-            stdio_server() as (client_read, client_write),
+            stdio_server(stdin=await _stdin_lines()) as (client_read, client_write),
             client_write,
             streamable_http_client(self.url) as (server_read, server_write),
             server_write,
@@ -117,6 +118,36 @@ class _Bridge:
                 if not self.pending:
                     self.answered.set()
                     self.answered = anyio.Event()
+
+
+class _Lines:
+    """stdin's lines as the SDK's stdio server iterates them, read on the event loop rather than in a
+    thread: a read blocked in a thread cannot be cancelled, so the bridge could not end (the agent gone,
+    the endpoint unreachable) before the client wrote again or closed stdin."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", "replace")
+
+
+async def _stdin_lines() -> Any:
+    """stdin as `_Lines` when it is a pipe (as clients start servers), else None: the SDK reads it."""
+    reader = asyncio.StreamReader(limit=MAX_LINE)
+    try:
+        await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer
+        )
+    except (ValueError, OSError):  # a regular file: no pipe transport for it
+        return None
+    return _Lines(reader)
 
 
 def _leaf(group: BaseExceptionGroup[Any]) -> BaseException:
