@@ -90,9 +90,8 @@ def assemble_container(
         loaded.unread = unread.errors
     else:
         problems += unread.errors
-    config_problems: list[str] = []
-    if not problems:
-        problems, config_problems = _load_plans(container, catalog)
+    plan_problems, config_problems = _load_plans(container, catalog, wired=not problems)
+    problems += plan_problems
     if problems:
         raise WiringError(problems + config_problems)
     if config_problems:  # only files and settings a plan read: a configuration problem
@@ -123,15 +122,20 @@ def _add_extension_points(container: Any, catalog: BeanCatalog) -> None:
         getattr(container, slot).override(getattr(container, collection.name))
 
 
-def _load_plans(container: Any, catalog: BeanCatalog) -> tuple[list[str], list[str]]:
+def _load_plans(container: Any, catalog: BeanCatalog, *, wired: bool) -> tuple[list[str], list[str]]:
     """Make the features' plans (extension.LoadPlan beans) now, while loading, and collect their problems:
-    (wiring problems, configuration problems). A plan that fails to be made is a problem too; a plan whose
-    `config_problems` is true found problems in files or settings only."""
+    (wiring problems, configuration problems), reported with the app's other problems. A plan that fails to
+    be made is a problem too, unless the wiring has problems already (`wired` false: the plan may need a
+    bean that is missing). A plan whose `config_problems` is true found problems in files or settings only."""
     problems: list[str] = []
     config_problems: list[str] = []
     for bean in catalog.collection(LoadPlan).elements:
         try:
             plan = getattr(container, bean.name)()
+        except Exception as exc:
+            if wired:
+                problems.append(f"bean '{bean.name}' failed to plan: {type(exc).__name__}: {exc}")
+            continue
         except ConfigError as exc:
             config_problems.extend(exc.problems)
             continue
