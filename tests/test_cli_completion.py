@@ -51,6 +51,9 @@ def test_the_parser_is_described_completely() -> None:
         "registry",
         "completion",
         "new",
+        "gateway",
+        "install",
+        "stdio",
     }
     assert commands["catalog"].subcommands == ["list", "show", "export"]
     assert "--json" in commands["catalog list"].options and "--reload" in commands["run"].options
@@ -62,7 +65,8 @@ def test_the_parser_is_described_completely() -> None:
 @pytest.mark.parametrize(
     ("words", "expected"),
     [
-        (["mesh", "st"], ["status"]),
+        (["mesh", "st"], ["status", "stdio"]),
+        (["mesh", "install", "c"], ["claude-code", "claude-desktop", "cursor"]),
         (["mesh", "c"], ["call", "catalog", "completion", "config", "console"]),
         (["mesh", "catalog", ""], ["export", "list", "show"]),
         (["mesh", "catalog", "list", "--j"], ["--json"]),

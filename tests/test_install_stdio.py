@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mesh_framework.install.stdio import run_command
 from tests.agents import ROOT, agent_env, run_agent, run_cli
 
 STARTED = re.compile(r"Started server process \[(\d+)\]")
@@ -124,3 +125,12 @@ def test_the_bridge_ends_while_the_client_keeps_stdin_open(tmp_path: Path) -> No
         os.kill(agent, signal.SIGKILL)  # the agent's process, by the PID it logged
         assert bridge.wait(timeout=60) == 1  # stdin still open
         assert any("mesh stdio: the agent ended (exit -9)" in line for line in lines)
+
+
+def test_mesh_stdio_runs_the_app_on_loopback_and_a_free_port_with_the_options_given() -> None:
+    head = [sys.executable, "-m", "mesh_framework.cli", "run", "starter_app", "--host", "127.0.0.1"]
+    assert run_command("starter_app") == [*head, "--port", "0"]
+    assert run_command("starter_app", profiles=["dev", "x"], config="cfg") == [
+        *head,
+        *["--port", "0", "--profile", "dev", "--profile", "x", "--config", "cfg"],
+    ]

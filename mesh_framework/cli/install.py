@@ -150,7 +150,7 @@ def _check_app(app: str, directory: Path) -> None:
 def _stdio(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..install.stdio import AppDidNotStart, EndpointUnreachable, bridge, serve_app
+    from ..install.stdio import AppDidNotStart, EndpointUnreachable, bridge, run_command, serve_app
 
     url, app = _one_target(args, "stdio")
     if url is not None:
@@ -163,11 +163,7 @@ def _stdio(args: argparse.Namespace) -> int:
     directory = Path(args.directory or os.getcwd()).resolve()
     if not directory.is_dir():
         raise CliError(f"--directory {directory} is not a folder", EXIT_USAGE)
-    argv = [sys.executable, "-m", "mesh_framework.cli", "run", app, "--host", "127.0.0.1", "--port", "0"]
-    for profile in args.profile or []:
-        argv += ["--profile", profile]
-    if args.config:
-        argv += ["--config", args.config]
+    argv = run_command(app, profiles=args.profile or (), config=args.config)
     try:
         return asyncio.run(serve_app(argv, directory, app))
     except AppDidNotStart as exc:

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import MeshError
 
-__all__ = ["SERVING", "AppDidNotStart", "EndpointUnreachable", "bridge", "serve_app"]
+__all__ = ["SERVING", "AppDidNotStart", "EndpointUnreachable", "bridge", "run_command", "serve_app"]
 
 logger = logging.getLogger("mesh_framework.stdio")
 
@@ -158,6 +158,15 @@ def _leaf(group: BaseExceptionGroup[Any]) -> BaseException:
 def _first_line(error: Exception) -> str:
     lines = str(error).splitlines()
     return " ".join(lines[:2]) if lines else type(error).__name__
+
+
+def run_command(app: str, *, profiles: Sequence[str] = (), config: str | None = None) -> list[str]:
+    """`mesh run APP` as `mesh stdio` starts it: this interpreter, loopback, a free port (the app's own
+    port may be taken by the same app run in a terminal), and the profiles and settings folder given."""
+    argv = [sys.executable, "-m", "mesh_framework.cli", "run", app, "--host", "127.0.0.1", "--port", "0"]
+    for profile in profiles:
+        argv += ["--profile", profile]
+    return [*argv, "--config", config] if config else argv
 
 
 async def serve_app(argv: Sequence[str], cwd: Path, label: str) -> int:
