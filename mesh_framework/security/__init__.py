@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .access_token import AccessToken
     from .caller import current_access_token
     from .client_credentials import TokenEndpointError
     from .outbound import OutboundCredentials
     from .tls import ServerTls, client_ssl_context, server_tls
-    from .access_token import AccessToken
     from .verifiers import AnyOfVerifier, JwtVerifier, StaticTokenVerifier, TokenVerifier
 
 __all__ = [
