@@ -103,8 +103,9 @@ class MeshApplication:
         return asgi
 
     async def prepare(self) -> None:
-        """What must happen before serving, once: with `mcp.fail_fast`, reach every catalog server (all
-        failures listed in one ConfigError); discover the gateway's servers and serve their tools."""
+        """What must happen before serving, once: the features' serving lifecycles started (with
+        `mcp.fail_fast`, every catalog server reached, all failures listed in one ConfigError; the
+        gateway's servers discovered and their tools served)."""
         await self._lifecycle.prepare()
 
     def _lifespan(self, app: Any) -> AbstractAsyncContextManager[None]:

@@ -56,7 +56,8 @@ __all__ = [
 @dataclass(frozen=True)
 class ScannedApp:
     """What loading found, for the features' plans: the settings with their origins, the scan, the
-    application's tool plans, the beans that can be injected, and the app's folders."""
+    application's tool plans, the beans that can be injected, the app's folders and the environment its
+    settings were read from (`${VAR}` placeholders of files a feature reads; None: the process's)."""
 
     loaded: LoadedSettings
     scan: ScanResult
@@ -64,6 +65,7 @@ class ScannedApp:
     tool_plans: Sequence[ToolPlan] = ()
     config_dir: Path | None = None
     package_dir: Path | None = None
+    environ: Mapping[str, str] | None = None
 
     @property
     def settings(self) -> MeshSettings:

@@ -1,7 +1,7 @@
 """An agent loads a feature's packages only when it uses the feature: a minimal app (one plain tool, no
 registry, metrics off) built and ready to serve imports no module of jobs' runner, the LLM, the MCP server
-catalog, catalog callbacks, the gateway, metrics (nor prometheus_client), MCP authorization or the prompt
-and resource catalogs; each of them is imported once the app uses it.
+catalog, catalog callbacks, the catalog gateway, metrics (nor prometheus_client), MCP authorization or the
+prompt and resource catalogs; each of them is imported once the app uses it.
 
 Each check loads and builds the app in a fresh interpreter and reads `sys.modules` there.
 """
@@ -40,7 +40,7 @@ FEATURES = {
     "llm": "mesh_framework.llm.wiring",
     "catalog": "mesh_framework.catalog.catalog",
     "callbacks": "mesh_framework.callbacks.mcp",
-    "gateway": "mesh_framework.gateway",
+    "gateway": "mesh_framework.callbacks.gateway",
     "metrics": "prometheus_client",
     "security": "mesh_framework.security.authorization",
     "prompts": "mesh_framework.prompts.catalog",
@@ -53,7 +53,6 @@ UNUSED_PACKAGES = (
     "mesh_framework.llm",
     "mesh_framework.catalog",
     "mesh_framework.callbacks",
-    "mesh_framework.gateway",
     "mesh_framework.metrics",
     "prometheus_client",
     "mesh_framework.jobs.service",

@@ -100,7 +100,7 @@ async def test_max_iterations_from_settings_is_a_clear_error() -> None:
 
 def test_mcp_mesh_env_names_and_layers() -> None:
     app = load(MESH_LLM_MAX_ITERATIONS="7", MESH_LLM_MODEL="openai/gpt-4.1")
-    configs = app.container.llm_configs()
+    configs = app.container.llm_configs().configs  # the LLM feature's plan, made while the app loads
     assert configs["plan"].max_iterations == 4  # llm.plan (yaml) still beats the env default
     assert configs["ask"].max_iterations == 7  # env default beats the code default
     assert configs["ask"].model == "openai/gpt-4.1" and configs["ask"].origins["model"].startswith(

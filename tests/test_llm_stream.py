@@ -67,8 +67,12 @@ def events(body: str) -> list[dict[str, Any]]:
     return found
 
 
-async def streamed_call(app: MeshApplication, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
-    """A tools/call with a progress token over the agent's HTTP endpoint: its event-stream messages."""
+async def streamed_call(
+    app: MeshApplication, name: str, arguments: dict[str, Any], seen: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """A tools/call with a progress token over the agent's HTTP endpoint: its event-stream messages; the
+    tool's LLM agent put in `seen["agent"]` before the agent stops (its beans, the LLM agents among them,
+    are closed then, and made anew on next use)."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -78,6 +82,8 @@ async def streamed_call(app: MeshApplication, name: str, arguments: dict[str, An
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     async with mesh_client(app) as client:
         response = await client.http.post("/mcp", content=json.dumps(body).encode(), headers=headers)
+        if seen is not None:
+            seen["agent"] = app.container.tools().get(name).llm_agent
     assert response.headers["content-type"] == "text/event-stream"
     return events(response.text)
 
@@ -86,13 +92,14 @@ async def test_tool_iterations_run_whole_and_the_final_answer_streams_delta_by_d
     app: MeshApplication, vendor: FakeLlmServer
 ) -> None:
     vendor.add(tool_call("multiply", {"a": 6, "b": 7}), streamed("The ", "answer ", "is ", "42."))
-    *progress, final = await streamed_call(app, "chat", {"prompt": "6 x 7?"})
+    seen: dict[str, Any] = {}
+    *progress, final = await streamed_call(app, "chat", {"prompt": "6 x 7?"}, seen)
     assert [m["params"]["message"] for m in progress] == ["The ", "answer ", "is ", "42."]
     assert final["result"]["content"] == [{"type": "text", "text": "The answer is 42."}]
     first, second = vendor.requests
     assert first["stream"] is True and [t["function"]["name"] for t in first["tools"]] == ["multiply"]
     assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_1_0", "content": "42"}
-    agent = app.container.tools().get("chat").llm_agent
+    agent = seen["agent"]
     assert isinstance(agent, LlmAgent) and agent.last_usage is not None
     assert (agent.last_usage.iterations, agent.last_usage.tool_calls) == (2, 1)
     assert agent.last_usage.input_tokens == 22  # usage of both streamed turns (include_usage)

@@ -1,6 +1,6 @@
 """Building an agent: every component instantiated (eagerly, like Spring singletons), `@event_listener`
-methods subscribed, the LLM tools' agents built and the gateway's tool changes hooked to the endpoint and
-the mesh runtime."""
+methods subscribed, the app and its mesh runtime built, then the features' initializers run
+(extension.AgentInitializer: the LLM agents, the catalog gateway's tool changes, ...)."""
 
 from __future__ import annotations
 
@@ -36,16 +36,7 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     asgi = container.asgi_app()
     runtime = container.mesh_runtime()
     runtime.heartbeat_fields = tuple(container.heartbeat_fields())  # extension.HeartbeatFields
-    try:
-        container.llm_agents()
-    except MeshError as exc:
-        raise WiringError([str(exc)]) from None
     container.proxy_factory().local_features = container.features()  # for in-process dependencies
-    gateway = container.gateway()
-    if gateway is not None:
-        endpoint, runtime = container.mcp_endpoint(), container.mesh_runtime()
-        endpoint.announce_tool_changes()  # its servers' tools come and go: tools.listChanged is true
-        gateway.on_change = lambda: (endpoint.tools_changed(), runtime.tools_changed())
     built = BuiltAgent(container, asgi, container.bean_lookup())
     runtime.members = tuple(container.mesh_members())
     for initializer in container.initializers():  # the features' hooks (extension.AgentInitializer)

@@ -1,6 +1,6 @@
-"""An agent's lifespan: catalog connections and the gateway prepared before serving and released after;
-the lifespans of the apps mounted in it (a served FastAPI app) run inside; ready while it serves; the mesh
-joined beside the server once it listens on a socket."""
+"""An agent's lifespan: its beans started, the lifespans of the apps mounted in it (a served FastAPI app)
+and the features' serving lifecycles started before it is ready and stopped after it served, its beans
+closed last; the mesh joined beside the server once it listens on a socket."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from typing import Any
 from starlette.routing import Route
 
 from ..config.loader import LoadedSettings
-from ..di.usage import built_or_loaded, names_servers
-from ..errors import ConfigError, MeshError
+from ..errors import MeshError
 from ..extension import ServingLifecycle
 from ..routes.web import start_mounted
 
@@ -29,71 +28,43 @@ class AgentLifecycle:
     def __init__(self, container: Any, loaded: LoadedSettings) -> None:
         self.container = container
         self.loaded = loaded
-        self.prepared = False
+        self.started: list[ServingLifecycle] | None = None  # the serving lifecycles started by prepare()
         self.failure: MeshError | None = None  # why start-up failed inside the lifespan (re-raised by serve)
 
     async def prepare(self) -> None:
-        """What must happen before serving, once: with `mcp.fail_fast`, reach every catalog server (all
-        failures listed in one ConfigError); discover the gateway's servers and serve their tools."""
-        if self.prepared:
-            return
-        fail_fast = self.loaded.settings.mcp.fail_fast
-        if fail_fast and names_servers(self.loaded.settings):
-            callbacks = self.container.mcp_tool_callbacks()
-            if callbacks.connections:
-                await callbacks.start(fail_fast=True)
-        gateway = self.container.gateway()
-        if gateway is not None:
-            await gateway.start()
-            if fail_fast and gateway.provider.errors:
-                await gateway.aclose()
-                raise ConfigError(
-                    [f"mcp.gateway: MCP server '{n}': {r}" for n, r in gateway.provider.errors.items()]
-                )
-        self.prepared = True
+        """Start the features' serving lifecycles, once, before the agent serves (`serve()` does it before
+        binding its port, so that a MeshError one raises, such as the unreachable catalog servers of
+        `mcp.fail_fast`, stops start-up as a clear error, not inside the server's lifespan)."""
+        if self.started is None:
+            self.started = await _start_lifecycles(self.container.serving_lifecycles())
 
     async def release(self) -> None:
-        """Stop catalog server processes and close their sessions."""
-        self.prepared = False
-        gateway = self.container.gateway()
-        if gateway is not None:
-            await gateway.aclose()
-        for agent in self.container.llm_agents().values():
-            await agent.aclose()
-        container = self.container  # beans of features the app does not use were never built: none to close
-        if built_or_loaded(container.llm_provider_service, "mesh_framework.llm.provider"):
-            await container.llm_provider_service().aclose()
-        if built_or_loaded(container.mcp_tool_callbacks, "mesh_framework.callbacks.mcp"):
-            await container.mcp_tool_callbacks().aclose()
-        await self.container.event_publisher().drain()
+        """Stop the serving lifecycles started, let the event listeners finish, then close every bean made
+        (the features' connections, server processes and agents among them)."""
+        started, self.started = self.started, None
+        await _stop_lifecycles(started or [])
+        container = self.container
+        await container.event_publisher().drain()
         beans = container.bean_lifecycle()
         if beans is not None:  # the app's beans last, in reverse order of creation (di/lifecycle.py)
             await beans.close()
 
     @contextlib.asynccontextmanager
     async def running(self, port: int | None) -> AsyncIterator[None]:
-        """Runs the mounted apps' lifespans (in mount order, before the agent is ready; stopped in reverse
-        after it left the mesh), marks the agent ready; when it serves on a socket (`port`; None for
-        in-process tests), joins the mesh."""
+        """Starts the beans and the serving lifecycles, runs the mounted apps' lifespans (in mount order,
+        before the agent is ready; stopped in reverse after it left the mesh), marks the agent ready; when
+        it serves on a socket (`port`; None for in-process tests), joins the mesh."""
         state = self.container.agent_state()
         self.failure = None
-        await self.prepare()
         try:
             beans = self.container.bean_lifecycle()
             if beans is not None:  # made already by serve() or mesh_client; else the singletons now
                 await beans.start()
+            await self.prepare()  # the serving lifecycles, started already by serve()
             mounted = await start_mounted(self.container.web_app())
         except BaseException as exc:
             if isinstance(exc, MeshError):
                 self.failure = exc
-            await self.release()
-            raise
-        try:
-            started = await _start_lifecycles(self.container.serving_lifecycles())
-        except BaseException as exc:
-            if isinstance(exc, MeshError):
-                self.failure = exc
-            await mounted.aclose()
             await self.release()
             raise
         runtime: Any = None
@@ -127,9 +98,8 @@ class AgentLifecycle:
                 with contextlib.suppress(asyncio.CancelledError):
                     await joining
                 await runtime.stop()
-            await _stop_lifecycles(started)
             await mounted.aclose()
-            await self.release()
+            await self.release()  # the serving lifecycles stop, then the beans close
 
 
 async def _start_lifecycles(lifecycles: list[ServingLifecycle]) -> list[ServingLifecycle]:

@@ -1,4 +1,4 @@
-"""Loading an agent: its module, settings, MCP server catalog, scan and wiring checks.
+"""Loading an agent: its module, settings, scan and wiring checks (the features' plans among them).
 
 Every configuration and wiring problem is found here and reported together (`ConfigError`,
 `WiringError`); nothing is instantiated yet.
@@ -20,14 +20,13 @@ from ..di.auto_configuration import discover_auto_configurations
 from ..di.container import FRAMEWORK_BEANS
 from ..di.definitions import Selection, bean_entries, select_beans
 from ..di.scan import ScanResult, find_agent, scan_packages
-from ..di.usage import names_servers
 from ..di.wiring import BeanCatalog, describe_location
-from ..errors import ConfigError, WiringError
+from ..errors import WiringError
 from ..routes.web import plan_web
 from ..specs import AgentSpec
 from .config_dir import config_dir_of
 
-__all__ = ["LoadedApplication", "load_application", "server_catalog"]
+__all__ = ["LoadedApplication", "load_application"]
 
 
 class LoadedApplication(NamedTuple):
@@ -66,7 +65,6 @@ def load_application(
         keep_unread=True,  # reported with the wiring problems (or kept, under report_unread)
     )
     settings = loaded.settings
-    servers = server_catalog(loaded, config_dir, environ) if names_servers(settings) else None
     packages = settings.scan.packages or list(agent.scan) or [_package_of(agent.module)]
     exclude = [*agent.exclude, *settings.scan.exclude]
     scan = scan_packages(packages, exclude)
@@ -89,10 +87,10 @@ def load_application(
         loaded,
         scan,
         catalog,
-        servers,
         report_unread=report_unread,
         selection=selection,
         folders=(config_dir, package_dir),
+        environ=environ,
     )
     owners = {bean.type: bean.name for bean in catalog.components}
     web = plan_web(
@@ -108,26 +106,6 @@ def load_application(
     container.web_plan.override(providers.Object(web))
     add_collections(container, catalog)  # `list[T]` beans the routes ask for
     return LoadedApplication(agent, loaded, scan, container, catalog, selection)
-
-
-def server_catalog(loaded: LoadedSettings, config_dir: Path | None, environ: Mapping[str, str]) -> Any:
-    """The MCP server catalog of `mcp.servers` and `mcp.catalog`; every server named elsewhere in the
-    settings (`mcp.gateway`, `mcp.default_servers`) must be in it."""
-    from ..catalog.catalog import catalog_from_settings
-
-    catalog = catalog_from_settings(loaded, config_dir, environ)
-    problems = []
-    for key in ("gateway", "default_servers"):
-        missing = [name for name in getattr(loaded.settings.mcp, key) if not catalog.contains(name)]
-        if missing:
-            known = ", ".join(catalog) or "none"
-            problems.append(
-                f"mcp.{key} = {missing!r} (from {loaded.origin_of('mcp.' + key)}): no such MCP server in "
-                f"the catalog (it has: {known}); add it to mcp.servers or a catalog file"
-            )
-    if problems:
-        raise ConfigError(problems)
-    return catalog
 
 
 def _package_of(module: str) -> str:

@@ -77,6 +77,7 @@ def wire_observability(container: Any, catalog: BeanCatalog, agent: AgentSpec, s
     factory.observer = _Both(metrics, console) if metrics and console else (metrics or console)
     factory.on_tool_call = endpoint.on_tool_call  # a call to this agent's own tool is a call served
     on_usage = _both(metrics.llm_usage if metrics else None, console.llm_usage if console else None)
-    for llm_agent in container.llm_agents().values():
+    llm_agents = container.bean_lookup().get("llm_agents")  # the LLM feature's, when the app uses an LLM
+    for llm_agent in llm_agents.values() if llm_agents is not None else ():
         if hasattr(llm_agent, "on_usage"):
             llm_agent.on_usage = on_usage

@@ -1,22 +1,38 @@
 """The MCP server catalog: servers described once (stdio, SSE, streamable HTTP), resolved by name and
-translated into every client's configuration format."""
+translated into every client's configuration format.
 
-from .catalog import CatalogBuilder, McpServerCatalog, catalog_from_settings
-from .definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
-from .loading import load_catalog, parse_server
-from .masking import masked
-from .runner import AgentRunResult, ClaudeCodeRunner, CodingAgentError, CodingAgentRunner, GeminiCliRunner
-from .selection import select_servers
-from .translators import (
-    FORMATS,
-    anthropic_toolsets,
-    to_anthropic,
-    to_claude_code,
-    to_gemini,
-    to_openai,
-    to_vscode,
-    translate,
-)
+The names below are loaded on first use (PEP 562): an app that names no MCP server loads none of them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .catalog import CatalogBuilder, McpServerCatalog, catalog_from_settings
+    from .definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
+    from .loading import load_catalog, parse_server
+    from .masking import masked
+    from .runner import (
+        AgentRunResult,
+        ClaudeCodeRunner,
+        CodingAgentError,
+        CodingAgentRunner,
+        GeminiCliRunner,
+    )
+    from .selection import select_servers
+    from .translators import (
+        FORMATS,
+        anthropic_toolsets,
+        to_anthropic,
+        to_claude_code,
+        to_gemini,
+        to_openai,
+        to_vscode,
+        translate,
+    )
 
 __all__ = [
     "AgentRunResult",
@@ -44,3 +60,33 @@ __all__ = [
     "to_vscode",
     "translate",
 ]
+
+_LOCATIONS = {
+    "AgentRunResult": ".runner",
+    "CatalogBuilder": ".catalog",
+    "ClaudeCodeRunner": ".runner",
+    "CodingAgentError": ".runner",
+    "CodingAgentRunner": ".runner",
+    "FORMATS": ".translators",
+    "GeminiCliRunner": ".runner",
+    "HttpDefinition": ".definitions",
+    "McpServerCatalog": ".catalog",
+    "McpServerDefinition": ".definitions",
+    "SseDefinition": ".definitions",
+    "StdioDefinition": ".definitions",
+    "anthropic_toolsets": ".translators",
+    "catalog_from_settings": ".catalog",
+    "load_catalog": ".loading",
+    "masked": ".masking",
+    "parse_server": ".loading",
+    "select_servers": ".selection",
+    "to_anthropic": ".translators",
+    "to_claude_code": ".translators",
+    "to_gemini": ".translators",
+    "to_openai": ".translators",
+    "to_vscode": ".translators",
+    "translate": ".translators",
+}
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _LOCATIONS, globals())

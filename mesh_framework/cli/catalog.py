@@ -147,6 +147,10 @@ def _load(args: argparse.Namespace) -> Any:
     if not app_name:
         return None
     app = MeshApplication.load(app_name, profiles=profiles(args), config=args.config)
+    if "mcp_catalog" not in app.container.providers:  # the app names no MCP server
+        from ..catalog.catalog import McpServerCatalog
+
+        return McpServerCatalog()
     return app.container.mcp_catalog()
 
 

@@ -7,6 +7,7 @@ Nothing is instantiated here. Each step adds providers and returns the problems 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,6 @@ from dependency_injector import providers
 
 from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
-from ..decorators import LLM_ATTR
 from ..errors import ConfigError, WiringError
 from ..extension import (
     AgentInitializer,
@@ -30,7 +30,7 @@ from ..extension import (
 from ..protocol.features import FeatureHandlers
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
-from .container import REPLACEABLE, MeshContainer, empty_catalog
+from .container import REPLACEABLE, MeshContainer
 from .definitions import BeanDefinition, ConfigurationDefinition, Selection, select_beans
 from .lifecycle import BeanLifecycle
 from .scan import ScanResult
@@ -45,26 +45,22 @@ def assemble_container(
     loaded: LoadedSettings,
     scan: ScanResult,
     catalog: BeanCatalog,
-    servers: Any,
     *,
     report_unread: bool = False,
     selection: Selection | None = None,
     folders: tuple[Path | None, Path | None] = (None, None),
+    environ: Mapping[str, str] | None = None,
 ) -> Any:
     """The container for one agent. Raises WiringError listing every problem found; settings nothing reads
     are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`).
-    `servers`: the McpServerCatalog, or None when the settings name no MCP server (an empty one is then
-    built if something reads it). `selection`: the beans defined (di/definitions.py); default the scanned
-    components and configuration classes, without auto-configurations. `folders`: the app's config folder
-    and package folder, for the features' plans (extension.ScannedApp)."""
+    `selection`: the beans defined (di/definitions.py); default the scanned components and configuration
+    classes, without auto-configurations. `folders`: the app's config folder and package folder, and
+    `environ` the environment its settings were read from, for the features' plans (extension.ScannedApp)."""
     if selection is None:
         selection = select_beans(scan.components, scan.configurations, (), loaded.settings)
     container = MeshContainer(
         settings=providers.Object(loaded.settings),
         loaded_settings=providers.Object(loaded),
-        mcp_catalog=(
-            providers.ThreadSafeSingleton(empty_catalog) if servers is None else providers.Object(servers)
-        ),
     )
     problems = [
         *_add_config_sections(container, loaded, scan, catalog),
@@ -73,9 +69,8 @@ def assemble_container(
     ]
     plans, tool_problems = _plan_tools(loaded, scan, catalog)
     problems += tool_problems
-    llm_configs, llm_problems = _plan_llm_tools(loaded, plans, container.mcp_catalog, catalog)
-    problems += llm_problems
-    container.scanned_app.override(providers.Object(ScannedApp(loaded, scan, catalog, plans, *folders)))
+    scanned = ScannedApp(loaded, scan, catalog, plans, *folders, environ=environ)
+    container.scanned_app.override(providers.Object(scanned))
     _add_extension_points(container, catalog)
     add_collections(container, catalog)
     unread = unknown_settings(
@@ -97,7 +92,6 @@ def assemble_container(
     if config_problems:  # only files and settings a plan read: a configuration problem
         raise ConfigError(config_problems)
     container.tool_plans.override(providers.Object(plans))
-    container.llm_configs.override(providers.Object(llm_configs))
     return container
 
 
@@ -359,58 +353,6 @@ def _replace_framework_beans(container: Any, catalog: BeanCatalog) -> list[str]:
                 f"({listed}); mark one @component(primary=True)"
             )
     return problems
-
-
-def _plan_llm_tools(
-    loaded: LoadedSettings, plans: list[ToolPlan], catalog: Any, beans: BeanCatalog
-) -> tuple[dict[str, Any], list[str]]:
-    """Every `@mesh_llm` tool's settings resolved now, so a bad provider or prompt stops start-up. The LLM
-    modules (and the catalog, `catalog()`) are loaded only for an app with such a tool."""
-    configs: dict[str, Any] = {}
-    problems: list[str] = []
-    for plan in plans:
-        function = plan.spec.function
-        marked = getattr(function, LLM_ATTR, None) is not None
-        wants = any(p.kind == "llm" for p in plan.signature.injected)
-        where = f"{describe_location(function)}: tool '{plan.name}'"
-        if wants and not marked:
-            problems.append(
-                f"{where} takes a MeshLlmAgent but has no @mesh_llm(...); add it to choose a provider"
-            )
-            continue
-        if marked and not wants:
-            problems.append(f"{where} has @mesh_llm but no parameter typed MeshLlmAgent to receive it")
-            continue
-        if not marked:
-            continue
-        from ..llm.config import resolve_llm_config
-        from ..llm.local_tools import plan_local_tools
-
-        try:
-            config = resolve_llm_config(
-                plan.name,
-                function,
-                loaded,
-                return_type=plan.signature.return_type,
-                streams=plan.signature.streams,
-            )
-        except ConfigError as exc:
-            problems.extend(f"{where}: {p}" for p in exc.problems)
-            continue
-        config, local_problems = plan_local_tools(
-            config, can_inject=beans.can_inject, bean_for=lambda annotation: bean_name_for(beans, annotation)
-        )
-        problems.extend(f"{where}: {p}" for p in local_problems)
-        servers = catalog()
-        missing = [s for s in config.catalog_servers if not servers.contains(s)]
-        if missing:
-            problems.append(
-                f"{where}: tools={missing!r} (from {config.origins.get('tools', 'code')}) name no MCP server "
-                f"of the catalog (it has: {', '.join(servers) or 'none'})"
-            )
-            continue
-        configs[plan.name] = config
-    return configs, problems
 
 
 def _plan_tools(

@@ -31,13 +31,9 @@ from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 
 if TYPE_CHECKING:
-    from ..callbacks.mcp import McpToolCallbackProvider
-    from ..catalog.catalog import McpServerCatalog
-    from ..gateway import McpGateway
-    from ..llm.provider import LlmProviderService
     from ..metrics.mesh_metrics import MeshMetrics
 
-__all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer", "empty_catalog"]
+__all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
 
 
 def build_guard(settings: MeshSettings) -> HostGuard | None:
@@ -73,53 +69,6 @@ def build_endpoint(
 def build_health_monitor(settings: MeshSettings) -> HealthMonitor:
     """The agent's health monitor; its indicators are added when the app is built."""
     return HealthMonitor(cache_ttl=settings.health.cache_ttl, timeout=settings.health.timeout)
-
-
-def build_tool_callbacks(
-    settings: MeshSettings,
-    catalog: McpServerCatalog,
-    publisher: ApplicationEventPublisher,
-    names: list[str] | None = None,
-    proxy_factory: McpMeshToolProxyFactory | None = None,
-) -> McpToolCallbackProvider:
-    """Callbacks over the catalog's servers (`names`, default all), connected lazily; a server named in
-    `auth.dependency_clients` is sent that OAuth client's tokens (the proxy factory's credentials)."""
-    from ..callbacks.mcp import McpToolCallbackProvider
-
-    mcp = settings.mcp
-    auth: dict[str, Any] = {}
-    if proxy_factory is not None:
-        for name in settings.auth.dependency_clients:
-            credential = proxy_factory.credentials.for_named(name)
-            if credential is not None:
-                auth[name] = credential.auth()
-    return McpToolCallbackProvider.from_catalog(
-        catalog,
-        names,
-        client_info={"name": settings.agent.name, "version": settings.agent.version},
-        connect_timeout=mcp.connect_timeout,
-        call_timeout=mcp.call_timeout if mcp.call_timeout is not None else settings.tools.timeout,
-        publisher=publisher,
-        headers=auth,
-    )
-
-
-def build_gateway(
-    settings: MeshSettings,
-    callbacks: Any,
-    tools: MeshToolWrapperRegistry,
-    publisher: ApplicationEventPublisher,
-) -> McpGateway | None:
-    """The gateway over `mcp.gateway`'s servers, sharing the catalog provider's connections (`callbacks`:
-    their provider, built only here)."""
-    if not settings.mcp.gateway:
-        return None
-    from ..callbacks.mcp import McpToolCallbackProvider
-    from ..gateway import McpGateway
-
-    shared = callbacks()
-    provider = McpToolCallbackProvider([shared.connection(name) for name in settings.mcp.gateway])
-    return McpGateway(provider, tools, publisher=publisher, retry_interval=settings.mcp.retry_interval)
 
 
 def build_tools(
@@ -159,32 +108,6 @@ def build_web_app(
     )
 
 
-def build_agent_llms(
-    configs: dict[str, Any],
-    tools: MeshToolWrapperRegistry,
-    web: WebApp,
-    catalog_callbacks: Any,
-    container: Any = None,
-    **kwargs: Any,
-) -> dict[str, Any]:
-    """The LLM agents of the `@mesh_llm` tools and web routes, by tool name (a route's: `METHOD:/path`).
-    An app without any loads no LLM module and builds no catalog callbacks (`catalog_callbacks`: their
-    provider)."""
-    if not configs and not web.llm_configs:
-        return {}
-    from ..llm.wiring import build_llm_agents
-
-    kwargs["catalog_callbacks"] = catalog_callbacks()
-    if container is not None:  # the beans `@mesh_llm(tools=[...])` local tools take
-        kwargs["provide"] = lambda name: getattr(container, name)()
-        beans = container.bean_lifecycle()  # their call-scoped ones: a scope per call the model makes
-        kwargs["scopes"] = beans.scopes if beans is not None else None
-    agents = build_llm_agents(configs, tools, **kwargs)
-    if web.llm_configs:
-        agents.update(build_llm_agents(web.llm_configs, web.registry, **kwargs))
-    return agents
-
-
 def web_routes(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
     """The features' routes by their surfaces' order (`/status` below zero, A2A's at zero), then the web
     routes (a static folder mounted at / comes last)."""
@@ -194,13 +117,6 @@ def web_routes(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
 
 def web_middleware(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
     return [*web.middleware, *(m for s in sorted(surfaces, key=lambda s: s.order) for m in s.middleware)]
-
-
-def build_llm_provider_service(settings: MeshSettings, factory: Any, override: Any) -> LlmProviderService:
-    """The provider service of `@mesh_llm_provider` (llm/provider.py), built when a component asks for it."""
-    from ..llm.provider import LlmProviderService
-
-    return LlmProviderService(settings, factory=factory, override=override)
 
 
 def build_metrics() -> MeshMetrics:
@@ -216,13 +132,6 @@ def served_metrics(settings: MeshSettings, metrics: Any) -> MeshMetrics | None:
     return metrics() if settings.metrics.enabled else None
 
 
-def empty_catalog() -> McpServerCatalog:
-    """The catalog of an app whose settings name no MCP server: built only when something reads it."""
-    from ..catalog.catalog import McpServerCatalog
-
-    return McpServerCatalog()
-
-
 def endpoint_features(handlers: list[FeatureHandlers]) -> FeatureHandlers:
     """The endpoint's prompts and resources: a feature's FeatureHandlers bean (prompts/beans.py), else none
     (empty lists, unknown names)."""
@@ -235,15 +144,14 @@ class MeshContainer(containers.DeclarativeContainer):
     loaded_settings = providers.Dependency(instance_of=LoadedSettings)
     settings = providers.Dependency(instance_of=MeshSettings)
     tool_plans = providers.Dependency(instance_of=list)
-    llm_configs = providers.Dependency(instance_of=dict)
     web_plan: Any = providers.Object(None)  # routes and static folders (WebPlan), set by loading
-    mcp_catalog: Any = providers.Dependency()  # McpServerCatalog; assembly sets it (built lazily when empty)
     lifespan = providers.Object(no_lifespan)
     bean_lifecycle: Any = providers.Object(None)  # di/lifecycle.BeanLifecycle, set at assembly
 
     event_publisher = providers.ThreadSafeSingleton(ApplicationEventPublisher)
     # The model of every LLM tool, when set (tests: `app.override(LlmModel, ScriptedLlm([...]))`, or a
-    # mapping of tool name to model); None: each tool's configured provider.
+    # mapping of tool name to model); None: each tool's configured provider. A core slot (the LLM's beans
+    # read it by name) so that a test overrides it before the LLM's beans exist.
     llm_model: Any = providers.Object(None)
 
     wrapper_registry = providers.ThreadSafeSingleton(MeshToolWrapperRegistry)
@@ -285,35 +193,6 @@ class MeshContainer(containers.DeclarativeContainer):
         factory=proxy_factory,
         publisher=event_publisher,
         routes=web_app.provided.registry,
-    )
-    mcp_tool_callbacks = providers.ThreadSafeSingleton(
-        build_tool_callbacks,
-        settings=settings,
-        catalog=mcp_catalog,
-        publisher=event_publisher,
-        proxy_factory=proxy_factory,
-    )
-    llm_agents = providers.ThreadSafeSingleton(
-        build_agent_llms,
-        configs=llm_configs,
-        tools=tools,
-        web=web_app,
-        settings=settings,
-        factory=proxy_factory,
-        publisher=event_publisher,
-        catalog_callbacks=mcp_tool_callbacks.provider,
-        model_override=llm_model,
-        container=__self__,
-    )
-    llm_provider_service = providers.ThreadSafeSingleton(
-        build_llm_provider_service, settings=settings, factory=proxy_factory, override=llm_model
-    )
-    gateway = providers.ThreadSafeSingleton(
-        build_gateway,
-        settings=settings,
-        callbacks=mcp_tool_callbacks.provider,
-        tools=tools,
-        publisher=event_publisher,
     )
     health_monitor = providers.ThreadSafeSingleton(build_health_monitor, settings=settings)
     metrics = providers.ThreadSafeSingleton(build_metrics)
@@ -374,10 +253,7 @@ FRAMEWORK_BEANS: Mapping[str, type] = FrameworkTypes(
     },
     {
         "metrics": ("mesh_framework.metrics.mesh_metrics", "MeshMetrics"),
-        "mcp_catalog": ("mesh_framework.catalog.catalog", "McpServerCatalog"),
-        "mcp_tool_callbacks": ("mesh_framework.callbacks.mcp", "McpToolCallbackProvider"),
         "llm_model": ("mesh_framework.llm.model", "LlmModel"),
-        "llm_provider_service": ("mesh_framework.llm.provider", "LlmProviderService"),
     },
 )
 # Framework beans a user component replaces by subclassing their type (Spring's "on missing bean").

@@ -34,6 +34,7 @@ from ..mesh.proxy import Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..specs import ToolSpec
 from ..stream import Stream
+from .auto_configuration import PROVIDER_ATTR
 from .config import DEFAULT_MAX_ITERATIONS, STREAM_TAG
 from .loop import ToolLoop, json_body
 from .mesh_provider import STREAM_SUFFIX
@@ -45,7 +46,6 @@ __all__ = ["LlmProviderService", "MeshLlmRequest", "mesh_llm_provider"]
 logger = logging.getLogger("mesh_framework.llm")
 
 F = TypeVar("F", bound=Callable[..., Any])
-PROVIDER_ATTR = "__mesh_llm_provider__"
 # Keys of `model_params` that steer the provider rather than the model (MCP Mesh's contract).
 CONTROL_KEYS = (
     "model",

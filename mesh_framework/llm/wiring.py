@@ -140,7 +140,7 @@ def build_llm_agents(
     settings: MeshSettings,
     factory: McpMeshToolProxyFactory,
     publisher: ApplicationEventPublisher,
-    catalog_callbacks: McpToolCallbackProvider,
+    catalog_callbacks: McpToolCallbackProvider | None,
     model_override: LlmModel | Mapping[str, LlmModel] | None = None,
     provide: Callable[[str], Any] | None = None,
     scopes: CallScopes | None = None,
@@ -166,6 +166,11 @@ def build_llm_agents(
         if config.filter:
             providers.append(MeshToolCallbackProvider(name, factory=factory, publisher=publisher))
         if config.catalog_servers:
+            if catalog_callbacks is None:  # a route's servers: checked against the catalog only here
+                raise LlmError(
+                    f"LLM tool '{name}': tools={list(config.catalog_servers)!r} name MCP servers, but the "
+                    "settings name none; add them to mcp.servers or a catalog file (mcp.catalog)"
+                )
             connections = [catalog_callbacks.connection(server) for server in config.catalog_servers]
             providers.append(McpToolCallbackProvider(connections, publisher=publisher))
         agent = LlmAgent(config, model, providers, local_callbacks(config.callbacks, provide, scopes))

@@ -1,4 +1,5 @@
-"""The gateway: tools of catalog MCP servers re-served by this agent, so the mesh can use them.
+"""The catalog gateway (`mcp.gateway`): tools of catalog MCP servers re-served by this agent, so the mesh
+can use them. (Not `mesh gateway`, the mesh's endpoint for MCP clients: mesh_gateway/.)
 
 `mcp.gateway: [filesystem, everything]` makes each tool of those servers a tool (and a mesh capability)
 of this agent, named as the callback provider names them (unique, `[A-Za-z0-9_-]`, at most 64
@@ -21,19 +22,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .callbacks.definition import ToolCallback
-from .callbacks.mcp import McpToolCallbackProvider
-from .callbacks.provider import ToolsChanged
-from .deadline import Expired, within
-from .errors import ToolExecutionError
-from .events import ApplicationEventPublisher
-from .specs import ToolSpec
-from .tools.context import ToolContext
-from .tools.signature import ToolSignature
-from .tools.wrapper import MeshToolWrapper, error_result
-from .tools.wrapper_registry import MeshToolWrapperRegistry
+from ..deadline import Expired, within
+from ..errors import ToolExecutionError
+from ..events import ApplicationEventPublisher
+from ..specs import ToolSpec
+from ..tools.context import ToolContext
+from ..tools.signature import ToolSignature
+from ..tools.wrapper import MeshToolWrapper, error_result
+from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .definition import ToolCallback
+from .mcp import McpToolCallbackProvider
+from .provider import ToolsChanged
 
-__all__ = ["GatewayTool", "McpGateway"]
+__all__ = ["GatewayTool", "CatalogGateway"]
 
 logger = logging.getLogger("mesh_framework.gateway")
 
@@ -101,7 +102,7 @@ class GatewayTool(MeshToolWrapper):
             return error_result(str(exc))
 
 
-class McpGateway:
+class CatalogGateway:
     """Keeps the agent's gateway tools in step with the catalog servers it re-serves.
 
     `on_change` is called after the tool set changed (the app re-renders `tools/list` and re-registers).
