@@ -13,6 +13,8 @@ from typing import Any
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, stream_text
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
+from ..tools.context import ToolContext
+from ..tools.relayed_input import dependency_call, relayed_answer
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from ..tracing.spans import outbound_call
@@ -159,7 +161,14 @@ class McpMeshToolProxy(McpMeshTool):
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
         tool = self.provider.function_name if name == self.function_name else name
-        result = await self.call_result(name, arguments)
+        # While a tool call is served, the provider may ask its client for input: its question goes to
+        # that call's caller and the answers come back with the call (tools/relayed_input.py).
+        relay = dependency_call(self.capability)
+        if relay is None:
+            result = await self.call_result(name, arguments)
+        else:
+            result = await self.call_result(name, arguments, meta=relay.meta, extra=relay.params)
+        relayed_answer(result, None if relay is None else relay.key, tool=tool, agent=self.agent_id)
         return unwrap_result(result, tool=tool, agent=self.agent_id)
 
     async def call_result(
@@ -352,7 +361,21 @@ class InProcessMcpMeshTool(McpMeshTool):
         return wrapper
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
-        return unwrap_result(await self.call_result(name, arguments), tool=name, agent=self.agent_id)
+        relay = dependency_call(self.capability)
+        if relay is None:
+            result = await self.call_result(name, arguments)
+        else:  # its questions relayed as a remote provider's are, its state kept as it is
+            context = ToolContext(
+                name,
+                modern=True,
+                client_capabilities=relay.capabilities,
+                input_responses=relay.params.get("inputResponses"),
+                request_state=relay.params.get("requestState"),
+                encode_state=_kept_as_is,
+            )
+            result = await self._traced_call(self._wrapper(name), name, arguments, context)
+        relayed_answer(result, None if relay is None else relay.key, tool=name, agent=self.agent_id)
+        return unwrap_result(result, tool=name, agent=self.agent_id)
 
     async def call_result(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
@@ -360,14 +383,18 @@ class InProcessMcpMeshTool(McpMeshTool):
         return await self._traced_call(self._wrapper(name), name, arguments)
 
     async def _traced_call(
-        self, wrapper: MeshToolWrapper, name: str, arguments: Mapping[str, Any] | None
+        self,
+        wrapper: MeshToolWrapper,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        context: ToolContext | None = None,
     ) -> dict[str, Any]:
-        """The call inside a client span, counted as a remote call is."""
+        """The call inside a client span, counted as a remote call is (`context`: a relaying call's)."""
         with outbound_call(self.capability, name) as span:
             span.set("mesh.provider.agent_id", self.agent_id)
             started, result = perf_counter(), None
             try:
-                result = await wrapper.call(arguments)
+                result = await wrapper.call(arguments, context)
             finally:
                 self._counted(name, result, started)
             span.result(result)
@@ -411,3 +438,9 @@ class InProcessMcpMeshTool(McpMeshTool):
         except FeatureError as exc:
             raise ToolExecutionError(exc.message, tool=method, agent=self.agent_id) from None
         return result
+
+
+def _kept_as_is(_tool: str, state: Any) -> Any:
+    """A dependency served in process keeps its request state unsigned: it travels inside the signed
+    state of the tool call that relays its questions."""
+    return state

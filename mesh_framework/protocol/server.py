@@ -36,6 +36,7 @@ from .body import BODY_READ, BodyRead, BodyRefused, read_body
 from .context_stream import serve_context_stream
 from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
 from .guard import HostGuard
+from .input_round import call_context
 from .mcp_error import McpError
 from .notify import ChangeStreams, StreamLimitError
 from .param_headers import HEADER_PREFIX, header_params
@@ -654,6 +655,10 @@ class McpEndpoint:
             result = await self.tasks.call(call.wrapper, params, request.owner)  # a CreateTaskResult
         else:
             result = await call.wrapper.call(call.arguments, deadline=deadline)
+        elif call.wrapper.slots:  # its dependencies may ask the client for input: it relays their questions
+            modern = request.version is not None and request.version not in HANDSHAKE_VERSIONS
+            context = call_context(call.name, params, None, modern=modern, signer=self.state_signer)
+            result = await call.wrapper.call(call.arguments, context, deadline=deadline)
         return result
 
     def _served(self, wrapper: MeshToolWrapper, result: dict[str, Any], started: float) -> None:

@@ -41,6 +41,7 @@ class ToolContext:
         "_sink",
         "access_token",
         "client_capabilities",
+        "dependency_rounds",
         "entries",
         "input_responses",
         "log_threshold",
@@ -80,6 +81,8 @@ class ToolContext:
         # The client's answers to a previous InputRequired, by the keys the tool chose, and its state.
         self.input_responses = input_responses or {}
         self.request_state = request_state
+        # Its dependencies' input rounds (tools/relayed_input.py), for a tool with dependencies.
+        self.dependency_rounds: Any = None
         self._encode_state = encode_state
         self.request_id = request_id
         self.progress_token = progress_token

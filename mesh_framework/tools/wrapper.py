@@ -18,10 +18,17 @@ from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..failures import exception_text, log_failure
 from ..injectables import McpMeshTool, MeshLlmAgent
-from ..input_required import InputNotPossible, InputRequired, input_required_result
+from ..input_required import InputNotPossible, InputRequired
 from ..specs import DependencySpec, ToolSpec
 from .context import ToolContext
 from .injected import Unfilled, fill_injected
+from .relayed_input import (
+    CURRENT_CALL,
+    DependencyInputRequired,
+    dependency_input_result,
+    open_rounds,
+    own_input_result,
+)
 from .signature import InjectedParam, ToolSignature
 from .streaming import joined
 from .threads import in_worker_thread
@@ -188,6 +195,10 @@ class MeshToolWrapper:
                 if left <= 0:
                     return self._budget_spent(0.0)
                 timeout = left
+        relaying = None
+        if context is not None and self.slots:  # its dependencies' questions are relayed to its caller
+            open_rounds(context)
+            relaying = CURRENT_CALL.set(context)
         try:
             if self.signature.is_async:
                 running = self._call_target(**kwargs)
@@ -199,12 +210,19 @@ class MeshToolWrapper:
                 return self._budget_spent(timeout)  # type: ignore[arg-type]
             logger.warning("tool '%s' timed out after %ss", self.name, self.timeout)
             return error_result(f"Tool '{self.name}' timed out after {self.timeout}s")
+        except DependencyInputRequired as asked:
+            if context is None:
+                raise  # a dependency called in process: relayed by the tool call that called it
+            return self._dependency_input(asked, context)
         except ToolExecutionError as exc:
             logger.warning("tool '%s' failed: %s", self.name, exc)
             return error_result(self.error_text(exc))
         except Exception as exc:
             log_failure(logger, f"tool '{self.name}'", exc)
             return error_result(self.error_text(exc))
+        finally:
+            if relaying is not None:
+                CURRENT_CALL.reset(relaying)
         try:
             if isinstance(value, InputRequired):
                 return self._input_required(value, context)
@@ -289,9 +307,17 @@ class MeshToolWrapper:
 
     def _input_required(self, value: InputRequired, context: ToolContext | None) -> dict[str, Any]:
         try:
-            return input_required_result(f"Tool '{self.name}'", value, context)
+            return own_input_result(f"Tool '{self.name}'", value, context)
         except InputNotPossible as exc:
             return error_result(str(exc))
+
+    def _dependency_input(self, asked: DependencyInputRequired, context: ToolContext) -> dict[str, Any]:
+        """A dependency's questions as this tool's `input_required` answer (tools/relayed_input.py)."""
+        try:
+            return dependency_input_result(f"Tool '{self.name}'", asked, context)
+        except InputNotPossible as exc:
+            logger.warning("tool '%s': %s", self.name, exc)
+            return error_result(f"{exc} (asked by its dependency '{asked.key}')")
 
     def _to_result(self, value: Any) -> dict[str, Any]:
         if isinstance(value, ToolResult):
