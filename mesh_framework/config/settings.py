@@ -36,6 +36,8 @@ __all__ = [
     "MeshCallSettings",
     "MeshSettings",
     "MetricsSettings",
+    "OpenApiAuthSettings",
+    "OpenApiServiceSettings",
     "PromptSettings",
     "RegistrySettings",
     "ResourceSettings",
@@ -526,8 +528,75 @@ class StatusSettings(BaseModel):
     path: str = Field("/status", description="Path of the status endpoint (GET, ?section=NAME, ?live=true)")
 
 
+class OpenApiAuthSettings(BaseModel):
+    """What calls to one OpenAPI service carry: a bearer token, a header (an API key) or an OAuth client of
+    this agent. Without it, what `auth.dependency_tokens` / `auth.dependency_clients` name for the
+    service."""
+
+    model_config = _Section
+
+    bearer: SecretStr | None = Field(None, description="Sent as 'Authorization: Bearer <bearer>'")
+    header: str | None = Field(None, description="Header carrying value, e.g. X-API-Key")
+    value: SecretStr | None = Field(None, description="The header's value (an API key)")
+    client: str | None = Field(
+        None, description="An OAuth client of this agent: the name of an auth.dependency_clients entry"
+    )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> OpenApiAuthSettings:
+        if (self.header is None) != (self.value is None):
+            raise ValueError("header and value go together: the header's name and what it carries")
+        ways = [self.bearer, self.header, self.client]
+        if sum(way is not None for way in ways) != 1:
+            raise ValueError("set one of bearer, header (with value) or client")
+        return self
+
+
+class OpenApiServiceSettings(BaseModel):
+    """One HTTP service whose OpenAPI operations are tools of this agent (`mcp.openapi`)."""
+
+    model_config = _Section
+
+    name: str = Field(description="The service's name (logs, errors, auth.dependency_* entries)")
+    spec: str = Field(description="Its OpenAPI 3.0/3.1 document: a file (JSON or YAML) or an http(s) URL")
+    base_url: str | None = Field(
+        None, description="Where calls go (default: the document's first server, against the spec's URL)"
+    )
+    include_tags: list[str] = Field(
+        default_factory=list, description="Only operations with one of these tags (none: every operation)"
+    )
+    exclude_tags: list[str] = Field(default_factory=list, description="Leave out operations with these tags")
+    prefix: str = Field("", description="Put before every tool name of the service (to avoid clashes)")
+    timeout: Annotated[float, Field(gt=0)] | None = Field(
+        None, description="Seconds one call may take (default: tools.timeout)"
+    )
+    auth: OpenApiAuthSettings | None = Field(None, description="What calls carry (bearer, header or client)")
+
+    @field_validator("name")
+    @classmethod
+    def _a_name(cls, value: str) -> str:
+        if not value or not all(c.isalnum() or c in "_-." for c in value):
+            raise ValueError("use letters, digits, '_', '-' or '.', e.g. petstore")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        parts = urlsplit(value) if value is not None else None
+        if parts is not None and (parts.scheme not in ("http", "https") or not parts.netloc):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+    @field_validator("include_tags", "exclude_tags", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+
 class McpSettings(BaseModel):
-    """MCP servers beyond the mesh: the catalog, connection behaviour and the gateway."""
+    """MCP servers beyond the mesh: the catalog, connection behaviour and the gateway; OpenAPI services."""
 
     model_config = _Section
 
@@ -556,6 +625,18 @@ class McpSettings(BaseModel):
     retry_interval: Annotated[float, Field(gt=0)] = Field(
         5.0, description="Seconds between attempts to reach a gateway server that is down"
     )
+    openapi: list[OpenApiServiceSettings] = Field(
+        default_factory=list, description="HTTP services whose OpenAPI operations are tools of this agent"
+    )
+
+    @field_validator("openapi")
+    @classmethod
+    def _distinct_services(cls, value: list[OpenApiServiceSettings]) -> list[OpenApiServiceSettings]:
+        names = [service.name for service in value]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"service name(s) {', '.join(twice)} used more than once; names are unique")
+        return value
 
     @field_validator("catalog", "default_servers", "gateway", mode="before")
     @classmethod
