@@ -36,7 +36,7 @@ from .provider import ToolsChanged
 
 __all__ = ["GatewayTool", "CatalogGateway"]
 
-logger = logging.getLogger("mesh_framework.gateway")
+logger = logging.getLogger("mesh_framework.callbacks.gateway")
 
 
 class _AnyArguments(BaseModel):
