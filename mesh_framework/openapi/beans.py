@@ -36,11 +36,12 @@ class OpenApiServices(LoadPlan):
         try:
             from .planning import plan_services
         except ModuleNotFoundError as exc:
-            if exc.name is None or exc.name.partition(".")[0] not in EXTRA_MODULES:
+            missing = (exc.name or "").partition(".")[0]
+            if missing not in EXTRA_MODULES:
                 raise
             origin = app.loaded.origin_of("mcp.openapi")
             self.problems = [
-                f"mcp.openapi (from {origin}) needs the openapi extra ({exc.name} is not installed): "
+                f"mcp.openapi (from {origin}) needs the openapi extra ({missing} is not installed): "
                 "pip install 'mesh-framework[openapi]'"
             ]
             return
