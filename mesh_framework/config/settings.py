@@ -275,6 +275,11 @@ class ClientCredentialsSettings(BaseModel):
     )
     timeout: float = Field(10.0, gt=0, description="Seconds to wait for the token endpoint")
 
+    token_exchange: bool = Field(
+        False,
+        description="On behalf of the caller: a call made while serving a request with a verified JWT sends "
+        "a token exchanged for it (RFC 8693; subject: the caller, actor: this client)",
+    )
     @field_validator("scopes", mode="before")
     @classmethod
     def _split_scopes(cls, value: Any) -> Any:

@@ -131,8 +131,7 @@ class GuardedEdge:
             head = scope["method"] == "HEAD"
             await send_refusal(send, status, message, surface=surface, close=status in (408, 413), head=head)
             return
-        if self.identity is not None:
-            await self._identify(scope, headers)
+        presented = await self._identify(scope, headers) if self.identity is not None else None
         reader: _BodyReader | _Replay | None = None
         body_limit = self._body_limit(scope, headers)
         if body_limit is not None:
@@ -146,7 +145,8 @@ class GuardedEdge:
         self.in_flight += 1
         state = scope.get("state")
         try:
-            with serving_caller(state.get("access_token") if isinstance(state, dict) else None):
+            caller = state.get("access_token") if isinstance(state, dict) else None
+            with serving_caller(caller, presented if caller is not None else None):
                 await self._serve(scope, receive, send, reader, surface)
         finally:
             self.in_flight -= 1
@@ -265,19 +265,23 @@ class GuardedEdge:
             return self.policy.max_form_bytes or self.policy.max_body_bytes
         return self.policy.max_body_bytes
 
-    async def _identify(self, scope: Scope, headers: dict[bytes, bytes]) -> None:
+    async def _identify(self, scope: Scope, headers: dict[bytes, bytes]) -> str | None:
+        """The bearer token presented, once verified (the caller left in the scope's state); None when
+        there is none or it was refused."""
         scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
-            return
+            return None
         assert self.identity is not None
         try:
             caller = await self.identity(token)
         except Exception as exc:  # a verifier's failure leaves the caller unknown, never a traceback
             logger.warning("token verification failed: %s", type(exc).__name__)
             caller = None
-        if caller is not None:
-            scope.setdefault("state", {})["access_token"] = caller
+        if caller is None:
+            return None
+        scope.setdefault("state", {})["access_token"] = caller
+        return token
 
 
 class _BodyReader:

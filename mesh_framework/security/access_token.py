@@ -32,8 +32,9 @@ class _CallerInjection:
 
 @dataclass(frozen=True, slots=True)
 class AccessToken:
-    """What a verified token grants: who (`client_id`, `subject`), which `scopes`, for which `audience`,
-    until when (`expires_at`, seconds since the epoch), and every claim (a read-only mapping).
+    """What a verified token grants: who (`client_id`, `subject`, and `actor` when an agent acts for the
+    subject), which `scopes`, for which `audience`, until when (`expires_at`, seconds since the epoch), and
+    every claim (a read-only mapping).
 
     A tool, route or A2A skill receives the caller's as `ctx.access_token` or as a parameter typed
     `AccessToken | None` (None when no verifier is configured)."""
@@ -55,6 +56,14 @@ class AccessToken:
     @property
     def issuer(self) -> str | None:
         value = self.claims.get("iss")
+        return value if isinstance(value, str) else None
+
+    @property
+    def actor(self) -> str | None:
+        """Who acts for the subject (RFC 8693 `act.sub`): the agent that exchanged the subject's token;
+        None for a token used by its own subject."""
+        act = self.claims.get("act")
+        value = act.get("sub") if isinstance(act, Mapping) else None
         return value if isinstance(value, str) else None
 
     def has_scopes(self, *scopes: str) -> bool:

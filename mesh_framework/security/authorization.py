@@ -95,7 +95,8 @@ class McpAuthorization:
         if credentials[:7].lower() != b"bearer " or not credentials[7:].strip():
             await self._challenge(scope, send, 401, None, "a bearer token is required")
             return
-        access = await self._verify(credentials[7:].strip().decode("latin-1"))
+        presented = credentials[7:].strip().decode("latin-1")
+        access = await self._verify(presented)
         if access is None:
             await self._challenge(
                 scope, send, 401, "invalid_token", "the access token is not valid or has expired"
@@ -117,7 +118,7 @@ class McpAuthorization:
             )
             return
         scope.setdefault("state", {})["access_token"] = access
-        with serving_caller(access):  # the tool's `ctx.access_token` (security/caller.py)
+        with serving_caller(access, presented):  # the tool's `ctx.access_token` (security/caller.py)
             await self.app(scope, receive, send)
 
     async def _verify(self, token: str) -> AccessToken | None:

@@ -1,6 +1,8 @@
 """Access tokens of this agent as an OAuth 2.0 client: the client credentials grant (RFC 6749 §4.4) with a
 resource indicator (RFC 8707), the token endpoint found in the authorization server's metadata (RFC 8414,
-or OpenID Connect discovery) when only the issuer is given.
+or OpenID Connect discovery) when only the issuer is given; and, on behalf of a caller, token exchange
+(RFC 8693): the caller's token as `subject_token`, answered with a token of the resource whose subject is
+the caller and whose actor is this client (the server sets `act`; the client authenticates as always).
 
 A token is fetched on first need, per resource, and kept until shortly before it expires; callers that
 need one at the same time share one request (single-flight). A token a server refused as invalid is
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -25,13 +28,26 @@ import httpx2
 from ..config.settings import ClientCredentialsSettings
 from ..errors import MeshError
 
-__all__ = ["ClientCredentialsTokens", "IssuedToken", "TokenEndpointError"]
+__all__ = [
+    "ACCESS_TOKEN_TYPE",
+    "TOKEN_EXCHANGE",
+    "ClientCredentialsTokens",
+    "IssuedToken",
+    "TokenEndpointError",
+]
 
 logger = logging.getLogger("mesh_framework.security")
 
 # Renewed this long before expiry: a fifth of its lifetime, at most 30 s (a 5 s token: 1 s before).
 _MAX_EARLY = 30.0
 _DEFAULT_LIFETIME = 300.0  # a response without expires_in (RFC 6749 only recommends it)
+_MAX_EXCHANGED = 1024  # tokens held for callers (one per caller and resource); the oldest dropped first
+
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+
+# Where a token is held: (a digest of the caller's token for an exchanged one, else None; the resource).
+_Key = tuple[str | None, str | None]
 
 
 class TokenEndpointError(MeshError):
@@ -67,8 +83,8 @@ class ClientCredentialsTokens:
         self.setting = setting
         self._http = http
         self._clock = clock
-        self._tokens: dict[str | None, IssuedToken] = {}
-        self._pending: dict[str | None, asyncio.Future[IssuedToken]] = {}
+        self._tokens: dict[_Key, IssuedToken] = {}
+        self._pending: dict[_Key, asyncio.Future[IssuedToken]] = {}
         self._token_url = config.token_url
 
     def __repr__(self) -> str:
@@ -78,31 +94,41 @@ class ClientCredentialsTokens:
         """The resource asked for on a call to `url`: the configured one, else the URL itself."""
         return self.config.resource or url
 
-    async def token(self, resource: str | None) -> str:
-        """A valid access token for `resource` (TokenEndpointError when none can be had)."""
-        held = self._tokens.get(resource)
+    async def token(self, resource: str | None, subject: str | None = None) -> str:
+        """A valid access token for `resource` (TokenEndpointError when none can be had): this client's
+        own, or with `subject` (the caller's token) one exchanged for it on the caller's behalf."""
+        key = _key(resource, subject)
+        held = self._tokens.get(key)
         if held is not None and self._clock() < held.renew_at:
             return held.value
-        pending = self._pending.get(resource)
+        pending = self._pending.get(key)
         if pending is None:
-            pending = asyncio.ensure_future(self._fetch(resource))
-            self._pending[resource] = pending
-            pending.add_done_callback(lambda _f: self._pending.pop(resource, None))
+            pending = asyncio.ensure_future(self._fetch(key, resource, subject))
+            self._pending[key] = pending
+            pending.add_done_callback(lambda _f: self._pending.pop(key, None))
         # shielded: a caller that leaves does not cancel the request the others wait on
         return (await asyncio.shield(pending)).value
 
-    def invalidate(self, resource: str | None, value: str) -> bool:
+    def invalidate(self, resource: str | None, value: str, subject: str | None = None) -> bool:
         """Drop the token `value` a server refused (a 401 `invalid_token`); True when it was the one held
         (a newer one may have replaced it already: then there is nothing to drop, but a retry may pass)."""
-        held = self._tokens.get(resource)
+        key = _key(resource, subject)
+        held = self._tokens.get(key)
         if held is not None and held.value == value:
-            del self._tokens[resource]
+            del self._tokens[key]
             return True
         return False
 
-    async def _fetch(self, resource: str | None) -> IssuedToken:
+    async def _fetch(self, key: _Key, resource: str | None, subject: str | None) -> IssuedToken:
         endpoint = self._token_url or await self._discover()
         form = {"grant_type": "client_credentials"}
+        if subject is not None:  # RFC 8693 §2.1: the client that authenticates is the actor
+            form = {
+                "grant_type": TOKEN_EXCHANGE,
+                "subject_token": subject,
+                "subject_token_type": ACCESS_TOKEN_TYPE,
+                "requested_token_type": ACCESS_TOKEN_TYPE,
+            }
         if self.config.scopes:
             form["scope"] = " ".join(self.config.scopes)
         if resource:
@@ -116,10 +142,16 @@ class ClientCredentialsTokens:
             headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
         started = self._clock()
         response = await self._post(endpoint, form, headers)
-        issued = self._issued(endpoint, response, started)
-        self._tokens[resource] = issued
+        issued = self._issued(endpoint, response, started, exchanged=subject is not None)
+        if subject is not None and len(self._tokens) >= _MAX_EXCHANGED:
+            del self._tokens[next(k for k in self._tokens if k[0] is not None)]
+        self._tokens[key] = issued
         logger.debug(
-            "%s: access token for %s, valid %gs", self.setting, resource or "no resource", issued.expires_in
+            "%s: access token for %s%s, valid %gs",
+            self.setting,
+            resource or "no resource",
+            " on behalf of the caller" if subject is not None else "",
+            issued.expires_in,
         )
         return issued
 
@@ -131,7 +163,9 @@ class ClientCredentialsTokens:
         except httpx2.HTTPError as exc:
             raise self._failed(endpoint, f"{type(exc).__name__}: {exc or 'connection failed'}") from None
 
-    def _issued(self, endpoint: str, response: httpx2.Response, started: float) -> IssuedToken:
+    def _issued(
+        self, endpoint: str, response: httpx2.Response, started: float, *, exchanged: bool = False
+    ) -> IssuedToken:
         body = _json_object(response)
         if response.status_code != 200:
             if body is not None and isinstance(body.get("error"), str):
@@ -148,6 +182,9 @@ class ClientCredentialsTokens:
             raise self._failed(endpoint, "the token response has no access_token")
         if not isinstance(kind, str) or kind.lower() != "bearer":
             raise self._failed(endpoint, f"token_type {kind!r} is not Bearer")
+        issued_type = body.get("issued_token_type", ACCESS_TOKEN_TYPE)
+        if exchanged and issued_type != ACCESS_TOKEN_TYPE:
+            raise self._failed(endpoint, f"issued_token_type {issued_type!r} is not an access token")
         lifetime = body.get("expires_in", _DEFAULT_LIFETIME)
         if isinstance(lifetime, str) and lifetime.isdigit():
             lifetime = int(lifetime)
@@ -208,6 +245,12 @@ class ClientCredentialsTokens:
         )
         logger.warning("%s", problem)  # the one line an expected failure gets
         return problem
+
+
+def _key(resource: str | None, subject: str | None) -> _Key:
+    # a digest, so the caller's token itself is not kept as a key beyond the call
+    digest = hashlib.sha256(subject.encode()).hexdigest() if subject is not None else None
+    return (digest, resource)
 
 
 def _json_object(response: httpx2.Response) -> dict[str, Any] | None:

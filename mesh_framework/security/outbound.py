@@ -6,6 +6,11 @@ else the agent-wide `auth.client_token` or `auth.client_credentials`. For a cata
 peer (by its name): only what is named for it in `auth.dependency_tokens` / `auth.dependency_clients` (a
 server outside the mesh is not sent the agent's own identity unless asked).
 
+With `token_exchange` set on the OAuth client, a call made while serving a request whose caller presented
+a verified JWT carries a token exchanged for the caller's (RFC 8693: its subject is the caller, its actor
+this agent); a call with no such caller (a static token, no token, a call not made for a request) carries
+the client's own token, as without exchange.
+
 The token source lives here, in the core; a feature that calls out (A2A client, catalog connections) asks
 `OutboundCredentials` for a target's `Credential` and sends what it answers (`authorization`, or `auth` as an
 httpx2 auth flow that renews a refused token once).
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 import httpx2
 
 from ..config.settings import AuthSettings, ClientCredentialsSettings
+from .caller import presented_token
 from .client_credentials import ClientCredentialsTokens
 
 __all__ = ["BearerAuth", "Credential", "OutboundCredentials", "invalid_token_challenge"]
@@ -51,15 +57,26 @@ class Credential:
         """The `Authorization` header value for a call to `url` (TokenEndpointError: no token to be had)."""
         if self.tokens is None:
             return f"Bearer {self.static}"
-        return "Bearer " + await self.tokens.token(self.tokens.resource_for(url))
+        return "Bearer " + await self.tokens.token(self.tokens.resource_for(url), self._subject())
 
     def refused(self, url: str | None, authorization: str) -> bool:
         """The target refused `authorization` as an invalid token: drop it. True when a retry with a fresh
         token may pass (an OAuth client's token; a static one stays what it is)."""
         if self.tokens is None:
             return False
-        self.tokens.invalidate(self.tokens.resource_for(url), authorization.removeprefix("Bearer "))
+        value = authorization.removeprefix("Bearer ")
+        self.tokens.invalidate(self.tokens.resource_for(url), value, self._subject())
         return True
+
+    def _subject(self) -> str | None:
+        """The caller's token to exchange: with `token_exchange` on, while serving a caller verified from
+        a JWT (one with an issuer; a static token means nothing to the authorization server)."""
+        if self.tokens is None or not self.tokens.config.token_exchange:
+            return None
+        presented = presented_token()
+        if presented is None or presented.access.issuer is None:
+            return None
+        return presented.value
 
     def auth(self) -> BearerAuth:
         """This credential as an httpx2 auth flow (the MCP SDK's client, the A2A client)."""

@@ -1,6 +1,7 @@
 """The identity tests' OAuth 2.0 server: node-oidc-provider (installed into .tools/oidc by
 scripts/install-node-tools.sh) configured by tests/servers/oidc/server.mjs, on a loopback ephemeral port,
-stopped by PID. Its /admin routes rotate keys, break the token endpoint and sign test tokens."""
+stopped by PID. Its /admin routes rotate keys, break the token endpoint and sign test tokens (a user's
+token among them); it also exchanges tokens (RFC 8693)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,17 @@ class OidcServer:
 
     def token_requests(self) -> int:
         return int(self._admin("GET", "/admin/stats")["token_requests"])
+
+    def exchanges(self) -> int:
+        """Tokens issued by token exchange (RFC 8693) so far."""
+        return int(self._admin("GET", "/admin/stats")["exchanges"])
+
+    def user_token(self, subject: str, resource: str, scope: str = "read", ttl: int = 60) -> str:
+        """An access token of user `subject` for `resource`, signed by this server (what a user's login
+        through some web client would have given it)."""
+        return self.sign(
+            self.claims(resource, sub=subject, client_id="web-app", scope=scope, exp=int(time.time()) + ttl)
+        )
 
     def sign(self, claims: Mapping[str, Any], **header: Any) -> str:
         """A JWT of `claims` signed with the server's current key."""

@@ -5,7 +5,11 @@
 //   - resource indicators (RFC 8707): a token asked for `resource=R` is a JWT access token with `aud: R`,
 //     signed with the newest key (RS256); without a resource, an opaque token (introspectable);
 //   - introspection (RFC 7662) and revocation; discovery at /.well-known/openid-configuration; JWKS;
-//   - short lifetimes: OIDC_TOKEN_TTL seconds (default 5), so renewal is exercised.
+//   - short lifetimes: OIDC_TOKEN_TTL seconds (default 5), so renewal is exercised;
+//   - token exchange (RFC 8693), which oidc-provider does not implement: a custom grant (below) that takes
+//     a JWT access token this server signed as `subject_token` and issues a JWT access token for the
+//     `resource` asked for, whose `sub` is the subject token's and whose `act` names the client that asked
+//     (nested when the subject token already had an actor).
 //
 // Environment: OIDC_PORT (default 0: an ephemeral port), OIDC_TOKEN_TTL, OIDC_SCOPES (space-separated,
 // default "read write"), OIDC_CLIENTS (JSON list of {client_id, client_secret, scope?}; default one client
@@ -19,7 +23,7 @@
 //   POST /admin/mode?token=M      the token endpoint answers normally (normal), never in time (slow: the
 //                                 answer held until the client leaves), with a 200 that is not JSON
 //                                 (garbage), or with a 503 (error)
-//   GET  /admin/stats             {"token_requests": n, "kids": [...]}
+//   GET  /admin/stats             {"token_requests": n, "exchanges": n, "kids": [...]}
 //   POST /admin/sign              body {"claims": {...}, "header": {...}}: a JWT signed with the current key
 //                                 (the tests' expired, wrong-audience and wrong-issuer tokens)
 import crypto from 'node:crypto';
@@ -31,7 +35,12 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..', '..');
 const modulePath = process.env.OIDC_PROVIDER_MODULE
   || path.join(root, '.tools', 'oidc', 'node_modules', 'oidc-provider', 'lib', 'index.js');
-const { default: Provider } = await import(pathToFileURL(modulePath).href);
+const { default: Provider, errors } = await import(pathToFileURL(modulePath).href);
+const grants = await import(pathToFileURL(path.join(path.dirname(modulePath), 'helpers', 'grants.js')).href);
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 
 const ttl = Number(process.env.OIDC_TOKEN_TTL || '5');
 const scopes = (process.env.OIDC_SCOPES || 'read write').trim();
@@ -47,6 +56,7 @@ function newKey() {
 let keys = [newKey()];
 let mode = 'normal';
 let tokenRequests = 0;
+let exchanges = 0;
 let issuer = '';
 let provider = null;
 let handle = null;
@@ -56,7 +66,7 @@ function build() {
     clients: clients.map((c) => ({
       client_id: c.client_id,
       client_secret: c.client_secret,
-      grant_types: ['client_credentials'],
+      grant_types: ['client_credentials', TOKEN_EXCHANGE],
       redirect_uris: [],
       response_types: [],
       scope: c.scope || scopes,
@@ -82,9 +92,89 @@ function build() {
       },
     },
     ttl: { ClientCredentials: ttl },
+    formats: {
+      customizers: {
+        // an exchanged token speaks for its subject, with the client that asked as the actor
+        async jwt(_ctx, token, jwt) {
+          const exchanged = onBehalfOf.get(token);
+          if (exchanged) Object.assign(jwt.payload, exchanged);
+        },
+      },
+    },
   });
+  built.registerGrantType(TOKEN_EXCHANGE, (ctx) => tokenExchange(built, ctx), [
+    'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type',
+    'audience', 'resource', 'scope',
+  ]);
   built.on('server_error', (_ctx, err) => console.error(`oidc server_error: ${err}`));
   return built;
+}
+
+const onBehalfOf = new WeakMap(); // an exchanged token -> its sub and act claims
+
+function verified(token) {
+  // a JWT this server signed with one of its keys, not expired, of this issuer: the subject token
+  const [head, body, signature] = String(token).split('.');
+  if (!signature) return undefined;
+  let header;
+  let claims;
+  try {
+    header = JSON.parse(Buffer.from(head, 'base64url'));
+    claims = JSON.parse(Buffer.from(body, 'base64url'));
+  } catch {
+    return undefined;
+  }
+  const key = keys.find((k) => k.kid === header.kid);
+  if (!key || header.alg !== 'RS256') return undefined;
+  const publicKey = crypto.createPublicKey({ key, format: 'jwk' });
+  const valid = crypto.verify('sha256', Buffer.from(`${head}.${body}`), publicKey, Buffer.from(signature, 'base64url'));
+  if (!valid || claims.iss !== issuer || typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) {
+    return undefined;
+  }
+  return claims;
+}
+
+async function tokenExchange(built, ctx) {
+  const { params, client } = ctx.oidc;
+  if (![ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE].includes(params.subject_token_type)) {
+    throw new errors.InvalidRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  if (params.requested_token_type && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new errors.InvalidRequest(`only ${ACCESS_TOKEN_TYPE} can be requested`);
+  }
+  if (params.actor_token) {
+    throw new errors.InvalidRequest('actor_token is not supported: the authenticated client is the actor');
+  }
+  const subject = verified(params.subject_token);
+  if (!subject || typeof subject.sub !== 'string') {
+    throw new errors.InvalidGrant('subject_token is not a valid access token of this server');
+  }
+  const resourceServers = await grants.resolveRequestedResources(built, ctx);
+  if (resourceServers.length !== 1) {
+    throw new errors.InvalidTarget('ask for exactly one resource');
+  }
+  const [resourceServer] = resourceServers;
+  // never more than the subject token granted, nor than the resource serves
+  const granted = new Set(String(subject.scope || '').split(' ').filter(Boolean));
+  const served = new Set(resourceServer.scope.split(' '));
+  const asked = params.scope ? params.scope.split(' ') : [...granted];
+  const scope = asked.filter((s) => granted.has(s) && served.has(s)).join(' ') || undefined;
+  const token = new built.ClientCredentials({ client, scope });
+  token.resourceServer = resourceServer;
+  onBehalfOf.set(token, {
+    sub: subject.sub,
+    act: subject.act ? { sub: client.clientId, act: subject.act } : { sub: client.clientId },
+  });
+  ctx.oidc.entity('ClientCredentials', token);
+  const value = await token.save();
+  exchanges += 1;
+  ctx.body = grants.buildTokenResponse(built, {
+    accessToken: value,
+    expiresIn: token.expiration,
+    issuedTokenType: ACCESS_TOKEN_TYPE,
+    scope,
+    tokenType: token.tokenType,
+  });
 }
 
 const b64 = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -123,7 +213,7 @@ async function admin(req, res, url) {
     return json(res, 200, { token: mode });
   }
   if (url.pathname === '/admin/stats') {
-    return json(res, 200, { token_requests: tokenRequests, kids: keys.map((k) => k.kid) });
+    return json(res, 200, { token_requests: tokenRequests, exchanges, kids: keys.map((k) => k.kid) });
   }
   if (url.pathname === '/admin/sign' && req.method === 'POST') {
     const body = await readJson(req);
