@@ -9,6 +9,8 @@ classes whose `@bean` methods return these types, and the core collects every be
 - `ToolSource`: adds tools to the agent's registry once the application's tools are in it.
 - `HttpSurface`: routes (and middleware) served on the agent's port, behind the HTTP edge; `/mcp` stays
   the endpoint's.
+- `EndpointExtension`: an MCP extension served on the agent's endpoint: its capabilities, its JSON-RPC
+  methods and the resources it serves beside the app's.
 - `AgentInitializer`: runs once the agent is built (`BuiltAgent`), before it serves: hooks a feature's
   objects to the endpoint, the mesh runtime or the app.
 - `ServingLifecycle`: started before the agent is ready, stopped after it stopped serving (Spring's
@@ -23,7 +25,7 @@ Beans are closed by the container at stop (`aclose()`/`close()`), so a feature n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +44,8 @@ __all__ = [
     "AgentInitializer",
     "BeanLookup",
     "BuiltAgent",
+    "EndpointExtension",
+    "EndpointMethod",
     "GracefulStop",
     "HeartbeatFields",
     "HttpSurface",
@@ -128,6 +132,34 @@ class HttpSurface:
     routes: Sequence[Any] = ()
     order: int = 0
     middleware: Sequence[Any] = ()
+
+
+# One JSON-RPC method of an EndpointExtension: (params, modern) -> the result.
+EndpointMethod = Callable[[Mapping[str, Any], bool], Awaitable[dict[str, Any]]]
+
+
+class EndpointExtension:
+    """A bean serving an MCP extension (`capabilities.extensions`, SEP-2133) on the agent's endpoint, in
+    both protocol eras, beside its tools, prompts and resources:
+
+    - `capabilities()`: merged into what `initialize` and `server/discover` declare, one level deep
+      (`{"extensions": {"io.example/x": {...}}, "resources": {...}}`);
+    - `methods()`: its JSON-RPC methods by name, each `handler(params, modern)` answering the result
+      (`modern`: the 2026-07-28 era; the endpoint stamps the result). A `FeatureRequestError`
+      (protocol/features.py) it raises is the caller's error, -32602 (-32603 when `internal`); a method
+      the core or another extension serves already is a start-up problem;
+    - `resources()`: resources served beside the app's, or None: an object with `descriptors()` (listed
+      by `resources/list`) and `async read(uri)` (the `resources/read` result, or None for a URI it does
+      not serve), asked before the app's resources."""
+
+    def capabilities(self) -> Mapping[str, Any]:
+        return {}
+
+    def methods(self) -> Mapping[str, EndpointMethod]:
+        return {}
+
+    def resources(self) -> Any:
+        return None
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ FEATURES = {
     "resources",
     "routes",
     "services",
+    "skills",
     "status",
     "tracing",
 }

@@ -43,6 +43,7 @@ __all__ = [
     "ResourceSettings",
     "ScanSettings",
     "ServerSettings",
+    "SkillSettings",
     "StatusSettings",
     "StaticToken",
     "TlsSettings",
@@ -801,6 +802,18 @@ class ResourceSettings(BaseModel):
     )
 
 
+class SkillSettings(BaseModel):
+    """Agent Skills served over MCP (the skills extension): each skill a folder holding a SKILL.md."""
+
+    model_config = _Section
+
+    folders: list[str] = Field(
+        default_factory=lambda: ["skills"],
+        description="Folders of skills, relative to the folder holding the config folder, else the app "
+        "package; a missing default folder is skipped",
+    )
+
+
 class WebStaticMount(BaseModel):
     """One folder of static files served beside the agent's routes (Starlette's StaticFiles)."""
 
@@ -976,6 +989,7 @@ class MeshSettings(BaseSettings):
     status: StatusSettings = Field(default_factory=StatusSettings)
     prompts: PromptSettings = Field(default_factory=PromptSettings)
     resources: ResourceSettings = Field(default_factory=ResourceSettings)
+    skills: SkillSettings = Field(default_factory=SkillSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     media: MediaSettings = Field(default_factory=MediaSettings)
     a2a: A2aSettings = Field(default_factory=A2aSettings)

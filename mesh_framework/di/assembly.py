@@ -18,6 +18,7 @@ from ..config.typos import unknown_settings
 from ..errors import ConfigError, WiringError
 from ..extension import (
     AgentInitializer,
+    EndpointExtension,
     GracefulStop,
     HeartbeatFields,
     HttpSurface,
@@ -105,6 +106,7 @@ EXTENSION_POINTS = {
     "mesh_members": MeshMember,
     "heartbeat_fields": HeartbeatFields,
     "feature_handlers": FeatureHandlers,  # the endpoint's prompts and resources
+    "endpoint_extensions": EndpointExtension,  # MCP extensions served on the endpoint
 }
 
 

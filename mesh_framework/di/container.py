@@ -8,7 +8,7 @@ Framework beans are declared here; the application adds the scanned user compone
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dependency_injector import containers, providers
@@ -16,7 +16,7 @@ from dependency_injector import containers, providers
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
-from ..extension import BeanLookup, HttpSurface, ScannedApp, ToolSource
+from ..extension import BeanLookup, EndpointExtension, HttpSurface, ScannedApp, ToolSource
 from ..health.monitor import HealthMonitor
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
@@ -132,10 +132,12 @@ def served_metrics(settings: MeshSettings, metrics: Any) -> MeshMetrics | None:
     return metrics() if settings.metrics.enabled else None
 
 
-def endpoint_features(handlers: list[FeatureHandlers]) -> FeatureHandlers:
+def endpoint_features(
+    handlers: list[FeatureHandlers], extensions: Sequence[EndpointExtension] = ()
+) -> FeatureHandlers:
     """The endpoint's prompts and resources: a feature's FeatureHandlers bean (prompts/beans.py), else none
-    (empty lists, unknown names)."""
-    return handlers[0] if handlers else FeatureHandlers()
+    (empty lists, unknown names); with the MCP extensions' beans (extension.EndpointExtension)."""
+    return (handlers[0] if handlers else FeatureHandlers()).extended(extensions)
 
 
 class MeshContainer(containers.DeclarativeContainer):
@@ -179,7 +181,10 @@ class MeshContainer(containers.DeclarativeContainer):
     )
     agent_state = providers.ThreadSafeSingleton(AgentState, settings=settings)
     feature_handlers: Any = providers.Object([])
-    features = providers.ThreadSafeSingleton(endpoint_features, handlers=feature_handlers)
+    endpoint_extensions: Any = providers.Object([])
+    features = providers.ThreadSafeSingleton(
+        endpoint_features, handlers=feature_handlers, extensions=endpoint_extensions
+    )
     mcp_endpoint = providers.ThreadSafeSingleton(
         build_endpoint, settings=settings, registry=tools, features=features
     )

@@ -1,4 +1,5 @@
-"""The endpoint's prompts, resources and completion methods, for both protocol eras.
+"""The endpoint's prompts, resources and completion methods, and the MCP extensions' methods
+(`extension.EndpointExtension`), for both protocol eras.
 
 `McpEndpoint` hands every method of `FEATURE_METHODS` here and stamps the result for 2026-07-28; errors
 come back as `FeatureError` with their JSON-RPC code. A missing prompt argument, an unknown prompt or a
@@ -8,10 +9,10 @@ is -32603 with a one-line reason (the traceback goes to the agent's log).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import MeshError
+from ..errors import MeshError, WiringError
 from ..tools.context import ToolContext
 from .request_state import RequestStateSigner, TamperedStateError
 from .versions import INTERNAL_ERROR, INVALID_PARAMS, META_CLIENT_CAPABILITIES
@@ -31,6 +32,18 @@ FEATURE_METHODS = frozenset(
 # SEP-2549 hints on list and read results of 2026-07-28 (the lists are fixed, but private to the agent).
 _CACHE_HINTS = {"ttlMs": 0, "cacheScope": "private"}
 _CACHEABLE = {"prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+# Methods the endpoint itself answers, which no extension may take over.
+_CORE_METHODS = frozenset(
+    {
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "server/discover",
+        "subscriptions/listen",
+        "tools/list",
+        "tools/call",
+    }
+)
 
 
 class FeatureError(Exception):
@@ -98,11 +111,27 @@ class _NoResources:
 
 class FeatureHandlers:
     """Serves prompts, resources and completion from the agent's catalogs (the prompts and resources
-    feature's, `prompts/planning.py`); an agent without them answers empty lists and unknown names."""
+    feature's, `prompts/planning.py`); an agent without them answers empty lists and unknown names. The
+    MCP extensions' beans (`extension.EndpointExtension`, `extensions`) add their capabilities, methods
+    and resources."""
 
-    def __init__(self, prompts: Any = None, resources: Any = None) -> None:
+    def __init__(self, prompts: Any = None, resources: Any = None, extensions: Sequence[Any] = ()) -> None:
         self._prompts = prompts or None
         self._resources = resources or None
+        self._parts = (prompts, resources)
+        self._extensions = tuple(extensions)
+        self._methods = _extension_methods(self._extensions)
+        more = [found for e in self._extensions if (found := e.resources()) is not None]
+        if more:
+            self._resources = _JoinedResources(self._resources, more)
+
+    def extended(self, extensions: Sequence[Any]) -> FeatureHandlers:
+        """These handlers with the MCP extensions' beans (`extension.EndpointExtension`) added."""
+        return FeatureHandlers(*self._parts, (*self._extensions, *extensions)) if extensions else self
+
+    def serves(self, method: str) -> bool:
+        """True for the methods answered here: prompts, resources, completion and the extensions'."""
+        return method in FEATURE_METHODS or method in self._methods
 
     @property
     def prompts(self) -> Any:
@@ -122,6 +151,10 @@ class FeatureHandlers:
             declared["resources"] = {"listChanged": False, "subscribe": False}
         if prompts or (self._resources is not None and self._resources.template_count):
             declared["completions"] = {}
+        for extension in self._extensions:  # merged one level deep: `extensions`, `resources`, ...
+            for key, value in extension.capabilities().items():
+                mergeable = isinstance(value, Mapping) and isinstance(declared.get(key), Mapping)
+                declared[key] = {**declared[key], **value} if mergeable else value
         return declared
 
     async def handle(
@@ -144,6 +177,10 @@ class FeatureHandlers:
     async def _handle(
         self, method: str, params: Mapping[str, Any], modern: bool, signer: RequestStateSigner | None
     ) -> dict[str, Any]:
+        extended = self._methods.get(method)
+        if extended is not None:
+            answered: dict[str, Any] = await extended(params, modern)
+            return answered
         if method == "prompts/list":
             return {"prompts": self.prompts.descriptors()}
         if method == "prompts/get":
@@ -187,6 +224,56 @@ class FeatureHandlers:
                 f"completion/complete params.ref.type {ref.get('type')!r} must be ref/prompt or ref/resource",
             )
         return {"completion": completion}
+
+
+def _extension_methods(extensions: Sequence[Any]) -> dict[str, Any]:
+    """The extensions' JSON-RPC methods by name; WiringError for a method served twice."""
+    methods: dict[str, Any] = {}
+    owners: dict[str, str] = {}
+    for extension in extensions:
+        owner = type(extension).__qualname__
+        for name, handler in extension.methods().items():
+            core = name in FEATURE_METHODS or name in _CORE_METHODS or name.startswith("tasks/")
+            taken = "the endpoint" if core else owners.get(name)
+            if taken is not None:
+                raise WiringError([f"{owner} serves the MCP method '{name}', which {taken} serves already"])
+            methods[name] = handler
+            owners[name] = owner
+    return methods
+
+
+class _JoinedResources:
+    """The app's resources (or none) and the extensions' beside them: listed after the app's, asked
+    first on a read (a read they do not serve answers None and goes on to the app's)."""
+
+    def __init__(self, app: Any, more: Sequence[Any]) -> None:
+        self._app = app if app is not None else _NoResources()
+        self._more = tuple(more)
+        self.template_count = self._app.template_count
+
+    def __len__(self) -> int:
+        return len(self._app) + sum(len(m) for m in self._more)
+
+    def descriptors(self) -> list[dict[str, Any]]:
+        listed: list[dict[str, Any]] = list(self._app.descriptors())
+        for more in self._more:
+            listed += more.descriptors()
+        return listed
+
+    def template_descriptors(self) -> list[dict[str, Any]]:
+        listed: list[dict[str, Any]] = self._app.template_descriptors()
+        return listed
+
+    async def read(self, uri: Any) -> dict[str, Any]:
+        for more in self._more:
+            found: dict[str, Any] | None = await more.read(uri)
+            if found is not None:
+                return found
+        read: dict[str, Any] = await self._app.read(uri)
+        return read
+
+    async def complete(self, template_uri: Any, argument: str, value: str, filled: Mapping[str, str]) -> Any:
+        return await self._app.complete(template_uri, argument, value, filled)
 
 
 def _prompt_context(

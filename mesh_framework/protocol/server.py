@@ -34,7 +34,7 @@ from ..tracing.carriers import TRACE_HEADERS
 from ..tracing.spans import incoming_call, record_result
 from .body import BODY_READ, BodyRead, BodyRefused, read_body
 from .context_stream import serve_context_stream
-from .features import FEATURE_METHODS, FeatureError, FeatureHandlers
+from .features import FeatureError, FeatureHandlers
 from .guard import HostGuard
 from .input_round import call_context
 from .mcp_error import McpError
@@ -343,7 +343,7 @@ class McpEndpoint:
                     receive=receive,
                 )
                 return
-            if method in FEATURE_METHODS:
+            if self.features.serves(method):  # prompts, resources, completion, MCP extensions' methods
                 result = await self._feature(method, params or {}, modern)
             elif (
                 method.startswith("tasks/")
@@ -428,7 +428,7 @@ class McpEndpoint:
             raise McpError(INTERNAL_ERROR, str(exc), status=503) from None
 
     async def _feature(self, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
-        """Prompts, resources and completion (`protocol/features.py`)."""
+        """Prompts, resources, completion and the MCP extensions' methods (`protocol/features.py`)."""
         try:
             result = await self.features.handle(method, params, modern=modern, signer=self.state_signer)
         except FeatureError as exc:
