@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from ..config.settings import MeshSettings
+from ..config.sources import normalize_key
 from ..di.configuration import bean, configuration
 from ..errors import ConfigError
 from ..extension import LoadPlan, ScannedApp, ToolSource
@@ -107,9 +108,9 @@ class _OpenApiTools(ToolSource):
         elif auth is not None and auth.header is not None and auth.value is not None:
             headers[auth.header] = auth.value.get_secret_value()
         else:  # auth.client, or what auth.dependency_tokens / dependency_clients name for the service
-            credential = self.factory.credentials.for_named(
-                auth.client if auth is not None and auth.client is not None else plan.name
-            )
+            named = auth.client if auth is not None and auth.client is not None else plan.name
+            # settings keys are normalized (`pets-client` is `pets_client`)
+            credential = self.factory.credentials.for_named(normalize_key(named))
             flow = credential.auth() if credential is not None else None
         return ServiceTarget(
             service=plan.name,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..config.loader import LoadedSettings
 from ..config.settings import OpenApiServiceSettings
+from ..config.sources import normalize_key
 from ..security.tls import client_verify
 from .document import OpenApiDocument, SpecError, read_document
 from .operations import Operation, plan_operations
@@ -99,10 +100,11 @@ def _auth_problems(loaded: LoadedSettings, service: OpenApiServiceSettings) -> l
     auth = loaded.settings.auth
     problems = []
     client = service.auth.client if service.auth is not None else None
-    if client is not None and client not in auth.dependency_clients:
+    if client is not None and normalize_key(client) not in auth.dependency_clients:
         known = ", ".join(sorted(auth.dependency_clients)) or "none is set"
         problems.append(f"auth.client names '{client}', which is no auth.dependency_clients entry ({known})")
-    named = [s for s in ("dependency_tokens", "dependency_clients") if service.name in getattr(auth, s)]
+    key = normalize_key(service.name)  # settings keys are normalized: `my-api` is `my_api`
+    named = [s for s in ("dependency_tokens", "dependency_clients") if key in getattr(auth, s)]
     if service.auth is not None and named:
         problems.append(f"auth is set here and in auth.{named[0]}.{service.name}; keep one")
     return problems
