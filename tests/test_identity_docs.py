@@ -1,5 +1,6 @@
-"""The two-agent example of docs/identity.md runs as written: its files and settings, a registry and a real
-authorization server (node-oidc-provider, tests/servers/oidc); the answer is the one the page shows."""
+"""The examples of docs/identity.md run as written: their files and settings, a registry and a real
+authorization server (node-oidc-provider, tests/servers/oidc); the answers are the ones the page shows.
+Two agents with client credentials; the same two agents calling for a user (token exchange)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import httpx2
 import pytest
 
 from tests.agents import ROOT, run_agent, run_registry, wait_until
-from tests.docs_examples import page_blocks
+from tests.docs_examples import page_blocks, section
 from tests.servers.oidc_server import NODE, oidc_server
 
 pytestmark = pytest.mark.timeout(120)
@@ -20,11 +21,15 @@ DOC = ROOT / "docs" / "identity.md"
 assert NODE  # the server runs under Node (tests/conftest.py classifies the module by this name)
 
 
-def test_the_two_agent_example_answers_as_the_page_says(tmp_path: Path) -> None:
-    text = DOC.read_text()
+def run_section(
+    tmp_path: Path, title: str, packages: tuple[str, str], user: str | None = None
+) -> tuple[Any, str]:
+    """`plan_trip(city=Oslo)` on the trip agent of section `title` (as `user`, when given), and the
+    answer the section shows."""
+    text = section(DOC.read_text(), title)
     blocks = page_blocks(text)
     files = {b.title: b.code for b in blocks if b.kind == "python" and b.title}
-    assert set(files) == {"identity_weather/__init__.py", "identity_trips/__init__.py"}
+    assert set(files) == {f"{package}/__init__.py" for package in packages}
     weather_yaml, trips_yaml = [b.code for b in blocks if b.kind == "yaml"]
     for name, code in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -48,9 +53,12 @@ def test_the_two_agent_example_answers_as_the_page_says(tmp_path: Path) -> None:
             "MESH_CONFIG": str(tmp_path / "trips-config"),
             "TRIPS_CLIENT_SECRET": "trips-secret",
         }
+        headers = {"Accept": "application/json, text/event-stream"}
+        if user is not None:  # her token for the trip agent, as her login gave it
+            headers["Authorization"] = f"Bearer {oauth.user_token(user, 'urn:example:trips')}"
         with (
-            run_agent("identity_weather", env=weather_env, cwd=tmp_path),
-            run_agent("identity_trips", env=trips_env, cwd=tmp_path) as trips,
+            run_agent(packages[0], env=weather_env, cwd=tmp_path),
+            run_agent(packages[1], env=trips_env, cwd=tmp_path) as trips,
         ):
             body = {
                 "jsonrpc": "2.0",
@@ -60,15 +68,25 @@ def test_the_two_agent_example_answers_as_the_page_says(tmp_path: Path) -> None:
             }
 
             def answered() -> Any:
-                response = httpx2.post(
-                    trips.mcp_url,
-                    json=body,
-                    headers={"Accept": "application/json, text/event-stream"},
-                    timeout=15,
-                )
+                response = httpx2.post(trips.mcp_url, json=body, headers=headers, timeout=15)
                 result = response.json()["result"]
                 return None if result["isError"] else result
 
             result = wait_until(answered, timeout=30)
-    shown = json.loads(text.split("answers\n`", 1)[1].split("`", 1)[0])
-    assert result["structuredContent"] == {"result": shown}  # type: ignore[index]
+    shown = json.loads("{" + text.split("\n`{", 1)[1].split("`", 1)[0])  # the answer the page shows
+    return result, shown
+
+
+def test_the_two_agent_example_answers_as_the_page_says(tmp_path: Path) -> None:
+    result, shown = run_section(
+        tmp_path, "Two agents with client credentials", ("identity_weather", "identity_trips")
+    )
+    assert result["structuredContent"] == {"result": shown}
+
+
+def test_the_user_s_call_reaches_the_second_agent_as_the_user(tmp_path: Path) -> None:
+    result, shown = run_section(
+        tmp_path, "On behalf of the user", ("onbehalf_weather", "onbehalf_trips"), user="alice"
+    )
+    assert shown["for_user"] == "alice" and shown["via"] == "trips"
+    assert result["structuredContent"] == {"result": shown}
