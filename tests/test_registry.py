@@ -408,6 +408,10 @@ async def test_get_agents_mirrors_the_captured_listing(client: httpx2.AsyncClien
             if key not in ("created_at", "last_seen"):
                 assert mine[key] == expected[key], key
         assert mine["namespace"] == "default"
+    with_schemas = (await client.get("/agents", params={"schemas": "true"})).json()
+    provider = next(a for a in with_schemas["agents"] if a["capabilities"])
+    assert {"input_schema", "kwargs"} <= set(provider["capabilities"][0])  # what `mesh gateway` serves
+    assert "input_schema" not in next(a for a in listing["agents"] if a["capabilities"])["capabilities"][0]
 
 
 async def test_health_shape(client: httpx2.AsyncClient) -> None:

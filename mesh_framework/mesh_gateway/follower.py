@@ -82,7 +82,7 @@ class RegistryFollower:
         """Read the listing now and hand it on."""
         try:
             response = await self.http.get(
-                self.url + "/agents", headers=self.headers, timeout=httpx2.Timeout(10.0)
+                self.url + "/agents?schemas=true", headers=self.headers, timeout=httpx2.Timeout(10.0)
             )
         except httpx2.HTTPError as exc:
             raise RegistryUnreachable(

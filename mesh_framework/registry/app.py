@@ -5,7 +5,8 @@
 - HEAD `/heartbeat/{agent_id}`: 200 unchanged · 202 *this agent's* answer changed · 410 unknown or
   unhealthy · 503 registry error.
 - DELETE `/agents/{agent_id}`: 204, also for unknown ids.
-- GET `/agents`: `{agents: [...], count, timestamp}` (`agents` is `[]` when empty; MCP Mesh says null).
+- GET `/agents`: `{agents: [...], count, timestamp}` (`agents` is `[]` when empty; MCP Mesh says null);
+  `?schemas=true` adds each capability's `input_schema` and `kwargs` (what `mesh gateway` serves).
 - GET/HEAD `/health`: `{service: "mcp-mesh-registry", status, timestamp, uptime_seconds, version}`.
 - GET `/events?agent_id=&type=&function_name=&limit=`: the resolution audit and lifecycle events, newest
   first, `{count, events}` (registry/audit.py); `limit` 1..500, default 50.
@@ -140,7 +141,8 @@ def build_registry_app(
         return Response(status_code=204)
 
     async def agents(request: Request) -> Response:
-        views = [agent_view(state) for state in store.agents()]
+        schemas = request.query_params.get("schemas", "").lower() == "true"
+        views = [agent_view(state, schemas=schemas) for state in store.agents()]
         return JSONResponse({"agents": views, "count": len(views), "timestamp": timestamp()})
 
     async def a2a_agents(request: Request) -> Response:

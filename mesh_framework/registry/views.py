@@ -63,9 +63,10 @@ def _llm_provider_resolutions(answer: Answer) -> list[dict[str, Any]]:
     ]
 
 
-def agent_view(state: AgentState) -> dict[str, Any]:
-    """One entry of `GET /agents` (the fields of MCP Mesh's listing, plus `namespace` and each capability's
-    `input_schema` and `kwargs`)."""
+def agent_view(state: AgentState, *, schemas: bool = False) -> dict[str, Any]:
+    """One entry of `GET /agents` (the fields of MCP Mesh's listing, plus `namespace`); with `schemas`
+    (`GET /agents?schemas=true`, what `mesh gateway` asks for), each capability's `input_schema` and
+    `kwargs` too, so the listing without it stays MCP Mesh's."""
     registration = state.registration
     answer = state.answer or state.sent or {"dependencies_resolved": {}, "llm_tools": {}, "llm_providers": {}}
     dependencies = _dependency_resolutions(answer)
@@ -80,12 +81,11 @@ def agent_view(state: AgentState) -> dict[str, Any]:
                 "available": state.healthy,
                 "description": tool.description,
                 "function_name": tool.function_name,
-                # ours beside MCP Mesh's fields: what `mesh gateway` serves a tool with, no call to the agent
-                "input_schema": tool.input_schema,
-                "kwargs": tool.kwargs or {},
                 "name": tool.capability,
                 "tags": tool.tag_list,
                 "version": tool.version,
+                # ours beside MCP Mesh's fields: what `mesh gateway` serves a tool with, no call to the agent
+                **({"input_schema": tool.input_schema, "kwargs": tool.kwargs or {}} if schemas else {}),
             }
             for tool in registration.tools
             if tool.capability  # a web route's pseudo-tool provides nothing (MCP Mesh lists it nowhere)
