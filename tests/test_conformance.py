@@ -75,39 +75,43 @@ def read_checks(directory: Path) -> dict[str, list[dict[str, Any]]]:
     return checks
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
+def run_suites(mcp_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, SuiteRun]:
+    """The three runs (`RUNS`), side by side, against the MCP endpoint at `mcp_url`."""
     for entry in SUITES.values():
         assert NODE.exists() and entry.exists(), "run scripts/install-node-tools.sh (the test script does)"
+    started = {}
+    for label, (suite, selection) in RUNS.items():
+        out = tmp_path_factory.mktemp(label.replace("@", "-"))
+        command = [str(NODE), str(SUITES[suite]), "server", "--url", mcp_url, *selection]
+        process = subprocess.Popen(
+            [*command, "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        started[label] = (process, out)
+    results = {}
+    for label, (process, out) in started.items():
+        try:
+            output = process.communicate(timeout=240)[0]
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        announced = re.search(r"Running .* \((\d+) scenarios\)", output)
+        results[label] = SuiteRun(label, int(announced[1]) if announced else None, output, read_checks(out))
+    return results
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
     environ = {"MESH_JOBS__MAX_CONCURRENT": "64"}  # three runs share the agent's job limit
     with run_agent("tests.apps.conformance_app", env=environ) as agent:
-        started = {}
-        for label, (suite, selection) in RUNS.items():
-            out = tmp_path_factory.mktemp(label.replace("@", "-"))
-            command = [str(NODE), str(SUITES[suite]), "server", "--url", agent.mcp_url, *selection]
-            process = subprocess.Popen(
-                [*command, "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-            )
-            started[label] = (process, out)
-        results = {}
-        for label, (process, out) in started.items():
-            try:
-                output = process.communicate(timeout=240)[0]
-            finally:
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
-            announced = re.search(r"Running .* \((\d+) scenarios\)", output)
-            run = SuiteRun(label, int(announced[1]) if announced else None, output, read_checks(out))
-            results[label] = run
-        yield results
+        yield run_suites(agent.mcp_url, tmp_path_factory)
 
 
-def baseline() -> dict[str, str]:
-    entries = yaml.safe_load(BASELINE.read_text()) or {}
-    assert isinstance(entries, dict), f"{BASELINE.name} maps scenario names to reasons"
+def baseline(path: Path = BASELINE) -> dict[str, str]:
+    entries = yaml.safe_load(path.read_text()) or {}
+    assert isinstance(entries, dict), f"{path.name} maps scenario names to reasons"
     for scenario, reason in entries.items():
-        assert isinstance(reason, str) and reason.strip(), f"{BASELINE.name}: '{scenario}' needs a reason"
+        assert isinstance(reason, str) and reason.strip(), f"{path.name}: '{scenario}' needs a reason"
     return entries
 
 
