@@ -62,6 +62,7 @@ FEATURES = {
     "mesh_gateway",
     "metrics",
     "prompts",
+    "openapi",
     "registry",
     "resources",
     "routes",
