@@ -4,7 +4,6 @@ built: the container builds (and imports) a feature's beans only when it is used
 from __future__ import annotations
 
 import inspect
-import sys
 import typing
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from ..config.loader import LoadedSettings
 from .configuration import BEAN_ATTR
 from .scan import ScanResult
 
-__all__ = ["asks_for", "built_or_loaded", "serves_features"]
+__all__ = ["asks_for", "serves_features"]
 
 
 def asks_for(scan: ScanResult, names: Collection[str]) -> str | None:
@@ -78,9 +77,3 @@ def serves_features(loaded: LoadedSettings, scan: ScanResult, bases: Iterable[Pa
         if any(candidate.is_dir() for candidate in candidates):
             return True
     return False
-
-
-def built_or_loaded(provider: Any, module: str) -> bool:
-    """True if the singleton `provider` may hold an instance: it is overridden, or the module of its class
-    is loaded (it cannot have been built otherwise). Used to release beans without building them."""
-    return bool(provider.overridden) or module in sys.modules
