@@ -1,5 +1,5 @@
 """A tool's arguments as an HTTP request's parts, by the OpenAPI parameter serialization rules (`style`,
-`explode`) for the common cases:
+`explode`) for the common cases.
 
 - query: `form` (the default; exploded `?id=1&id=2`, else `?id=1,2`; an object's exploded members are
   parameters of their own, `?a=1&b=2`, else `?obj=a,1,b,2`), `spaceDelimited` and `pipeDelimited` arrays
