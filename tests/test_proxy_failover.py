@@ -32,7 +32,7 @@ class StubProvider:
         self.calls = 0
         self.called = asyncio.Event()
         self._server: asyncio.Server | None = None
-        self._hung: list[asyncio.StreamWriter] = []
+        self._connections: list[asyncio.StreamWriter] = []
 
     async def start(self) -> StubProvider:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -44,13 +44,16 @@ class StubProvider:
         return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
 
     async def close(self) -> None:
-        for writer in self._hung:
+        # every connection, the client's idle keep-alive ones too: from Python 3.12 `wait_closed` waits
+        # for them all
+        for writer in self._connections:
             writer.close()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connections.append(writer)
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -63,7 +66,6 @@ class StubProvider:
                 self.calls += 1
                 self.called.set()
                 if self.mode == "hang":
-                    self._hung.append(writer)
                     return
                 if self.mode == "drain":
                     writer.write(
