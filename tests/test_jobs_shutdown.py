@@ -118,6 +118,12 @@ def resolved(agent: AgentProcess) -> None:
     wait_until(lambda: "hold_via_registry:dep_0: hold ->" in agent.text(), 20)
 
 
+def polled(agent: AgentProcess) -> None:
+    """The command has the job's handle and follows the job: the agent served its first status poll.
+    Before that, stopping the agent could cut the command's first call, not the job it follows."""
+    wait_until(lambda: metric(agent.base_url, "mesh_tool_calls_total", tool="__mesh_job_status"), 30)
+
+
 def held_hold_job(registry: AgentProcess) -> str | None:
     status, _type, text = _http_json("GET", f"{registry.base_url}/jobs?capability=hold&status=working")
     rows = json.loads(text)["jobs"] if status == 200 else []
@@ -130,6 +136,7 @@ def test_mesh_call_wait_shows_how_a_registry_job_ended_when_its_agent_stops(regi
         waiting = wait_command(registry, "hold_via_registry", "name=forever")
         try:
             job_id = wait_until(lambda: held_hold_job(registry), 30)
+            polled(agent)
             agent.process.send_signal(signal.SIGTERM)
             out, err = waiting.communicate(timeout=30)
         finally:
@@ -151,6 +158,7 @@ def test_mesh_call_wait_follows_a_registry_job_in_the_registry_once_its_agent_is
         waiting = wait_command(registry, "hold_via_registry", "name=forever")
         try:
             job_id = wait_until(lambda: held_hold_job(registry), 30)
+            polled(agent)
             stop(agent.process, sig=signal.SIGKILL)  # gone without a word: the registry still says working
             status, _type, text = _http_json(
                 "POST", f"{registry.base_url}/jobs/{job_id}/cancel", {"reason": "its agent died"}
