@@ -25,6 +25,15 @@ find_python() {
   return 1
 }
 
+# The no_servers modules by name (tests/conftest.py classifies a module by its source): the workers then
+# collect only those, not every module to deselect most of the rest. Explicit test paths win.
+explicit=0
+case " $* " in *" tests"*) explicit=1 ;; esac
+modules=()
+# Bytecode for this Python (PYTHONDONTWRITEBYTECODE may be set): our modules, compiled once here instead
+# of in every process the tests start, and pytest's rewritten test modules, kept for the next worker.
+unset PYTHONDONTWRITEBYTECODE
+
 failed=""
 for version in $versions; do
   if ! python="$(find_python "$version")"; then
@@ -36,7 +45,14 @@ for version in $versions; do
   start=$SECONDS
   UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT="$root/.venv-$version" \
     "$uv_bin" sync --frozen --quiet --python "$python" --compile-bytecode
-  "$root/.venv-$version/bin/python" -m pytest -m no_servers "$@" || failed="$failed $version"
+  "$root/.venv-$version/bin/python" -m compileall -q mesh_framework starter_app tests >/dev/null
+  if [ "$explicit" = 0 ] && [ ${#modules[@]} = 0 ]; then
+    mapfile -t modules < <("$root/.venv-$version/bin/python" -c 'from pathlib import Path
+from tests.conftest import starts_servers
+print(*(p for p in sorted(Path("tests").glob("test_*.py")) if not starts_servers(p)), sep="\n")')
+  fi
+  "$root/.venv-$version/bin/python" -m pytest -m no_servers "$@" ${modules[@]+"${modules[@]}"} \
+    || failed="$failed $version"
   echo "== pytest -m no_servers (Python $version): $((SECONDS - start)) s"
 done
 if [ -n "$failed" ]; then

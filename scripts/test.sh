@@ -16,6 +16,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# Bytecode is kept even when PYTHONDONTWRITEBYTECODE is set: pytest's rewritten test modules and the
+# modules every agent a test starts imports are then compiled once, not in each worker and process.
+unset PYTHONDONTWRITEBYTECODE
+
 quick=0
 if [ "${1-}" = "--quick" ]; then
   quick=1
