@@ -45,6 +45,7 @@ FEATURES = {
     "security": "mesh_framework.security.authorization",
     "prompts": "mesh_framework.prompts.catalog",
     "resources": "mesh_framework.resources.catalog",
+    "skills": "mesh_framework.skills.catalog",
 }
 # Every module of these packages stays unloaded in the minimal app (jobs.context and jobs.model hold the
 # JobContext a tool may take, so they load with the tools), but a feature's auto-configuration and its
@@ -65,6 +66,7 @@ UNUSED_PACKAGES = (
     "mesh_framework.prompts.markdown",
     "mesh_framework.resources.catalog",
     "mesh_framework.resources.files",
+    "mesh_framework.skills",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -191,3 +193,12 @@ def test_a_prompt_a_resource_or_a_prompt_folder_loads_their_catalogs(tmp_path: P
     (tmp_path / "prompts").mkdir()  # the default prompt folder, beside the app module
     (tmp_path / "prompts" / "hello.md").write_text("---\ndescription: Say hello\n---\nHello!\n")
     assert loaded(built_modules(tmp_path, "lean_folder", PLAIN_TOOL, MINIMAL), "prompts")
+
+
+def test_a_skill_folder_loads_the_skills_modules(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "hello"  # the default skill folder, beside the app module
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: hello\ndescription: Say hello\n---\nHello!\n")
+    modules = built_modules(tmp_path, "lean_skills", PLAIN_TOOL, MINIMAL)
+    assert loaded(modules, "skills") and "mesh_framework.skills.frontmatter" in modules
+    assert not loaded(modules, "prompts")  # a skill folder is no prompt folder
