@@ -127,11 +127,13 @@ class ToolSource:
 @dataclass(frozen=True)
 class HttpSurface:
     """Routes served on the agent's port behind the HTTP edge, before (lower `order`) or after others';
-    `middleware` wraps the agent's web side (never `/mcp`)."""
+    `middleware` wraps the agent's web side (never `/mcp`). `scopes`: the scopes its routes ask of callers,
+    by route (listed in the protected-resource metadata; they need a verifier)."""
 
     routes: Sequence[Any] = ()
     order: int = 0
     middleware: Sequence[Any] = ()
+    scopes: Mapping[str, Sequence[str]] | None = None
 
 
 # One JSON-RPC method of an EndpointExtension: (params, modern) -> the result.

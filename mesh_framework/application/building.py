@@ -56,7 +56,10 @@ def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
         else []
     )
     configured = settings.auth.tokens or settings.auth.jwks_url
-    if not declared and not configured and not any(getattr(w.spec, "scopes", ()) for w in tools):
+    features = container.features()  # scoped prompts and resources; scoped routes by surface (identity)
+    routes = {k: v for s in container.http_surfaces() for k, v in (s.scopes or {}).items()}
+    scoped = any(getattr(w.spec, "scopes", ()) for w in tools) or routes or features.declared_scopes()
+    if not declared and not configured and not scoped:
         return asgi
     from ..security.authorization import protect_agent, verifier_from_settings
 
@@ -64,7 +67,7 @@ def _authorized(container: Any, catalog: BeanCatalog, asgi: Any) -> Any:
         verifier = getattr(container, declared[0].name)() if declared else verifier_from_settings(settings)
         if verifier is not None and getattr(asgi, "edge", None) is not None:
             asgi.edge.identity = verifier.verify  # the caller of routes, A2A and uploads, verified once
-        return protect_agent(settings, tools, asgi, verifier)
+        return protect_agent(settings, tools, asgi, verifier, features=features, route_scopes=routes)
     except (ValueError, ImportError) as exc:
         raise WiringError([str(exc)]) from None
 

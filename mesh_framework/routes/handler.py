@@ -27,6 +27,8 @@ from ..errors import CapabilityUnavailable
 from ..failures import log_failure
 from ..health.drain import Drain
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
+from ..security.caller import current_access_token
+from ..security.challenge import WELL_KNOWN, scope_refusal
 from ..tools.injected import fill_injected
 from ..tools.wrapper import MeshToolWrapper
 from ..tracing.spans import incoming_request
@@ -92,6 +94,10 @@ class RouteHandler:
     async def respond(self, request: Request) -> Response:
         """The answer to one request (its body not yet sent)."""
         plan = self.plan
+        if plan.spec.scopes:
+            refused = self._refused(request)
+            if refused is not None:
+                return refused
         arguments: dict[str, Any] = dict(request.path_params)
         query = request.query_params
         for key in self._query.intersection(query.keys()):
@@ -198,6 +204,18 @@ class RouteHandler:
             problems.append(problem)
         jsonable: list[dict[str, Any]] = json.loads(to_json(problems, fallback=str))  # inputs of any type
         return jsonable
+
+    def _refused(self, request: Request) -> Response | None:
+        """401 or 403 with a Bearer challenge when the caller (verified by the edge) lacks the route's
+        scopes, as the MCP endpoint answers for a tool; None when it has them."""
+        presented = request.headers.get("authorization", "")[:7].lower() == "bearer "
+        metadata = str(request.base_url).rstrip("/") + WELL_KNOWN
+        refusal = scope_refusal(current_access_token(), presented, self.plan.spec.scopes, metadata)
+        if refusal is None:
+            return None
+        status, body, challenge = refusal
+        logger.debug("route %s refused: %s", self.plan.display, body["error_description"])
+        return JSONResponse(body, status_code=status, headers={"www-authenticate": challenge})
 
     def _unavailable(self, slot: int) -> Response:
         dependency = self.wrapper.spec.dependencies[slot]  # the declared ones, then services' methods

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..edge.content import FORM_TYPES
-from ..specs import DependencySpec, Selector
+from ..specs import DependencySpec, Selector, scope_names
 
 __all__ = ["HTTP_METHODS", "ROUTE_ATTR", "RouteSpec", "mesh_route"]
 
@@ -29,6 +29,7 @@ class RouteSpec:
     dependencies: tuple[DependencySpec, ...] = ()
     description: str | None = None
     accepts: tuple[str, ...] = ()  # form body types the route reads besides JSON
+    scopes: tuple[str, ...] = ()  # what the caller's access token must grant (401/403 otherwise)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -43,6 +44,7 @@ def mesh_route(
     dependencies: Sequence[str | Selector | Mapping[str, Any]] = (),
     description: str | None = None,
     accepts: Sequence[str] = (),
+    scopes: Sequence[str] = (),
 ) -> Callable[[F], F]:
     """Serve the function at `path` on the agent's own HTTP server, beside the MCP endpoint.
 
@@ -51,7 +53,10 @@ def mesh_route(
     (`/items/{item_id}`) and the query string. The return value is sent as JSON, or as Server-Sent
     Events when the function returns `Stream[str]`. A body is accepted as JSON only; a route that reads a
     form from its `Request` names the form types in `accepts` (`"multipart/form-data"`,
-    `"application/x-www-form-urlencoded"`), since any page may post a form to any address. Usage::
+    `"application/x-www-form-urlencoded"`), since any page may post a form to any address. `scopes`: what
+    the caller's access token must grant (with a token verifier configured): without a token the route
+    answers 401, with a token lacking them 403 `insufficient_scope`, each with a `WWW-Authenticate:
+    Bearer` challenge, as the MCP endpoint does for a tool. Usage::
 
         @mesh_route("/api/greet/{name}", dependencies=["greeting"])
         async def greet(name: str, greeting: McpMeshTool) -> dict:
@@ -70,6 +75,7 @@ def mesh_route(
     unknown = sorted(set(forms) - set(FORM_TYPES))
     if unknown:
         raise ValueError(f"accepts={unknown} unknown; a route may accept {', '.join(sorted(FORM_TYPES))}")
+    wanted = scope_names(scopes, f"@mesh_route({path!r})")
 
     def mark(function: F) -> F:
         if not callable(function):
@@ -79,7 +85,7 @@ def mesh_route(
                 f"{getattr(function, '__qualname__', function)} has two @mesh_route; serve one path per "
                 "function (several methods: methods=[...])"
             )
-        setattr(function, ROUTE_ATTR, RouteSpec(function, path, upper, deps, description, forms))
+        setattr(function, ROUTE_ATTR, RouteSpec(function, path, upper, deps, description, forms, wanted))
         return function
 
     return mark
