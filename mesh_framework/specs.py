@@ -17,6 +17,7 @@ __all__ = [
     "LlmSpec",
     "Selector",
     "ToolSpec",
+    "scope_names",
 ]
 
 TagExpression = str | tuple[str, ...]
@@ -178,3 +179,14 @@ class ConfigPropertiesSpec:
 
     model: type
     prefix: str
+
+
+def scope_names(scopes: Sequence[str], where: str) -> tuple[str, ...]:
+    """`scopes` (OAuth scope tokens, RFC 6749 §3.3) as a tuple; ValueError naming `where` for a string or
+    a scope that is empty or holds a space or a quote."""
+    if isinstance(scopes, str):
+        raise ValueError(f"{where}: scopes must be a list of scope names, e.g. scopes=[{scopes!r}]")
+    bad = [s for s in scopes if not isinstance(s, str) or not s or any(c.isspace() or c in '"\\' for c in s)]
+    if bad:
+        raise ValueError(f"{where}: scope(s) {bad!r} invalid: a scope is a name without spaces or quotes")
+    return tuple(scopes)

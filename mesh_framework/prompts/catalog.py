@@ -44,6 +44,7 @@ class Prompt:
     origin: str = ""
     completers: dict[str, Callable[[], Callable[..., Any]]] | None = None
     context_param: str | None = None  # receives a ToolContext (input responses, request state)
+    scopes: tuple[str, ...] = ()  # what a prompts/get asks of the caller's token
 
     def descriptor(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name, "description": self.description}
@@ -84,6 +85,15 @@ class PromptCatalog:
 
     def get(self, name: str) -> Prompt | None:
         return self._prompts.get(name)
+
+    def scopes_of(self, name: Any) -> tuple[str, ...]:
+        """The scopes a `prompts/get` of `name` needs (none for a name it does not serve)."""
+        prompt = self._prompts.get(name) if isinstance(name, str) else None
+        return prompt.scopes if prompt is not None else ()
+
+    def declared_scopes(self) -> dict[str, tuple[str, ...]]:
+        """Each scoped prompt's scopes, by `prompt NAME`."""
+        return {f"prompt {p.name}": p.scopes for p in self if p.scopes}
 
     def descriptors(self) -> list[dict[str, Any]]:
         return self._listed

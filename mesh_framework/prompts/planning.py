@@ -124,6 +124,7 @@ def _plan_prompt(
         target=plan.target(function, owner, found.attribute),
         origin=where,
         context_param=context_parameter(function),
+        scopes=spec.scopes,
     )
 
 
@@ -142,6 +143,7 @@ def _plan_resource(
         "title": spec.title,
         "mime_type": spec.mime_type,
         "origin": describe_location(function),
+        "scopes": spec.scopes,
     }
     if not UriTemplate.is_template(spec.uri):
         required = [a.name for a in arguments if a.required]

@@ -129,6 +129,22 @@ class FeatureHandlers:
         """These handlers with the MCP extensions' beans (`extension.EndpointExtension`) added."""
         return FeatureHandlers(*self._parts, (*self._extensions, *extensions)) if extensions else self
 
+    def declared_scopes(self) -> dict[str, tuple[str, ...]]:
+        """The scopes each scoped prompt and resource asks of callers (`prompt NAME`, `resource URI`)."""
+        declared: dict[str, tuple[str, ...]] = {}
+        for part in self._parts:
+            scopes_of = getattr(part, "declared_scopes", None)
+            declared.update(scopes_of() if scopes_of is not None else {})
+        return declared
+
+    def scopes_needed(self, method: str, params: Mapping[str, Any]) -> tuple[str, ...]:
+        """The scopes one request asks of the caller: a prompts/get's prompt's, a resources/read's
+        resource's (MCP authorization, security/authorization.py)."""
+        prompts, resources = self._parts
+        part, key = (prompts, "name") if method == "prompts/get" else (resources, "uri")
+        scopes_of = getattr(part, "scopes_of", None) if method in ("prompts/get", "resources/read") else None
+        return tuple(scopes_of(params.get(key))) if scopes_of is not None else ()
+
     def serves(self, method: str) -> bool:
         """True for the methods answered here: prompts, resources, completion and the extensions'."""
         return method in FEATURE_METHODS or method in self._methods

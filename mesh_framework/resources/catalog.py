@@ -38,6 +38,7 @@ class FunctionResource:
     title: str | None = None
     mime_type: str | None = None
     origin: str = ""
+    scopes: tuple[str, ...] = ()  # what a resources/read asks of the caller's token
 
     def descriptor(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"uri": self.uri, "name": self.name}
@@ -107,19 +108,33 @@ class ResourceCatalog:
     def template_descriptors(self) -> list[dict[str, Any]]:
         return self._listed_templates
 
+    def _find(self, uri: str) -> tuple[FunctionResource | StaticFile | None, Mapping[str, str]]:
+        """What serves `uri`: a resource or file of that URI, else the first template matching it."""
+        item = self._static.get(uri)
+        if item is not None:
+            return item, {}
+        for template in self._templates.values():
+            assert template.template is not None
+            matched = template.template.match(uri)
+            if matched is not None:
+                return template, matched
+        return None, {}
+
+    def scopes_of(self, uri: Any) -> tuple[str, ...]:
+        """The scopes a `resources/read` of `uri` needs (none for a URI it does not serve, or a file)."""
+        item = self._find(uri)[0] if isinstance(uri, str) else None
+        return item.scopes if isinstance(item, FunctionResource) else ()
+
+    def declared_scopes(self) -> dict[str, tuple[str, ...]]:
+        """Each scoped resource's (or template's) scopes, by `resource URI`."""
+        items = [*self._static.values(), *self._templates.values()]
+        return {f"resource {i.uri}": i.scopes for i in items if isinstance(i, FunctionResource) and i.scopes}
+
     async def read(self, uri: Any) -> dict[str, Any]:
         """The `ReadResourceResult` of `uri`; ResourceError when nothing serves it or its function fails."""
         if not isinstance(uri, str) or not uri:
             raise ResourceError("resources/read needs params.uri, the URI of the resource to read")
-        item: FunctionResource | StaticFile | None = self._static.get(uri)
-        values: Mapping[str, str] = {}
-        if item is None:
-            for template in self._templates.values():
-                assert template.template is not None
-                matched = template.template.match(uri)
-                if matched is not None:
-                    item, values = template, matched
-                    break
+        item, values = self._find(uri)
         if item is None:
             raise ResourceError(
                 f"Resource not found: '{uri}' is no resource of this agent and matches none of its URI "

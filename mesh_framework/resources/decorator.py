@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from ..specs import scope_names
 
 __all__ = ["RESOURCE_ATTR", "ResourceSpec", "mesh_resource"]
 
@@ -20,6 +22,7 @@ class ResourceSpec:
     title: str | None = None
     description: str | None = None
     mime_type: str | None = None
+    scopes: tuple[str, ...] = ()  # what a resources/read asks of the caller's token
 
 
 def mesh_resource(
@@ -29,13 +32,15 @@ def mesh_resource(
     title: str | None = None,
     description: str | None = None,
     mime_type: str | None = None,
+    scopes: Sequence[str] = (),
 ) -> Callable[[F], F]:
     """Serve the function as the resource `uri`, or as a URI template (`"logs://{service}/{date}"`) whose
     variables are the function's parameters (`{+path}` also matches slashes).
 
     Return `str` (text, default `text/plain`), `bytes` (binary, default `application/octet-stream`), a
     dict or list (JSON) or an `EmbeddedResource`. The name defaults to the function name, the description
-    to the docstring. Usage::
+    to the docstring. `scopes`: what the caller's access token must grant to read it (a `resources/read`
+    without them is refused with 403 `insufficient_scope`, as a tool call is; it is still listed). Usage::
 
         @mesh_resource("logs://{service}/{date}", mime_type="text/plain")
         def logs(service: str, date: str) -> str:
@@ -44,10 +49,13 @@ def mesh_resource(
     if not isinstance(uri, str) or ("://" not in uri and not uri.startswith(("urn:", "data:"))):
         raise ValueError(f"Resource URI {uri!r} needs a scheme, like 'config://app' or 'logs://{{service}}'")
 
+    wanted = scope_names(scopes, f"@mesh_resource({uri!r})")
+
     def mark(function: F) -> F:
         if not callable(function):
             raise TypeError(f"@mesh_resource applies to functions and methods, not {function!r}")
-        setattr(function, RESOURCE_ATTR, ResourceSpec(function, uri, name, title, description, mime_type))
+        spec = ResourceSpec(function, uri, name, title, description, mime_type, wanted)
+        setattr(function, RESOURCE_ATTR, spec)
         return function
 
     return mark

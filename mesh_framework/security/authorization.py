@@ -7,36 +7,47 @@ As the MCP authorization specification asks of a resource server:
 - a request without a bearer token gets 401 with `WWW-Authenticate: Bearer resource_metadata="..."`; an
   invalid or expired token 401 with `error="invalid_token"`;
 - a valid token without the scopes the call needs (`auth.required_scopes`, and the called tool's
-  `@mesh_tool(scopes=[...])`, read from the JSON-RPC body, every call of a batch) gets 403 with
-  `error="insufficient_scope", scope="..."`. The body is read once, within `server.max_body_bytes` and
-  `server.body_timeout`, and parsed once: the endpoint takes the message from the scope
-  (`protocol/body.py`), other apps get the body replayed.
+  `@mesh_tool(scopes=[...])`, the prompt's of a `prompts/get`, the resource's of a `resources/read`, read
+  from the JSON-RPC body, every message of a batch) gets 403 with `error="insufficient_scope",
+  scope="..."`. Lists are not filtered: a client sees what there is and which scope to ask for (the
+  challenge names it), as the MCP authorization specification's step-up flow expects. The body is read
+  once, within `server.max_body_bytes` and `server.body_timeout`, and parsed once: the endpoint takes the
+  message from the scope (`protocol/body.py`), other apps get the body replayed.
 The verified `AccessToken` is left in `scope["state"]["access_token"]` and is the caller while the request
 is served (`security/caller.py`: the tool's `ctx.access_token`). Tokens are never logged.
+
+`scopes_supported` in the metadata is the union of every scope a surface of the agent asks for: the
+required scopes, the tools', prompts', resources' and routes' (A2A skills take their tool's). A web route
+with scopes answers its own challenges with the same header (`scope_refusal`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..config.settings import MeshSettings
 from ..protocol.body import BODY_READ, BodyRead
 from .caller import serving_caller
+from .challenge import WELL_KNOWN, bearer_challenge, scope_refusal
 from .tls import client_ssl_context
 from .verifiers import AccessToken, AnyOfVerifier, JwtVerifier, StaticTokenVerifier, TokenVerifier
 
-__all__ = ["WELL_KNOWN", "McpAuthorization", "protect_agent", "verifier_from_settings"]
+__all__ = [
+    "WELL_KNOWN",
+    "McpAuthorization",
+    "bearer_challenge",
+    "protect_agent",
+    "scope_refusal",
+    "verifier_from_settings",
+]
 
 logger = logging.getLogger("mesh_framework.security")
 
-WELL_KNOWN = "/.well-known/oauth-protected-resource"
-
-
-def _quote(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+# The scopes one JSON-RPC message asks of the caller, by method and params (prompts/get, resources/read).
+RequestScopes = Callable[[str, Mapping[str, Any]], Iterable[str]]
 
 
 class McpAuthorization:
@@ -54,6 +65,7 @@ class McpAuthorization:
         path: str,
         tool_scopes: Callable[[str], Iterable[str]] = lambda _name: (),
         scoped_tools: bool = False,
+        request_scopes: RequestScopes | None = None,
         required_scopes: Sequence[str] = (),
         scopes_supported: Sequence[str] = (),
         resource: str | None = None,
@@ -67,6 +79,7 @@ class McpAuthorization:
         self.path = path
         self.tool_scopes = tool_scopes
         self.scoped_tools = scoped_tools
+        self.request_scopes = request_scopes  # prompts/get, resources/read: read the body for them too
         self.required_scopes = frozenset(required_scopes)
         self.scopes_supported = sorted({*scopes_supported, *required_scopes})
         self.resource = resource
@@ -103,10 +116,14 @@ class McpAuthorization:
             )
             return
         needed = set(self.required_scopes)
-        if self.scoped_tools:
-            names, receive = await self._called_tools(scope, headers.get(b"content-length"), receive)
-            for name in names:
-                needed.update(self.tool_scopes(name))
+        if self.scoped_tools or self.request_scopes is not None:
+            messages, receive = await self._messages(scope, headers.get(b"content-length"), receive)
+            for method, params in messages:
+                if method == "tools/call":
+                    name = params.get("name")
+                    needed.update(self.tool_scopes(name) if isinstance(name, str) else ())
+                elif self.request_scopes is not None:
+                    needed.update(self.request_scopes(method, params))
         if not needed <= access.scopes:
             await self._challenge(
                 scope,
@@ -130,13 +147,13 @@ class McpAuthorization:
             )
             return None
 
-    async def _called_tools(
+    async def _messages(
         self, scope: dict[str, Any], length: bytes | None, receive: Any
-    ) -> tuple[list[str], Any]:
-        """The tools a request calls, from its JSON-RPC body (read and parsed once, left in the scope for
-        the endpoint and replayed to other apps). The body, not the `Mcp-Name` header: a handshake-era
-        request's headers are not checked against it. A body refused (too large, too slow) or not JSON
-        names no tool: the endpoint answers it without calling anything."""
+    ) -> tuple[list[tuple[str, Mapping[str, Any]]], Any]:
+        """The methods a request asks for, with their params, from its JSON-RPC body (read and parsed
+        once, left in the scope for the endpoint and replayed to other apps). The body, not the `Mcp-Name`
+        header: a handshake-era request's headers are not checked against it. A body refused (too large,
+        too slow) or not JSON asks for nothing: the endpoint answers it without calling anything."""
         try:
             declared = int(length) if length is not None else -1
         except ValueError:
@@ -145,14 +162,12 @@ class McpAuthorization:
             receive, max_bytes=self.max_body_bytes, timeout=self.body_timeout, declared=declared
         )
         scope[BODY_READ] = read
-        names: list[str] = []
+        messages: list[tuple[str, Mapping[str, Any]]] = []
         parsed = read.message
         for item in parsed if isinstance(parsed, list) else [parsed]:
-            if isinstance(item, dict) and item.get("method") == "tools/call":
+            if isinstance(item, dict) and isinstance(item.get("method"), str):
                 params = item.get("params")
-                name = params.get("name") if isinstance(params, dict) else None
-                if isinstance(name, str):
-                    names.append(name)
+                messages.append((item["method"], params if isinstance(params, dict) else {}))
         replayed = False
 
         async def replay() -> dict[str, Any]:
@@ -162,7 +177,7 @@ class McpAuthorization:
                 return {"type": "http.request", "body": read.body, "more_body": False}
             return dict(await receive())
 
-        return names, replay
+        return messages, replay
 
     def _base(self, scope: dict[str, Any]) -> str:
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
@@ -201,14 +216,8 @@ class McpAuthorization:
         scope_param: str | None = None,
     ) -> None:
         metadata = self._base(scope) + WELL_KNOWN + self.path
-        parts = []
-        if error is not None:
-            parts += [f"error={_quote(error)}", f"error_description={_quote(description)}"]
         wanted = scope_param or (" ".join(sorted(self.required_scopes)) if self.required_scopes else None)
-        if wanted:
-            parts.append(f"scope={_quote(wanted)}")
-        parts.append(f"resource_metadata={_quote(metadata)}")
-        challenge = ("Bearer " + ", ".join(parts)).encode("latin-1")
+        challenge = bearer_challenge(metadata, error, description, wanted).encode("latin-1")
         body = {"error": error or "unauthorized", "error_description": description}
         await _send_json(
             send, status, body, [(b"www-authenticate", challenge)], head=scope.get("method") == "HEAD"
@@ -251,17 +260,29 @@ def verifier_from_settings(settings: MeshSettings) -> TokenVerifier | None:
 
 
 def protect_agent(
-    settings: MeshSettings, tools: Any, asgi: Any, verifier: TokenVerifier | None = None
+    settings: MeshSettings,
+    tools: Any,
+    asgi: Any,
+    verifier: TokenVerifier | None = None,
+    *,
+    features: Any = None,
+    route_scopes: Mapping[str, Sequence[str]] | None = None,
 ) -> Any:
     """`asgi` behind `McpAuthorization` when a verifier is given (a user component) or configured; else
-    `asgi` itself. A tool that declares scopes with no verifier is a wiring error (ValueError)."""
+    `asgi` itself. `features`: the endpoint's prompts and resources (protocol/features.py
+    FeatureHandlers: `declared_scopes()`, `scopes_needed(method, params)`); `route_scopes`: each scoped
+    web route's scopes, by route. A tool, prompt, resource or route that declares scopes with no verifier
+    is a wiring error (ValueError)."""
     verifier = verifier or verifier_from_settings(settings)
     declared = {w.name: tuple(getattr(w.spec, "scopes", ())) for w in tools}
     scoped = sorted(name for name, scopes in declared.items() if scopes)
+    served: Mapping[str, Sequence[str]] = features.declared_scopes() if features is not None else {}
+    others = {**served, **(route_scopes or {})}
     if verifier is None:
-        if scoped:
+        if scoped or others:
+            named = [f"tool {name}" for name in scoped] + sorted(others)
             raise ValueError(
-                f"tool(s) {', '.join(scoped)} declare scopes, but no token verifier is configured: set "
+                f"{', '.join(named)} declare(s) scopes, but no token verifier is configured: set "
                 "auth.tokens or auth.jwks_url, or declare a TokenVerifier component"
             )
         return asgi
@@ -278,8 +299,9 @@ def protect_agent(
         path=settings.server.path,
         tool_scopes=tool_scopes,
         scoped_tools=bool(scoped),
+        request_scopes=features.scopes_needed if features is not None and served else None,
         required_scopes=auth.required_scopes,
-        scopes_supported=[s for scopes in declared.values() for s in scopes],
+        scopes_supported=[s for scopes in (*declared.values(), *others.values()) for s in scopes],
         resource=auth.resource,
         authorization_servers=auth.authorization_servers,
         resource_name=settings.agent.name,
