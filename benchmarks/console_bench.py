@@ -45,10 +45,11 @@ sys.path.insert(0, str(BENCH_DIR))
 from _common import AGENT_CONFIG, Run, call_body, call_headers, save_results  # noqa: E402
 from profile_inproc import call_once  # noqa: E402
 
-from mesh_framework import MeshApplication  # noqa: E402
+from mesh_framework import MeshApplication, observation  # noqa: E402
+from mesh_framework.config.settings import TracingSettings  # noqa: E402
 from mesh_framework.console import BUCKET_BOUNDS, SPAN_BUFFER, ConsolePush, TrafficRecorder  # noqa: E402
 from mesh_framework.registry.console.board import BUCKET_SECONDS, WINDOW_SECONDS, ConsoleBoard  # noqa: E402
-from mesh_framework.tracing import state  # noqa: E402
+from mesh_framework.tracing import SpanTracer, state  # noqa: E402
 from mesh_framework.tracing.sampling import TraceBudget  # noqa: E402
 
 VARIANTS = ("off", "console", "console-traceparent")
@@ -62,6 +63,9 @@ async def call_path(n: int, rounds: int) -> dict[str, float]:
         "bench_agent", cli={"server.host": "127.0.0.1", "server.port": 0}, config=AGENT_CONFIG
     )
     app = mesh_app.build()
+    # The tracer an agent that joins a registry installs (tracing/auto_configuration.py); the bench agent
+    # joins none, so the console's spans are switched on by hand below, as its push would.
+    observation.install(SpanTracer(TracingSettings(), agent="bench", json_logs=False))
     endpoint = mesh_app.container.mcp_endpoint()
     metrics = mesh_app.container.metrics()
     if endpoint.on_tool_call != metrics.calls.tool_call:

@@ -30,8 +30,9 @@ sys.path.insert(0, str(BENCH_DIR))
 from _common import AGENT_CONFIG, Run, call_body, call_headers, save_results  # noqa: E402
 from profile_inproc import call_once  # noqa: E402
 
-from mesh_framework import MeshApplication  # noqa: E402
-from mesh_framework.tracing import configure_tracing, state, tracer_provider  # noqa: E402
+from mesh_framework import MeshApplication, observation  # noqa: E402
+from mesh_framework.config.settings import TracingSettings  # noqa: E402
+from mesh_framework.tracing import SpanTracer, configure_tracing, state, tracer_provider  # noqa: E402
 
 VARIANTS = ("off", "on-none", "on-batch-drop", "on-traceparent", "json-logs")
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
@@ -74,6 +75,9 @@ async def measure(n: int, rounds: int, chunk: int = CHUNK) -> dict[str, float]:
     app = MeshApplication.load(
         "bench_agent", cli={"server.host": "127.0.0.1", "server.port": 0}, config=AGENT_CONFIG
     ).build()
+    # The tracing feature's tracer, as an agent that traces, logs JSON or joins a registry installs it (the
+    # bench agent, alone, does none of these); the variants then switch its state.
+    observation.install(SpanTracer(TracingSettings(), agent="bench", json_logs=False))
     body = call_body(modern=True).encode()
     plain = call_headers(modern=True)
     headers = {v: {**plain, "traceparent": TRACEPARENT} if v == "on-traceparent" else plain for v in VARIANTS}

@@ -19,6 +19,10 @@ classes whose `@bean` methods return these types, and the core collects every be
   what is left of the grace once the calls in flight settled.
 - `MeshMember`: told when the agent joined the mesh and asked to leave it.
 - `HeartbeatFields`: agent-level fields of the agent's registration (MCP Mesh's heartbeat).
+- `EmbeddedRegistry`: the registry an agent runs in its own process when no registry URL is set.
+
+The core's tracer (`observation.Tracer`, the spans of calls and the trace context they carry) is an
+extension point too, in a module of its own since the call path reads it.
 
 Beans are closed by the container at stop (`aclose()`/`close()`), so a feature needs no hook for that.
 """
@@ -33,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import WiringError
 
 if TYPE_CHECKING:
+    import httpx2
+
     from .config.loader import LoadedSettings
     from .config.settings import MeshSettings
     from .di.scan import ScanResult
@@ -44,6 +50,7 @@ __all__ = [
     "AgentInitializer",
     "BeanLookup",
     "BuiltAgent",
+    "EmbeddedRegistry",
     "EndpointExtension",
     "EndpointMethod",
     "GracefulStop",
@@ -221,6 +228,24 @@ class MeshMember:
 
     async def leave(self) -> None:
         """The agent leaves the mesh (a stop)."""
+
+
+class EmbeddedRegistry:
+    """A bean running the registry an agent joins when no registry URL is set (127.0.0.1 at
+    `registry.embedded_port`): asked for the URL to join once the agent serves, told when the registry
+    stopped answering (an agent that ran it stopped) and stopped with the agent. The first bean (by order)
+    is the agent's; without one, the agent joins whatever registry answers on that port."""
+
+    async def join(self, http: httpx2.AsyncClient) -> str:
+        """The URL of the registry to join: the one answering on the port, else one this process starts
+        (`http`: the agent's client, for asking)."""
+        raise NotImplementedError
+
+    async def take_over(self, http: httpx2.AsyncClient) -> None:
+        """The registry joined stopped answering: run it in this process, unless another answers first."""
+
+    async def stop(self) -> None:
+        """The agent stops: stop the registry this process runs, if it runs one."""
 
 
 class HeartbeatFields:

@@ -21,7 +21,7 @@ class JsonFormatter(logging.Formatter):
         # imported here: a process logging text (every `mesh` command) needs neither
         from opentelemetry import trace
 
-        from .tracing.state import current_call
+        from .observation import current_call
 
         super().__init__()
         self.agent = agent

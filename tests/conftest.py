@@ -81,13 +81,17 @@ def starts_processes(path: Path) -> bool:
 
 @pytest.fixture(autouse=True, scope="module")
 def tracing_per_module() -> Iterator[None]:
-    """Tracing is per process (`mesh_framework.tracing.state`): an app built with tracing on leaves it on
-    for whatever runs next in the process. Each module ends with the state it began with, so what a module
-    sees does not depend on which modules ran before it (pytest -n gives each worker its own mix)."""
+    """Tracing is per process (the tracer an app's build installs, `mesh_framework.observation`, and the
+    tracing feature's `mesh_framework.tracing.state`): an app built with tracing on leaves it on for
+    whatever runs next in the process. Each module ends with the tracer and state it began with, so what a
+    module sees does not depend on which modules ran before it (pytest -n gives each worker its own mix)."""
+    from mesh_framework import observation
     from mesh_framework.tracing.state import state
 
+    tracer = observation.tracer
     kept = {name: getattr(state, name) for name in type(state).__slots__}
     yield
+    observation.install(tracer)
     for name, value in kept.items():
         setattr(state, name, value)
 

@@ -1,7 +1,8 @@
 """An agent loads a feature's packages only when it uses the feature: a minimal app (one plain tool, no
 registry, metrics off) built and ready to serve imports no module of jobs' runner, the LLM, the MCP server
-catalog, catalog callbacks, the catalog gateway, metrics (nor prometheus_client), MCP authorization or the
-prompt and resource catalogs; each of them is imported once the app uses it.
+catalog, catalog callbacks, the catalog gateway, metrics (nor prometheus_client), MCP authorization, the
+prompt and resource catalogs, the registry or the span helpers of tracing; each of them is imported once
+the app uses it (the registry's server only once the agent starts the embedded registry).
 
 Each check loads and builds the app in a fresh interpreter and reads `sys.modules` there.
 """
@@ -67,6 +68,12 @@ UNUSED_PACKAGES = (
     "mesh_framework.resources.catalog",
     "mesh_framework.resources.files",
     "mesh_framework.skills",
+    "mesh_framework.registry",
+    "mesh_framework.tracing.spans",
+    "mesh_framework.tracing.carriers",
+    "mesh_framework.tracing.setup",
+    "mesh_framework.tracing.tracer",
+    "mesh_framework.tracing.otel",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -193,6 +200,27 @@ def test_a_prompt_a_resource_or_a_prompt_folder_loads_their_catalogs(tmp_path: P
     (tmp_path / "prompts").mkdir()  # the default prompt folder, beside the app module
     (tmp_path / "prompts" / "hello.md").write_text("---\ndescription: Say hello\n---\nHello!\n")
     assert loaded(built_modules(tmp_path, "lean_folder", PLAIN_TOOL, MINIMAL), "prompts")
+
+
+def test_tracing_or_json_logs_load_the_span_helpers(tmp_path: Path) -> None:
+    traced = built_modules(
+        tmp_path, "lean_traced", PLAIN_TOOL, {**MINIMAL, "tracing.enabled": True, "tracing.exporter": "none"}
+    )
+    assert "mesh_framework.tracing.spans" in traced and "mesh_framework.tracing.tracer" in traced
+    json_logs = built_modules(tmp_path, "lean_json_logs", PLAIN_TOOL, {**MINIMAL, "logging.format": "json"})
+    assert "mesh_framework.tracing.spans" in json_logs
+
+
+def test_joining_without_a_registry_url_loads_the_embedded_registry_but_not_its_server(
+    tmp_path: Path,
+) -> None:
+    """The registry's server, store and routes load when the agent starts the registry, once it serves."""
+    modules = built_modules(tmp_path, "lean_embedded", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True})
+    assert "mesh_framework.registry.embedded" in modules
+    assert (
+        not {"mesh_framework.registry.server", "mesh_framework.registry.app", "mesh_framework.registry.store"}
+        & modules
+    )
 
 
 def test_a_skill_folder_loads_the_skills_modules(tmp_path: Path) -> None:

@@ -161,8 +161,8 @@ async def test_without_opentelemetry_the_console_records_the_route_and_its_call(
     buffer: deque[Any] = deque()
     before = state.budget
     state.spans, state.budget = buffer, TraceBudget(5)
-    try:
-        async with routes(provider) as client:
+    try:  # an agent in a registry (the console gathers its spans), though it never joins one here
+        async with routes(provider, MESH_REGISTRY__ENABLED="true") as client:
             seen = (await client.http.get("/api/relay/ada", headers={"traceparent": TRACEPARENT})).json()
     finally:
         state.spans, state.budget = None, before

@@ -14,7 +14,7 @@ from dependency_injector import providers
 from ..di.wiring import BeanCatalog, describe_location
 from ..errors import MeshError, WiringError
 from ..extension import BuiltAgent
-from ..tracing import configure_tracing
+from ..observation import Tracer, install
 
 __all__ = ["build_agent"]
 
@@ -27,10 +27,10 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     Raises WiringError listing every component that failed to start."""
     if not container.lifespan.overridden:  # build may run again (tests); override once
         container.lifespan.override(providers.Object(lifespan))
-    settings = container.settings()
-    configure_tracing(
-        settings.tracing, agent=settings.agent.name, json_logs=settings.logging.format == "json"
-    )
+    tracers = container.tracers()  # observation.Tracer: the tracing feature's or the app's, else the no-op
+    tracer = tracers[0] if tracers else Tracer()
+    tracer.start()
+    install(tracer)
     _instantiate_components(container, catalog)
     _register_listeners(container, catalog)
     asgi = container.asgi_app()
@@ -39,6 +39,8 @@ def build_agent(container: Any, catalog: BeanCatalog, lifespan: Lifespan) -> Any
     container.proxy_factory().local_features = container.features()  # for in-process dependencies
     built = BuiltAgent(container, asgi, container.bean_lookup())
     runtime.members = tuple(container.mesh_members())
+    registries = container.embedded_registries()  # extension.EmbeddedRegistry: the registry feature's
+    runtime.embedded_registry = registries[0] if registries else None
     for initializer in container.initializers():  # the features' hooks (extension.AgentInitializer)
         initializer.initialize(built)
     return _authorized(container, catalog, asgi)

@@ -18,6 +18,7 @@ from ..config.typos import unknown_settings
 from ..errors import ConfigError, WiringError
 from ..extension import (
     AgentInitializer,
+    EmbeddedRegistry,
     EndpointExtension,
     GracefulStop,
     HeartbeatFields,
@@ -28,6 +29,7 @@ from ..extension import (
     ServingLifecycle,
     ToolSource,
 )
+from ..observation import Tracer
 from ..protocol.features import FeatureHandlers
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
@@ -107,6 +109,8 @@ EXTENSION_POINTS = {
     "heartbeat_fields": HeartbeatFields,
     "feature_handlers": FeatureHandlers,  # the endpoint's prompts and resources
     "endpoint_extensions": EndpointExtension,  # MCP extensions served on the endpoint
+    "tracers": Tracer,
+    "embedded_registries": EmbeddedRegistry,
 }
 
 

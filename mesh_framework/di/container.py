@@ -169,6 +169,8 @@ class MeshContainer(containers.DeclarativeContainer):
     graceful_stops: Any = providers.Object([])
     mesh_members: Any = providers.Object([])
     heartbeat_fields: Any = providers.Object([])
+    tracers: Any = providers.Object([])
+    embedded_registries: Any = providers.Object([])
     tools = providers.ThreadSafeSingleton(
         build_tools,
         plans=tool_plans,

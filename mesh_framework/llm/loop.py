@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .. import observation
 from ..callbacks.definition import ToolCallback
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
-from ..tracing.spans import llm_iteration
 from .media import media_note, tool_result_content
 from .model import LlmIterationLimit, LlmModel, LlmOutputError, LlmProviderError
 from .types import LlmToolCall, LlmTurn, LlmUsage, Message, tool_spec
@@ -87,7 +87,7 @@ class ToolLoop:
         repaired = False
         try:
             for iteration in range(self.max_iterations):
-                with llm_iteration(self.label, iteration) as span:
+                with observation.tracer.llm_iteration(self.label, iteration) as span:
                     turn = await self.model.complete(
                         messages,
                         tools=self.specs,
@@ -122,7 +122,7 @@ class ToolLoop:
         started = time.perf_counter()
         try:
             for iteration in range(self.max_iterations):
-                with llm_iteration(self.label, iteration) as span:
+                with observation.tracer.llm_iteration(self.label, iteration) as span:
                     turn: LlmTurn | None = None
                     events = self.model.stream(
                         messages,

@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 import httpx2
 
+from .. import observation
 from ..security.redaction import redact_url
-from ..tracing.spans import registry_call
 from .http_pool import IDEMPOTENT
 
 __all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
@@ -85,7 +85,7 @@ class RegistryClient:
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
         route = "/" + path.split("/")[1]  # the span's name carries no agent id
-        with registry_call(method, self.url + path, route) as span:
+        with observation.tracer.registry_call(method, self.url + path, route) as span:
             response = await self._request(method, path, **kwargs)
             span.set("http.response.status_code", response.status_code)
             return response

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
+from .. import observation
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, stream_text
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
@@ -17,7 +18,6 @@ from ..tools.context import ToolContext
 from ..tools.relayed_input import dependency_call, relayed_answer
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from ..tracing.spans import outbound_call
 from .transport import McpTransport, ProviderUnreachable, RemoteError
 
 __all__ = [
@@ -252,7 +252,7 @@ class McpMeshToolProxy(McpMeshTool):
         Each attempt is counted (`observer.proxy_call`) inside one client span; a failure raises
         ToolExecutionError saying what happened."""
         candidates = self._candidates()
-        with outbound_call(self.capability, name) as span:
+        with observation.tracer.outbound_call(self.capability, name) as span:
             for index, provider in enumerate(candidates[:2]):
                 # Another provider's tool may carry another function name for the same capability.
                 tool = provider.function_name if name == self.function_name else name
@@ -390,7 +390,7 @@ class InProcessMcpMeshTool(McpMeshTool):
         context: ToolContext | None = None,
     ) -> dict[str, Any]:
         """The call inside a client span, counted as a remote call is (`context`: a relaying call's)."""
-        with outbound_call(self.capability, name) as span:
+        with observation.tracer.outbound_call(self.capability, name) as span:
             span.set("mesh.provider.agent_id", self.agent_id)
             started, result = perf_counter(), None
             try:

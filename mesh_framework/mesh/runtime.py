@@ -8,10 +8,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ..config.environment import embedded_registry_url
 from ..config.settings import MeshSettings
 from ..console import SPAN_BUFFER, ConsolePush
 from ..events import ApplicationEventPublisher
-from ..extension import HeartbeatFields, MeshMember
+from ..extension import EmbeddedRegistry, HeartbeatFields, MeshMember
 from ..health.monitor import HealthMonitor
 from ..health.status import HealthStatus
 from ..security.redaction import redact_url
@@ -45,6 +46,7 @@ class MeshRuntime:
     project: str = ""  # the app's top-level package (mesh/projects.py), sent in the heartbeat
     heartbeat_fields: tuple[HeartbeatFields, ...] = ()  # features' agent-level fields (extension.py)
     members: tuple[MeshMember, ...] = ()  # features told of joining and leaving (extension.MeshMember)
+    embedded_registry: EmbeddedRegistry | None = None  # run when no registry URL is set (the registry's)
 
     def __init__(
         self,
@@ -63,7 +65,6 @@ class MeshRuntime:
         self.subscription: TopologySubscription | None = None
         self.reasons: UnresolvedReasons | None = None
         self.port: int | None = None
-        self._embedded: Any = None
         self.console_push: Any = None
         self.leaving = False  # a graceful stop began (`leave`): a join still under way registers nothing
         self._slots = {**tool_slots(tools), **route_slots(self.routes)}
@@ -75,17 +76,10 @@ class MeshRuntime:
             return
         urls = settings.registry.endpoints()
         token = settings.registry.token.get_secret_value() if settings.registry.token else None
-        embedded = not urls and settings.registry.embedded_port != 0
-        if not urls:
-            from .embedded import ensure_embedded_registry
-
-            url, self._embedded = await ensure_embedded_registry(
-                self.factory.http,
-                settings.registry.embedded_port,
-                token=token,
-                audit_history=settings.registry.audit_history,
-            )
-            urls = [url]
+        embedded = self.embedded_registry if not urls else None
+        if not urls:  # the embedded registry: joined, or started in this process (extension.EmbeddedRegistry)
+            port_url = embedded_registry_url(settings.registry.embedded_port)
+            urls = [await embedded.join(self.factory.http) if embedded is not None else port_url]
         self.factory.local_registry = self.tools
         self.port = port
         client = RegistryClient(self.factory.http, urls, settings.registry.timeout, token=token)
@@ -119,8 +113,9 @@ class MeshRuntime:
             wrapper.unresolved_listener = refused
             wrapper.unresolved_reasons = reasons.reasons
         heartbeat.observer = self.registry_observer
-        if embedded:  # the registry on embedded_port is whoever's runs it: take it over when it stops
-            heartbeat.on_failure = lambda: self._take_over(settings.registry.embedded_port, token)
+        if embedded is not None and settings.registry.embedded_port != 0:
+            # the registry on embedded_port is whoever's runs it: take it over when it stops
+            heartbeat.on_failure = lambda: embedded.take_over(self.factory.http)
         if health is not None:
             health.add_listener(self._on_health)
             health.start()
@@ -168,13 +163,6 @@ class MeshRuntime:
             after=heartbeat.registered,
         )
         self.console_push.start()
-
-    async def _take_over(self, port: int, token: str | None) -> None:
-        if self._embedded is None:
-            from .embedded import take_over
-
-            history = self.settings.registry.audit_history
-            self._embedded = await take_over(self.factory.http, port, token=token, audit_history=history)
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""
@@ -237,7 +225,6 @@ class MeshRuntime:
             await self.heartbeat.stop(unregister=True)
             self.heartbeat = None
         await self.factory.aclose()
-        if self._embedded is not None:
-            await self._embedded.stop()
-            self._embedded = None
+        if self.embedded_registry is not None:
+            await self.embedded_registry.stop()
         self.leaving = False  # served again (the same app, in one process): it joins again

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx2
 from pydantic_core import from_json, to_json
 
+from .. import observation
 from ..deadline import Expired
 from ..propagation import budget_left, propagated_headers
 from ..protocol.versions import (
@@ -31,8 +32,6 @@ from ..protocol.versions import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from ..sse import MEDIA_TYPE, aiter_events, decode
-from ..tracing.carriers import inject_trace
-from ..tracing.state import state as trace_state
 from .direct_http import ConnectFailed, ConnectionBroken, DirectHttp
 from .http_pool import IDEMPOTENT
 
@@ -351,8 +350,7 @@ class McpTransport:
                         timed_out=True,
                     )
                 timeout = left if timeout is None else min(timeout, left)
-        if trace_state.tracer is not None or trace_state.spans is not None:
-            inject_trace(method, body_params, headers)
+        observation.tracer.inject(method, body_params, headers)
         if timeout is not None:
             headers["X-Mesh-Timeout"] = _seconds(timeout)
         if era != LEGACY:

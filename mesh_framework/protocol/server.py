@@ -25,13 +25,13 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
+from .. import observation
+from ..observation import TRACE_HEADERS
 from ..propagation import HeaderAllowlist, budget_deadline, call_deadline, propagating
 from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from ..tracing.carriers import TRACE_HEADERS
-from ..tracing.spans import incoming_call, record_result
 from .body import BODY_READ, BodyRead, BodyRefused, read_body
 from .context_stream import serve_context_stream
 from .features import FeatureError, FeatureHandlers
@@ -571,7 +571,9 @@ class McpEndpoint:
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
         with (
             propagating(forwarded, deadline),
-            incoming_call(call.name, request_id, params, request.raw, trace_headers=request.traced) as span,
+            observation.tracer.incoming_call(
+                call.name, request_id, params, request.raw, trace_headers=request.traced
+            ) as span,
         ):
             if wrapper.signature.event_stream and not call.as_task:  # a ToolContext, or Stream[str]
                 streamed = await self._stream(
@@ -611,7 +613,7 @@ class McpEndpoint:
                 return wrapper.call(params.get("arguments"), context, deadline=call_deadline())
 
             def answered(result: dict[str, Any], started: float) -> None:
-                record_result(result)  # on the call's span
+                observation.tracer.record_result(result)  # on the call's span
                 self._served(wrapper, result, started)
 
             await serve_context_stream(

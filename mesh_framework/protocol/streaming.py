@@ -18,13 +18,13 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from .. import observation
 from ..health.drain import OpenStreams
 from ..propagation import call_deadline
 from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
 from ..tools.wrapper import MeshToolWrapper, error_result
-from ..tracing.spans import record_result
 from .versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL
 
 __all__ = ["OpenStreams", "serve_stream", "streams_to"]
@@ -130,7 +130,7 @@ async def serve_stream(
             )
         else:
             result = task.result()
-        record_result(result)
+        observation.tracer.record_result(result)
         if on_tool_call is not None:
             on_tool_call(wrapper.name, bool(result.get("isError")), perf_counter() - started)
         answer = {"jsonrpc": "2.0", "id": request_id, "result": stamp(result)}

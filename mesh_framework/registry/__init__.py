@@ -1,10 +1,21 @@
-"""The embedded registry: MCP Mesh's registry protocol (heartbeat, resolution, health), zero install."""
+"""The embedded registry: MCP Mesh's registry protocol (heartbeat, resolution, health), zero install.
 
-from .app import build_registry_app, default_check_interval
-from .payload import PayloadError, Registration, ToolRecord, parse_registration
-from .resolution import resolve, unresolved_slot
-from .server import RegistryServer, serve_registry, start_registry
-from .store import DEFAULT_TIMEOUT, AgentState, HeartbeatResult, RegistryStore
+The names below are loaded on first use (PEP 562): an agent loads the registry's modules only when it runs
+the registry (registry/auto_configuration.py, registry/embedded.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .app import build_registry_app, default_check_interval
+    from .payload import PayloadError, Registration, ToolRecord, parse_registration
+    from .resolution import resolve, unresolved_slot
+    from .server import RegistryServer, serve_registry, start_registry
+    from .store import DEFAULT_TIMEOUT, AgentState, HeartbeatResult, RegistryStore
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -23,3 +34,24 @@ __all__ = [
     "start_registry",
     "unresolved_slot",
 ]
+
+_LOCATIONS = {
+    "DEFAULT_TIMEOUT": ".store",
+    "AgentState": ".store",
+    "HeartbeatResult": ".store",
+    "PayloadError": ".payload",
+    "Registration": ".payload",
+    "RegistryServer": ".server",
+    "RegistryStore": ".store",
+    "ToolRecord": ".payload",
+    "build_registry_app": ".app",
+    "default_check_interval": ".app",
+    "parse_registration": ".payload",
+    "resolve": ".resolution",
+    "serve_registry": ".server",
+    "start_registry": ".server",
+    "unresolved_slot": ".resolution",
+}
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _LOCATIONS, globals())

@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
+from .. import observation
 from ..errors import CapabilityUnavailable
 from ..failures import log_failure
 from ..health.drain import Drain
@@ -31,7 +32,6 @@ from ..security.caller import current_access_token
 from ..security.challenge import WELL_KNOWN, scope_refusal
 from ..tools.injected import fill_injected
 from ..tools.wrapper import MeshToolWrapper
-from ..tracing.spans import incoming_request
 from .planning import RoutePlan
 from .sse import EventStreamResponse
 
@@ -85,7 +85,7 @@ class RouteHandler:
         deadline = budget_deadline(forwarded.get("x-mesh-timeout")) if forwarded else None
         with (
             propagating(forwarded, deadline),
-            incoming_request(scope["method"], self.plan.spec.path, raw) as span,
+            observation.tracer.incoming_request(scope["method"], self.plan.spec.path, raw) as span,
         ):
             response = await self.respond(Request(scope, receive, send))
             span.status(response.status_code)

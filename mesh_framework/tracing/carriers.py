@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..observation import TRACE_HEADERS
 from .otel import api
 from .state import UNKEPT, light_context, state
 
@@ -35,10 +36,6 @@ __all__ = [
     "parent_context",
     "parse_traceparent",
 ]
-
-# The request headers the parsers read: a request with none of them is read for the `_meta` and argument
-# fields only (the endpoint notes them while it reads the headers once).
-TRACE_HEADERS = frozenset({b"traceparent", b"tracestate", b"x-trace-id", b"x-parent-span", b"x-mesh-sampled"})
 
 _TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$")
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")

@@ -16,9 +16,10 @@ from random import getrandbits
 from time import perf_counter, time
 from typing import TYPE_CHECKING, Any
 
+from ..observation import NOOP, CallInfo, SpanScope, current_call
 from .carriers import light_parent, parent_context
 from .otel import api as _api
-from .state import UNKEPT, CallInfo, current_call, light_context, state
+from .state import UNKEPT, light_context, state
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
@@ -38,33 +39,6 @@ _NO_PARAMS: Mapping[str, Any] = {}  # a web request has no `_meta` or arguments:
 # what the console shows beside its name says so, and OpenTelemetry's span gets `mesh.cancelled`.
 CANCELLED = " (cancelled)"
 _LEFT = (GeneratorExit, CancelledError)
-
-
-class SpanScope:
-    """What code inside a traced block may add; the no-op scope ignores it all."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> SpanScope:
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        return None
-
-    def set(self, key: str, value: Any) -> None:
-        """An attribute of the span (str, bool, int, float)."""
-
-    def event(self, name: str, attributes: Mapping[str, Any] | None = None) -> None:
-        """Something that happened during the span (a failover)."""
-
-    def result(self, result: Mapping[str, Any]) -> None:
-        """A `CallToolResult`: an `isError` one marks the span as failed."""
-
-    def status(self, code: int) -> None:
-        """The HTTP status a web request was answered with: a 5xx marks the span as failed."""
-
-
-NOOP = SpanScope()
 
 
 class _Span(SpanScope):

@@ -1,8 +1,9 @@
 """What this process traces and logs per call: one tracer (or none) and whether calls are logged.
 
 Tracing is per process, as OpenTelemetry's own provider is: an agent is a process. The application sets
-this at build time (`configure_tracing`); the hot paths read three attributes and do nothing more when
-all are off.
+this when the agent is built (`configure_tracing`, from the tracer it installs: tracing/tracer.py); the hot
+paths read three attributes and do nothing more when all are off. `CallInfo` and `current_call`, what
+structured logs name, are the core's (mesh_framework/observation.py).
 
 `spans` is the console's buffer (console/): while a registry gathers this agent's spans, each finished span
 is appended to it as a `SpanRecord`, with or without OpenTelemetry. Without OpenTelemetry the trace context
@@ -14,9 +15,9 @@ from __future__ import annotations
 
 import contextvars
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
+from ..observation import CallInfo, current_call
 from .sampling import TraceBudget
 
 __all__ = ["UNKEPT", "CallInfo", "SpanRecord", "TracingState", "current_call", "light_context", "state"]
@@ -24,16 +25,6 @@ __all__ = ["UNKEPT", "CallInfo", "SpanRecord", "TracingState", "current_call", "
 # (trace id, span id, parent span id or 0, name, kind, detail, start epoch seconds, seconds, error or "")
 SpanRecord = tuple[int, int, int, str, str, str, float, float, str]
 
-
-@dataclass(frozen=True, slots=True)
-class CallInfo:
-    """The incoming tool call this code runs for: what structured logs name."""
-
-    tool: str
-    request_id: str
-
-
-current_call: contextvars.ContextVar[CallInfo | None] = contextvars.ContextVar("mesh_call", default=None)
 light_context: contextvars.ContextVar[tuple[int, int] | None] = contextvars.ContextVar(
     "mesh_light_span", default=None
 )
