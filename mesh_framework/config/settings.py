@@ -261,7 +261,9 @@ class ClientCredentialsSettings(BaseModel):
 
     token_url: str | None = Field(None, description="Token endpoint of the authorization server")
     issuer: str | None = Field(
-        None, description="Authorization server whose metadata names the token endpoint (when no token_url)"
+        None,
+        description="Authorization server whose metadata names the token endpoint (when no token_url); "
+        "neither (dependency_clients only): the one the called server's resource metadata names",
     )
     client_id: str = Field(description="This agent's client id at the authorization server")
     client_secret: SecretStr = Field(description="This agent's client secret")
@@ -275,12 +277,12 @@ class ClientCredentialsSettings(BaseModel):
         "client_secret_basic", description="How the client authenticates at the token endpoint"
     )
     timeout: float = Field(10.0, gt=0, description="Seconds to wait for the token endpoint")
-
     token_exchange: bool = Field(
         False,
         description="On behalf of the caller: a call made while serving a request with a verified JWT sends "
         "a token exchanged for it (RFC 8693; subject: the caller, actor: this client)",
     )
+
     @field_validator("scopes", mode="before")
     @classmethod
     def _split_scopes(cls, value: Any) -> Any:
@@ -300,11 +302,11 @@ class ClientCredentialsSettings(BaseModel):
             raise ValueError(f"{value!r} is not an absolute URI without a fragment (RFC 8707)")
         return value
 
-    @model_validator(mode="after")
-    def _an_endpoint(self) -> ClientCredentialsSettings:
-        if self.token_url is None and self.issuer is None:
-            raise ValueError("set token_url, or issuer to find the token endpoint in its metadata")
-        return self
+    @property
+    def discovered(self) -> bool:
+        """Neither token_url nor issuer: the authorization server is the one the called server's
+        protected-resource metadata names (RFC 9728), as an MCP client finds it."""
+        return self.token_url is None and self.issuer is None
 
 
 class AuthSettings(BaseModel):
@@ -344,6 +346,13 @@ class AuthSettings(BaseModel):
     jwks_refresh_cooldown: float = Field(
         5.0, ge=0, description="Seconds between JWKS fetches a token with an unknown key id may cause"
     )
+
+    @field_validator("client_credentials")
+    @classmethod
+    def _named_server(cls, value: ClientCredentialsSettings | None) -> ClientCredentialsSettings | None:
+        if value is not None and value.discovered:  # the mesh's agents are many: one server, named
+            raise ValueError("set token_url, or issuer to find the token endpoint in its metadata")
+        return value
 
     @model_validator(mode="after")
     def _one_credential(self) -> AuthSettings:

@@ -4,6 +4,11 @@ or OpenID Connect discovery) when only the issuer is given; and, on behalf of a 
 (RFC 8693): the caller's token as `subject_token`, answered with a token of the resource whose subject is
 the caller and whose actor is this client (the server sets `act`; the client authenticates as always).
 
+A client with neither `token_url` nor `issuer` finds its authorization server as an MCP client does: the
+called server's protected-resource metadata (RFC 9728, at its well-known URIs) names the resource to ask
+for and the authorization server, whose own metadata names the token endpoint. The resource must be on
+the same origin as the URL called (a server cannot have tokens issued to it for another one).
+
 A token is fetched on first need, per resource, and kept until shortly before it expires; callers that
 need one at the same time share one request (single-flight). A token a server refused as invalid is
 dropped (`invalidate`) so the next call fetches another. A token endpoint that is down, slow or answers
@@ -86,13 +91,24 @@ class ClientCredentialsTokens:
         self._tokens: dict[_Key, IssuedToken] = {}
         self._pending: dict[_Key, asyncio.Future[IssuedToken]] = {}
         self._token_url = config.token_url
+        self._issuer = config.issuer
+        self._resources: dict[str, str] = {}  # URL called -> the resource its metadata names
 
     def __repr__(self) -> str:
         return f"ClientCredentialsTokens({self.setting}, client_id={self.config.client_id!r})"
 
     def resource_for(self, url: str | None) -> str | None:
-        """The resource asked for on a call to `url`: the configured one, else the URL itself."""
-        return self.config.resource or url
+        """The resource asked for on a call to `url`: the configured one, else the one its metadata named
+        (once `resource_at` found it), else the URL itself."""
+        return self.config.resource or (self._resources.get(url) if url else None) or url
+
+    async def resource_at(self, url: str | None) -> str | None:
+        """`resource_for(url)`, the called server's metadata read first when this client finds its
+        authorization server there (TokenEndpointError when it cannot be read)."""
+        if self.config.resource or not self.config.discovered or url is None or url in self._resources:
+            return self.resource_for(url)
+        self._resources[url] = await self._protected_resource(url)
+        return self._resources[url]
 
     async def token(self, resource: str | None, subject: str | None = None) -> str:
         """A valid access token for `resource` (TokenEndpointError when none can be had): this client's
@@ -199,10 +215,47 @@ class ClientCredentialsTokens:
             scope=scope if isinstance(scope, str) else None,
         )
 
+    async def _protected_resource(self, url: str) -> str:
+        """The resource `url` belongs to and its authorization server, from its metadata (RFC 9728 §3:
+        the path-suffixed well-known URI, then the root one)."""
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        path = parts.path.rstrip("/")
+        candidates = [f"{origin}/.well-known/oauth-protected-resource{path}"] if path else []
+        candidates.append(f"{origin}/.well-known/oauth-protected-resource")
+        reasons = []
+        for candidate in candidates:
+            try:
+                response = await self._http().get(candidate, timeout=self.config.timeout)
+            except httpx2.HTTPError as exc:
+                reasons.append(f"{candidate}: {type(exc).__name__}: {exc or 'connection failed'}")
+                continue
+            metadata = _json_object(response) if response.status_code == 200 else None
+            if metadata is None:
+                reasons.append(f"{candidate}: HTTP {response.status_code} {_kind(response)}")
+                continue
+            resource, servers = metadata.get("resource"), metadata.get("authorization_servers")
+            named = urlsplit(resource) if isinstance(resource, str) else None
+            if named is None or f"{named.scheme}://{named.netloc}" != origin:
+                reasons.append(f"{candidate}: names resource {resource!r}, not one of {origin}")
+                continue
+            if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+                reasons.append(f"{candidate}: names no authorization_servers")
+                continue
+            if self._issuer is None:
+                self._issuer = servers[0]
+            return str(resource)
+        problem = TokenEndpointError(
+            f"{self.setting}: the authorization server of {url} cannot be found: {'; '.join(reasons)}"
+        )
+        logger.warning("%s", problem)
+        raise problem
+
     async def _discover(self) -> str:
         """The token endpoint from the issuer's metadata: RFC 8414, then OpenID Connect discovery."""
-        issuer = self.config.issuer
-        assert issuer is not None  # the settings ask for token_url or issuer
+        issuer = self._issuer
+        if issuer is None:
+            raise self._failed("(unknown)", "no token_url or issuer, and no server's metadata read yet")
         parts = urlsplit(issuer)
         path = parts.path.rstrip("/")
         base = f"{parts.scheme}://{parts.netloc}"

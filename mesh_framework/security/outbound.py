@@ -57,7 +57,7 @@ class Credential:
         """The `Authorization` header value for a call to `url` (TokenEndpointError: no token to be had)."""
         if self.tokens is None:
             return f"Bearer {self.static}"
-        return "Bearer " + await self.tokens.token(self.tokens.resource_for(url), self._subject())
+        return "Bearer " + await self.tokens.token(await self.tokens.resource_at(url), self._subject())
 
     def refused(self, url: str | None, authorization: str) -> bool:
         """The target refused `authorization` as an invalid token: drop it. True when a retry with a fresh
