@@ -96,7 +96,7 @@ class MeshApplication:
     def build(self) -> Any:
         """Instantiate every component (eagerly, like Spring singletons) and return the ASGI app."""
         asgi = build_agent(self.container, self.catalog, self._lifespan)
-        wire_observability(self.container, self.catalog, self.agent, self.scan)
+        wire_observability(self.container)
         from .mesh.projects import project_of
 
         self.container.mesh_runtime().project = project_of(self.agent.module)

@@ -19,6 +19,10 @@ classes whose `@bean` methods return these types, and the core collects every be
   what is left of the grace once the calls in flight settled.
 - `MeshMember`: told when the agent joined the mesh and asked to leave it.
 - `HeartbeatFields`: agent-level fields of the agent's registration (MCP Mesh's heartbeat).
+- `RouteSlots`: web routes whose dependency slots the mesh runtime keeps current and registers.
+- `AgentHealth`: the agent's health verdict, which the mesh runtime registers with and keeps current.
+- `CallObserver`: hooks watching the agent's traffic (calls served and made, registry requests, LLM
+  usage), joined by the core once when the agent is built.
 - `EmbeddedRegistry`: the registry an agent runs in its own process when no registry URL is set.
 
 The core's tracer (`observation.Tracer`, the spans of calls and the trace context they carry) is an
@@ -43,13 +47,16 @@ if TYPE_CHECKING:
     from .config.settings import MeshSettings
     from .di.scan import ScanResult
     from .di.wiring import BeanCatalog
+    from .specs import AgentSpec
     from .tools.builder import ToolPlan
     from .tools.wrapper_registry import MeshToolWrapperRegistry
 
 __all__ = [
+    "AgentHealth",
     "AgentInitializer",
     "BeanLookup",
     "BuiltAgent",
+    "CallObserver",
     "EmbeddedRegistry",
     "EndpointExtension",
     "EndpointMethod",
@@ -58,9 +65,11 @@ __all__ = [
     "HttpSurface",
     "LoadPlan",
     "MeshMember",
+    "RouteSlots",
     "ScannedApp",
     "ServingLifecycle",
     "ToolSource",
+    "join_observers",
 ]
 
 
@@ -77,6 +86,7 @@ class ScannedApp:
     config_dir: Path | None = None
     package_dir: Path | None = None
     environ: Mapping[str, str] | None = None
+    agent: AgentSpec | None = None  # the app's `@mesh_agent` (its `health_check`, ...), when loaded from one
 
     @property
     def settings(self) -> MeshSettings:
@@ -134,12 +144,14 @@ class ToolSource:
 @dataclass(frozen=True)
 class HttpSurface:
     """Routes served on the agent's port behind the HTTP edge, before (lower `order`) or after others';
-    `middleware` wraps the agent's web side (never `/mcp`). `scopes`: the scopes its routes ask of callers,
-    by route (listed in the protected-resource metadata; they need a verifier)."""
+    `middleware` wraps the agent's web side (never `/mcp`). `app_routes`: the routes are the application's
+    own (`@mesh_route`s), counted as its web routes in the "serving" log line. `scopes`: the scopes its
+    routes ask of callers, by route (listed in the protected-resource metadata; they need a verifier)."""
 
     routes: Sequence[Any] = ()
     order: int = 0
     middleware: Sequence[Any] = ()
+    app_routes: bool = False
     scopes: Mapping[str, Sequence[str]] | None = None
 
 
@@ -254,3 +266,74 @@ class HeartbeatFields:
 
     def fields(self, settings: MeshSettings, tools: MeshToolWrapperRegistry) -> Mapping[str, Any]:
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class RouteSlots:
+    """Web routes with dependency slots (their wrappers in `registry`): the mesh runtime keeps the slots
+    current and registers the routes as MCP Mesh's route pseudo-tools (`"GET:/path"`) beside the tools."""
+
+    registry: MeshToolWrapperRegistry
+
+
+class AgentHealth:
+    """A bean giving the agent's health verdict as MCP Mesh's heartbeat `status` (`healthy`, `degraded` or
+    `unhealthy`): the mesh runtime registers with it and tells the registry when it changes. The first
+    bean (by order) is the agent's."""
+
+    async def status(self) -> str:
+        """The verdict now (a check bounded by the bean's own timeout)."""
+        return "healthy"
+
+    def watch(self, listener: Callable[[str], None]) -> None:
+        """The agent joined the mesh: call `listener` with the new status whenever it changes (checked in
+        the background from now on)."""
+
+    async def unwatch(self) -> None:
+        """The agent left the mesh: stop checking in the background."""
+
+
+class CallObserver:
+    """A bean watching the agent's traffic (metrics, the console). Each hook is None (not watched) or a
+    callable the observer sets, usually in its `__init__`:
+
+    - `tool_call(tool, is_error, seconds)`: a call served by this agent;
+    - `proxy_call(capability, endpoint, outcome, seconds)`: a call to a dependency (outcome `ok`,
+      `error`, `unreachable` or `cancelled`);
+    - `proxy_failover(capability, endpoint)`: a call moved on from a provider that could not take it;
+    - `llm_usage(tool, usage)`: one run of an LLM tool (its `LlmUsage`);
+    - `registry_request(kind, seconds, failed)`: a request to the registry (register, check, ...).
+
+    The core joins every observer's hooks once, when the agent is built (`join_observers`), and hands
+    them to the endpoint, the proxies, the heartbeat and the LLM agents: a hook no observer sets costs
+    nothing per call, and one only one observer sets is called directly."""
+
+    tool_call: Callable[[str, bool, float], None] | None = None
+    proxy_call: Callable[[str, str, str, float], None] | None = None
+    proxy_failover: Callable[[str, str], None] | None = None
+    llm_usage: Callable[[str, Any], None] | None = None
+    registry_request: Callable[[str, float, bool], None] | None = None
+
+
+_HOOKS = ("tool_call", "proxy_call", "proxy_failover", "llm_usage", "registry_request")
+
+
+def join_observers(observers: Sequence[CallObserver]) -> CallObserver:
+    """One observer whose each hook calls every observer's (in order): None when none sets it, the one
+    hook itself when only one does."""
+    joined = CallObserver()
+    for name in _HOOKS:
+        hooks = [hook for observer in observers if (hook := getattr(observer, name, None)) is not None]
+        if len(hooks) > 1:
+            setattr(joined, name, _fan_out(hooks))
+        elif hooks:
+            setattr(joined, name, hooks[0])
+    return joined
+
+
+def _fan_out(hooks: Sequence[Callable[..., None]]) -> Callable[..., None]:
+    def every(*args: Any) -> None:
+        for hook in hooks:
+            hook(*args)
+
+    return every

@@ -14,8 +14,7 @@ from starlette.routing import Route
 
 from ..config.loader import LoadedSettings
 from ..errors import MeshError
-from ..extension import ServingLifecycle
-from ..routes.web import start_mounted
+from ..extension import HttpSurface, ServingLifecycle
 
 __all__ = ["AgentLifecycle"]
 
@@ -51,9 +50,9 @@ class AgentLifecycle:
 
     @contextlib.asynccontextmanager
     async def running(self, port: int | None) -> AsyncIterator[None]:
-        """Starts the beans and the serving lifecycles, runs the mounted apps' lifespans (in mount order,
-        before the agent is ready; stopped in reverse after it left the mesh), marks the agent ready; when
-        it serves on a socket (`port`; None for in-process tests), joins the mesh."""
+        """Starts the beans and the serving lifecycles (the mounted apps' lifespans among them: before the
+        agent is ready, stopped in reverse after it left the mesh), marks the agent ready; when it serves on
+        a socket (`port`; None for in-process tests), joins the mesh."""
         state = self.container.agent_state()
         self.failure = None
         try:
@@ -61,7 +60,6 @@ class AgentLifecycle:
             if beans is not None:  # made already by serve() or mesh_client; else the singletons now
                 await beans.start()
             await self.prepare()  # the serving lifecycles, started already by serve()
-            mounted = await start_mounted(self.container.web_app())
         except BaseException as exc:
             if isinstance(exc, MeshError):
                 self.failure = exc
@@ -71,7 +69,7 @@ class AgentLifecycle:
         joining: asyncio.Task[None] | None = None
         if port is not None:
             settings = self.loaded.settings
-            routes = sum(1 for r in self.container.web_app().routes if isinstance(r, Route))
+            routes = _app_routes(self.container.http_surfaces())
             logger.info(
                 "agent '%s' (%s) serving %s://%s:%d%s with %d tool(s)%s",
                 settings.agent.name,
@@ -98,8 +96,12 @@ class AgentLifecycle:
                 with contextlib.suppress(asyncio.CancelledError):
                     await joining
                 await runtime.stop()
-            await mounted.aclose()
             await self.release()  # the serving lifecycles stop, then the beans close
+
+
+def _app_routes(surfaces: list[HttpSurface]) -> int:
+    """How many web routes the app serves of its own (`@mesh_route`s; mounts not counted)."""
+    return sum(1 for s in surfaces if s.app_routes for r in s.routes if isinstance(r, Route))
 
 
 async def _start_lifecycles(lifecycles: list[ServingLifecycle]) -> list[ServingLifecycle]:

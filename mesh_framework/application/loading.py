@@ -12,17 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dependency_injector import providers
-
 from ..config.loader import LoadedSettings, load_settings
-from ..di.assembly import add_collections, assemble_container, bean_name_for
+from ..di.assembly import assemble_container
 from ..di.auto_configuration import discover_auto_configurations
 from ..di.container import FRAMEWORK_BEANS
 from ..di.definitions import Selection, bean_entries, select_beans
 from ..di.scan import ScanResult, find_agent, scan_packages
-from ..di.wiring import BeanCatalog, describe_location
+from ..di.wiring import BeanCatalog
 from ..errors import WiringError
-from ..routes.web import plan_web
 from ..specs import AgentSpec
 from .config_dir import config_dir_of
 
@@ -91,20 +88,8 @@ def load_application(
         selection=selection,
         folders=(config_dir, package_dir),
         environ=environ,
+        agent=agent,
     )
-    owners = {bean.type: bean.name for bean in catalog.components}
-    web = plan_web(
-        loaded,
-        scan.modules,
-        owners,
-        can_inject=catalog.can_inject,
-        bean_for=lambda annotation: bean_name_for(catalog, annotation),
-        describe=describe_location,
-        config_dir=config_dir,
-        package_dir=package_dir,
-    )
-    container.web_plan.override(providers.Object(web))
-    add_collections(container, catalog)  # `list[T]` beans the routes ask for
     return LoadedApplication(agent, loaded, scan, container, catalog, selection)
 
 

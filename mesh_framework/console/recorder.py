@@ -63,6 +63,11 @@ class TrafficRecorder:
         self._slots = [bisect_left(BUCKET_BOUNDS, bound) for bound in bounds] + [len(BUCKET_BOUNDS)]
         self._seen = {}
 
+    @property
+    def following(self) -> bool:
+        """The served tools are read from counters kept elsewhere (`follow`), not counted by `tool_call`."""
+        return self._followed is not None
+
     def tool_call(self, tool: str, is_error: bool, seconds: float) -> None:
         if not self.enabled:
             return

@@ -17,7 +17,9 @@ from ..config.loader import LoadedSettings, validate_section
 from ..config.typos import unknown_settings
 from ..errors import ConfigError, WiringError
 from ..extension import (
+    AgentHealth,
     AgentInitializer,
+    CallObserver,
     EmbeddedRegistry,
     EndpointExtension,
     GracefulStop,
@@ -25,12 +27,14 @@ from ..extension import (
     HttpSurface,
     LoadPlan,
     MeshMember,
+    RouteSlots,
     ScannedApp,
     ServingLifecycle,
     ToolSource,
 )
 from ..observation import Tracer
 from ..protocol.features import FeatureHandlers
+from ..specs import AgentSpec
 from ..tools.builder import ToolPlan, plan_tool
 from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer
@@ -53,12 +57,14 @@ def assemble_container(
     selection: Selection | None = None,
     folders: tuple[Path | None, Path | None] = (None, None),
     environ: Mapping[str, str] | None = None,
+    agent: AgentSpec | None = None,
 ) -> Any:
     """The container for one agent. Raises WiringError listing every problem found; settings nothing reads
     are among them unless `report_unread`, which keeps them in `loaded.unread` (for `mesh config`).
     `selection`: the beans defined (di/definitions.py); default the scanned components and configuration
     classes, without auto-configurations. `folders`: the app's config folder and package folder, and
-    `environ` the environment its settings were read from, for the features' plans (extension.ScannedApp)."""
+    `environ` the environment its settings were read from, and `agent` its `@mesh_agent`, for the features'
+    plans (extension.ScannedApp)."""
     if selection is None:
         selection = select_beans(scan.components, scan.configurations, (), loaded.settings)
     container = MeshContainer(
@@ -72,7 +78,7 @@ def assemble_container(
     ]
     plans, tool_problems = _plan_tools(loaded, scan, catalog)
     problems += tool_problems
-    scanned = ScannedApp(loaded, scan, catalog, plans, *folders, environ=environ)
+    scanned = ScannedApp(loaded, scan, catalog, plans, *folders, environ=environ, agent=agent)
     container.scanned_app.override(providers.Object(scanned))
     _add_extension_points(container, catalog)
     add_collections(container, catalog)
@@ -90,6 +96,7 @@ def assemble_container(
         problems += unread.errors
     plan_problems, config_problems = _load_plans(container, catalog, wired=not problems)
     problems += plan_problems
+    add_collections(container, catalog)  # `list[T]` beans the features' plans ask for (routes' parameters)
     if problems:
         raise WiringError(problems + config_problems)
     if config_problems:  # only files and settings a plan read: a configuration problem
@@ -109,6 +116,9 @@ EXTENSION_POINTS = {
     "heartbeat_fields": HeartbeatFields,
     "feature_handlers": FeatureHandlers,  # the endpoint's prompts and resources
     "endpoint_extensions": EndpointExtension,  # MCP extensions served on the endpoint
+    "route_slots": RouteSlots,
+    "agent_health": AgentHealth,
+    "call_observers": CallObserver,
     "tracers": Tracer,
     "embedded_registries": EmbeddedRegistry,
 }

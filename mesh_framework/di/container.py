@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dependency_injector import containers, providers
 
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..events import ApplicationEventPublisher
-from ..extension import BeanLookup, EndpointExtension, HttpSurface, ScannedApp, ToolSource
-from ..health.monitor import HealthMonitor
+from ..extension import (
+    BeanLookup,
+    EndpointExtension,
+    HttpSurface,
+    RouteSlots,
+    ScannedApp,
+    ToolSource,
+)
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..mesh.runtime import MeshRuntime
 from ..propagation import HeaderAllowlist
@@ -26,12 +32,8 @@ from ..protocol.features import FeatureHandlers
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 from ..protocol.request_state import RequestStateSigner
 from ..protocol.server import McpEndpoint
-from ..routes.web import WebApp, build_web
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-
-if TYPE_CHECKING:
-    from ..metrics.mesh_metrics import MeshMetrics
 
 __all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
 
@@ -66,11 +68,6 @@ def build_endpoint(
     )
 
 
-def build_health_monitor(settings: MeshSettings) -> HealthMonitor:
-    """The agent's health monitor; its indicators are added when the app is built."""
-    return HealthMonitor(cache_ttl=settings.health.cache_ttl, timeout=settings.health.timeout)
-
-
 def build_tools(
     plans: list[ToolPlan],
     registry: MeshToolWrapperRegistry,
@@ -94,42 +91,25 @@ def build_tools(
     return registry
 
 
-def build_web_app(
-    plan: Any, container: Any, proxy_factory: McpMeshToolProxyFactory, settings: MeshSettings
-) -> WebApp:
-    """`@mesh_route` routes, static folders and CORS (routes/web.py)."""
-    return build_web(
-        plan,
-        lambda name: getattr(container, name)(),
-        proxy_factory.initial_proxy,
-        settings,
-        drain=container.agent_state().drain,  # a stop waits for the routes' streams, then ends them
-        scopes=beans.scopes if (beans := container.bean_lifecycle()) is not None else None,
-    )
+def web_routes(surfaces: list[HttpSurface]) -> list[Any]:
+    """The features' routes by their surfaces' order: the probes, `/metrics` and `/status` below zero,
+    A2A's at zero, then the app's web routes (a static folder mounted at / last among them)."""
+    return [r for s in sorted(surfaces, key=lambda surface: surface.order) for r in s.routes]
 
 
-def web_routes(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
-    """The features' routes by their surfaces' order (`/status` below zero, A2A's at zero), then the web
-    routes (a static folder mounted at / comes last)."""
-    ordered = sorted(surfaces, key=lambda surface: surface.order)
-    return [*(r for s in ordered for r in s.routes), *web.routes]
+def web_middleware(surfaces: list[HttpSurface]) -> list[Any]:
+    return [m for s in sorted(surfaces, key=lambda surface: surface.order) for m in s.middleware]
 
 
-def web_middleware(surfaces: list[HttpSurface], web: WebApp) -> list[Any]:
-    return [*web.middleware, *(m for s in sorted(surfaces, key=lambda s: s.order) for m in s.middleware)]
-
-
-def build_metrics() -> MeshMetrics:
-    """The Prometheus instruments (metrics/), built when metrics are on or a component asks for them."""
-    from ..metrics.mesh_metrics import MeshMetrics
-
-    return MeshMetrics()
-
-
-def served_metrics(settings: MeshSettings, metrics: Any) -> MeshMetrics | None:
-    """The instruments `/metrics` serves (`metrics`: their provider); None, and no prometheus_client import,
-    when `metrics.enabled` is off."""
-    return metrics() if settings.metrics.enabled else None
+def route_registry(slots: list[RouteSlots]) -> MeshToolWrapperRegistry:
+    """The web routes whose dependency slots the mesh runtime keeps current (extension.RouteSlots)."""
+    if len(slots) == 1:
+        return slots[0].registry
+    joined = MeshToolWrapperRegistry()
+    for each in slots:
+        for wrapper in each.registry:
+            joined.add(wrapper)
+    return joined
 
 
 def endpoint_features(
@@ -146,7 +126,6 @@ class MeshContainer(containers.DeclarativeContainer):
     loaded_settings = providers.Dependency(instance_of=LoadedSettings)
     settings = providers.Dependency(instance_of=MeshSettings)
     tool_plans = providers.Dependency(instance_of=list)
-    web_plan: Any = providers.Object(None)  # routes and static folders (WebPlan), set by loading
     lifespan = providers.Object(no_lifespan)
     bean_lifecycle: Any = providers.Object(None)  # di/lifecycle.BeanLifecycle, set at assembly
 
@@ -169,6 +148,9 @@ class MeshContainer(containers.DeclarativeContainer):
     graceful_stops: Any = providers.Object([])
     mesh_members: Any = providers.Object([])
     heartbeat_fields: Any = providers.Object([])
+    route_slots: Any = providers.Object([])
+    agent_health: Any = providers.Object([])
+    call_observers: Any = providers.Object([])
     tracers: Any = providers.Object([])
     embedded_registries: Any = providers.Object([])
     tools = providers.ThreadSafeSingleton(
@@ -190,29 +172,22 @@ class MeshContainer(containers.DeclarativeContainer):
     mcp_endpoint = providers.ThreadSafeSingleton(
         build_endpoint, settings=settings, registry=tools, features=features
     )
-    web_app = providers.ThreadSafeSingleton(
-        build_web_app, plan=web_plan, container=__self__, proxy_factory=proxy_factory, settings=settings
-    )
     mesh_runtime = providers.ThreadSafeSingleton(
         MeshRuntime,
         settings=settings,
         tools=tools,
         factory=proxy_factory,
         publisher=event_publisher,
-        routes=web_app.provided.registry,
+        routes=providers.Callable(route_registry, slots=route_slots),
     )
-    health_monitor = providers.ThreadSafeSingleton(build_health_monitor, settings=settings)
-    metrics = providers.ThreadSafeSingleton(build_metrics)
     asgi_app = providers.ThreadSafeSingleton(
         build_asgi_app,
         settings=settings,
         endpoint=mcp_endpoint,
         state=agent_state,
         lifespan=lifespan,
-        health=health_monitor,
-        metrics=providers.Callable(served_metrics, settings=settings, metrics=metrics.provider),
-        extra_routes=providers.Callable(web_routes, surfaces=http_surfaces, web=web_app),
-        middleware=providers.Callable(web_middleware, surfaces=http_surfaces, web=web_app),
+        extra_routes=providers.Callable(web_routes, surfaces=http_surfaces),
+        middleware=providers.Callable(web_middleware, surfaces=http_surfaces),
     )
 
 
@@ -253,13 +228,11 @@ FRAMEWORK_BEANS: Mapping[str, type] = FrameworkTypes(
         "proxy_factory": McpMeshToolProxyFactory,
         "mcp_endpoint": McpEndpoint,
         "agent_state": AgentState,
-        "health_monitor": HealthMonitor,
         "event_publisher": ApplicationEventPublisher,
         "scanned_app": ScannedApp,
         "bean_lookup": BeanLookup,
     },
     {
-        "metrics": ("mesh_framework.metrics.mesh_metrics", "MeshMetrics"),
         "llm_model": ("mesh_framework.llm.model", "LlmModel"),
     },
 )

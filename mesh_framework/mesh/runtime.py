@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from ..config.environment import embedded_registry_url
 from ..config.settings import MeshSettings
-from ..console import SPAN_BUFFER, ConsolePush
 from ..events import ApplicationEventPublisher
-from ..extension import EmbeddedRegistry, HeartbeatFields, MeshMember
-from ..health.monitor import HealthMonitor
-from ..health.status import HealthStatus
+from ..extension import AgentHealth, EmbeddedRegistry, HeartbeatFields, MeshMember
 from ..security.redaction import redact_url
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from ..tracing.sampling import TraceBudget
-from ..tracing.state import state as trace_state
 from .dispatcher import TopologyDispatcher
 from .heartbeat import Heartbeat, RegistryClient
 from .projects import PROJECT_FIELD, notice_other_projects
@@ -39,10 +33,10 @@ FRAMEWORK_KEY_PREFIX = "mesh_framework."  # keys of the tools the framework adds
 class MeshRuntime:
     """Heartbeat, topology and proxies of one agent. Started by the app's lifespan, after binding."""
 
-    # Set when the app is built: the health verdict the heartbeat reports, and a timer of registry calls.
-    health: HealthMonitor | None = None
+    # Set when the app is built: the health verdict the heartbeat reports (extension.AgentHealth), and a
+    # timer of registry calls (the observers' `registry_request`, extension.CallObserver).
+    health: AgentHealth | None = None
     registry_observer: Callable[[str, float, bool], None] | None = None
-    console: Any = None  # the console's TrafficRecorder (console/): pushed to the registry once joined
     project: str = ""  # the app's top-level package (mesh/projects.py), sent in the heartbeat
     heartbeat_fields: tuple[HeartbeatFields, ...] = ()  # features' agent-level fields (extension.py)
     members: tuple[MeshMember, ...] = ()  # features told of joining and leaving (extension.MeshMember)
@@ -65,7 +59,6 @@ class MeshRuntime:
         self.subscription: TopologySubscription | None = None
         self.reasons: UnresolvedReasons | None = None
         self.port: int | None = None
-        self.console_push: Any = None
         self.leaving = False  # a graceful stop began (`leave`): a join still under way registers nothing
         self._slots = {**tool_slots(tools), **route_slots(self.routes)}
         self._projects: asyncio.Task[None] | None = None
@@ -86,7 +79,7 @@ class MeshRuntime:
         payload = self._payload(port)
         health = self.health
         if health is not None:  # registered with its verdict (bounded by health.timeout)
-            payload["status"] = (await health.check()).status.mesh_status
+            payload["status"] = await health.status()
         if self.leaving:  # the agent began to stop while it joined: it never appears in the registry
             logger.info("stopping before the mesh was joined: not registering")
             return
@@ -117,8 +110,7 @@ class MeshRuntime:
             # the registry on embedded_port is whoever's runs it: take it over when it stops
             heartbeat.on_failure = lambda: embedded.take_over(self.factory.http)
         if health is not None:
-            health.add_listener(self._on_health)
-            health.start()
+            health.watch(self._on_health)
         heartbeat.start()
         for member in self.members:
             member.joined(lambda: client.url, heartbeat.registered)
@@ -133,8 +125,6 @@ class MeshRuntime:
                 after=heartbeat.registered,
             )
             self.subscription.start()
-        if self.console is not None:
-            self._start_console(client, heartbeat, token)
         if self.project:  # one line once registered, if the registry holds other projects' agents
             self._projects = asyncio.create_task(
                 notice_other_projects(
@@ -147,22 +137,6 @@ class MeshRuntime:
                 name="mesh-projects",
             )
         logger.info("joining the mesh at %s as %s", ", ".join(map(redact_url, urls)), settings.agent.id)
-
-    def _start_console(self, client: RegistryClient, heartbeat: Heartbeat, token: str | None) -> None:
-        """Spans go to a buffer and counters to the registry every second (console/, tracing/state.py)."""
-        spans: deque[Any] = deque(maxlen=SPAN_BUFFER)
-        trace_state.budget = TraceBudget(self.settings.tracing.console_traces_per_second)
-        trace_state.spans = spans
-        self.console_push = ConsolePush(
-            self.factory.http,
-            lambda: client.url,
-            heartbeat.agent_id,
-            self.console,
-            spans,
-            headers={"Authorization": f"Bearer {token}"} if token else None,
-            after=heartbeat.registered,
-        )
-        self.console_push.start()
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""
@@ -183,9 +157,9 @@ class MeshRuntime:
                 payload["agent_type"] = "api"
         return payload
 
-    def _on_health(self, status: HealthStatus) -> None:
+    def _on_health(self, status: str) -> None:
         if self.heartbeat is not None:
-            self.heartbeat.set_health(status.mesh_status)
+            self.heartbeat.set_health(status)
 
     def _on_answer(self, answer: dict[str, Any]) -> None:
         if self.subscription is not None and self.subscription.outdated(answer):
@@ -211,16 +185,12 @@ class MeshRuntime:
         for member in self.members:
             await member.leave()
         if self.health is not None:
-            await self.health.stop()
+            await self.health.unwatch()
         if self.subscription is not None:
             await self.subscription.stop()
             self.subscription = None
         if self.reasons is not None:
             await self.reasons.stop()
-        if self.console_push is not None:
-            await self.console_push.stop()
-            self.console_push.off()
-            self.console_push = None
         if self.heartbeat is not None:
             await self.heartbeat.stop(unregister=True)
             self.heartbeat = None

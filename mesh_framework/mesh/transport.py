@@ -267,7 +267,7 @@ class McpTransport:
                 f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
             ) from None
         if response.status_code == 503 and "retry-after" in response.headers:
-            # A stopping agent refused the call before processing it (health/drain.py): another may take it.
+            # A stopping agent refused the call before processing it (protocol/drain.py): another may take it.
             raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
         return response.status_code, _decode(response, request_id)
 

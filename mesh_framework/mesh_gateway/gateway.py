@@ -22,6 +22,8 @@ from typing import Any, Literal
 from .._version import __version__
 from ..config.settings import MeshSettings
 from ..edge import EdgePolicy
+from ..health.monitor import HealthMonitor
+from ..health.probes import probe_routes
 from ..mesh.proxy import DEFAULT_STREAM_TIMEOUT, McpMeshToolProxy, Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..propagation import HeaderAllowlist
@@ -94,7 +96,10 @@ class MeshGateway:
         )
         if discovery == "all":
             self.endpoint.announce_tool_changes()
-        self.asgi: AgentApp = build_asgi_app(settings, self.endpoint, state, self._lifespan)
+        probes = probe_routes(state, HealthMonitor())  # /health, /ready, /livez, /startupz, as an agent's
+        self.asgi: AgentApp = build_asgi_app(
+            settings, self.endpoint, state, self._lifespan, extra_routes=probes
+        )
         self.url = ""  # where it serves, once bound (logged when the first listing is in)
         token = settings.registry.token
         self.follower = RegistryFollower(

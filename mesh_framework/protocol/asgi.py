@@ -1,28 +1,23 @@
-"""The agent's ASGI application: the MCP endpoint plus `/health`, `/ready`, `/livez`, `/startupz` and
-`/metrics`."""
+"""The agent's ASGI application: the MCP endpoint, straight on its path, and the features' routes (the health
+probes, `/metrics`, `/status`, A2A, the web routes) behind the HTTP edge; the agent's state."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ..config.settings import MeshSettings
 from ..edge import EdgePolicy, GuardedEdge
-from ..health.drain import Drain
-from ..health.monitor import HealthMonitor
-from ..health.status import HealthStatus
+from .drain import Drain
 from .job_polls import polls_a_job
 from .server import McpEndpoint
-
-if TYPE_CHECKING:
-    from ..metrics.mesh_metrics import MeshMetrics
 
 __all__ = ["AgentApp", "AgentState", "build_asgi_app"]
 
@@ -30,7 +25,7 @@ Lifespan = Callable[[Any], contextlib.AbstractAsyncContextManager[None]]
 
 
 class AgentState:
-    """What the health endpoints report; `ready` turns true once start-up has finished (`started` stays
+    """What the health probes report; `ready` turns true once start-up has finished (`started` stays
     true from then on); `drain` refuses new calls while the agent stops."""
 
     def __init__(self, settings: MeshSettings) -> None:
@@ -98,55 +93,15 @@ def build_asgi_app(
     state: AgentState,
     lifespan: Lifespan,
     *,
-    health: HealthMonitor | None = None,
-    metrics: MeshMetrics | None = None,
     extra_routes: Sequence[BaseRoute] = (),
     middleware: Sequence[Middleware] = (),
 ) -> AgentApp:
-    monitor = health if health is not None else HealthMonitor()
-    details = settings.health.show_details == "always"
-
-    async def health_route(request: Request) -> JSONResponse:
-        """UP or DEGRADED: 200; DOWN: 503 (Spring's mapping). Indicators' details only if configured."""
-        report = await monitor.check()
-        body = {**state.describe(report.status.value), **report.to_json(details=details)}
-        return JSONResponse(body, status_code=503 if report.status is HealthStatus.DOWN else 200)
-
-    async def ready(request: Request) -> JSONResponse:
-        if state.drain.draining:
-            return JSONResponse({**state.describe("shutting_down"), "ready": False}, status_code=503)
-        if state.ready:
-            return JSONResponse({**state.describe("ready"), "ready": True})
-        return JSONResponse({**state.describe("starting"), "ready": False}, status_code=503)
-
-    async def livez(request: Request) -> JSONResponse:
-        return JSONResponse({**state.describe("alive"), "alive": True})
-
-    async def startupz(request: Request) -> JSONResponse:
-        if state.started:
-            return JSONResponse({**state.describe("started"), "started": True})
-        return JSONResponse({**state.describe("starting"), "started": False}, status_code=503)
-
-    routes = [
-        Route("/health", health_route, methods=["GET", "HEAD"]),
-        Route("/ready", ready, methods=["GET", "HEAD"]),
-        Route("/livez", livez, methods=["GET", "HEAD"]),
-        Route("/startupz", startupz, methods=["GET", "HEAD"]),
-    ]
-    if metrics is not None and settings.metrics.enabled:
-        from ..metrics.route import metrics_response  # prometheus_client: loaded only with metrics on
-
-        registry = metrics.registry
-
-        async def metrics_route(request: Request) -> Response:
-            return metrics_response(registry, request)
-
-        routes.append(Route("/metrics", metrics_route, methods=["GET"]))
-    # + feature routes (`/status`, web routes, static folders); middleware (CORS) never sees `/mcp`;
-    # last, `/favicon.ico` for a browser on the agent's pages: 204 (not a 404 in its log) unless the app
-    # serves one
+    """The agent's app: `extra_routes` (the features' HttpSurfaces, in order) and `middleware` behind the
+    edge."""
+    # middleware (CORS) never sees `/mcp`; last, `/favicon.ico` for a browser on the agent's pages: 204
+    # (not a 404 in its log) unless the app serves one
     favicon = Route("/favicon.ico", _no_favicon, methods=["GET"])
-    web = Starlette(routes=[*routes, *extra_routes, favicon], middleware=list(middleware), lifespan=lifespan)
+    web = Starlette(routes=[*extra_routes, favicon], middleware=list(middleware), lifespan=lifespan)
     return AgentApp(settings.server.path, endpoint, web, state.drain, EdgePolicy.of_agent(settings))
 
 

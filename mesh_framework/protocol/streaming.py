@@ -19,12 +19,12 @@ from typing import Any
 from pydantic_core import to_json
 
 from .. import observation
-from ..health.drain import OpenStreams
 from ..propagation import call_deadline
 from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
 from ..tools.wrapper import MeshToolWrapper, error_result
+from .drain import OpenStreams
 from .versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL
 
 __all__ = ["OpenStreams", "serve_stream", "streams_to"]

@@ -45,6 +45,7 @@ from ..services import (
 from ..specs import DependencySpec, Selector, ToolSpec
 from ..tools.signature import ToolSignature, analyze_signature
 from ..tools.wrapper import MeshToolWrapper
+from .marks import SERVE_ATTR
 
 __all__ = [
     "SERVE_ATTR",
@@ -61,7 +62,6 @@ __all__ = [
     "serve",
 ]
 
-SERVE_ATTR = "__mesh_serve__"  # read by routes/web.py without importing fastapi
 SCOPE_KEY = "mesh_framework.fastapi"  # the ServedFastApi of the app a request is in
 CALL_KEY = "mesh_framework.call_scope"  # the call scope of the request, for an app with call-scoped beans
 

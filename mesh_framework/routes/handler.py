@@ -26,8 +26,8 @@ from starlette.responses import JSONResponse, Response
 from .. import observation
 from ..errors import CapabilityUnavailable
 from ..failures import log_failure
-from ..health.drain import Drain
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
+from ..protocol.drain import Drain
 from ..security.caller import current_access_token
 from ..security.challenge import WELL_KNOWN, scope_refusal
 from ..tools.injected import fill_injected

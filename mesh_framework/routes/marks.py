@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..edge.content import FORM_TYPES
 from ..specs import DependencySpec, Selector, scope_names
 
-__all__ = ["HTTP_METHODS", "ROUTE_ATTR", "RouteSpec", "mesh_route"]
+__all__ = ["HTTP_METHODS", "ROUTE_ATTR", "SERVE_ATTR", "RouteSpec", "declares_routes", "mesh_route"]
 
 ROUTE_ATTR = "__mesh_route__"
+SERVE_ATTR = "__mesh_serve__"  # set on a FastAPI app by mesh_framework.fastapi.serve
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 _PATH = re.compile(r"^/[A-Za-z0-9_.~!$&'()*+,;=:@%/{}\-]*$")
 
@@ -89,3 +92,22 @@ def mesh_route(
         return function
 
     return mark
+
+
+def declares_routes(modules: Iterable[str]) -> str | None:
+    """Where the scanned `modules` declare a web route: a `@mesh_route` function, a class with a
+    `@mesh_route` method or a FastAPI app marked to be served; None when none does. Reads the marks only
+    (nothing of the routes' planning or serving is imported to answer)."""
+    for name in modules:
+        module = sys.modules.get(name)
+        for attribute, value in list(vars(module).items()) if module is not None else []:
+            if isinstance(getattr(value, ROUTE_ATTR, None), RouteSpec):
+                return f"{name}.{attribute} is a @mesh_route"
+            if inspect.isclass(value):
+                for member in vars(value).values():
+                    function = member.__func__ if isinstance(member, staticmethod | classmethod) else member
+                    if isinstance(getattr(function, ROUTE_ATTR, None), RouteSpec):
+                        return f"{name}.{value.__qualname__} has a @mesh_route method"
+            elif isinstance(getattr(value, SERVE_ATTR, None), str):
+                return f"{name}.{attribute} is a FastAPI app served by the agent"
+    return None

@@ -17,7 +17,7 @@ from typing import Any
 from starlette.responses import Response
 
 from ..failures import log_failure
-from ..health.drain import Drain
+from ..protocol.drain import Drain
 from ..sse import MEDIA_TYPE, encode, wait_for_disconnect
 from ..tools.streaming import STREAM_BUFFER, ChunkChannel
 

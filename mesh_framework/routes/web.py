@@ -21,15 +21,15 @@ from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..edge import accepts
 from ..errors import ConfigError, MeshError, WiringError
+from ..extension import LoadPlan
 from ..failures import exception_text, log_failure
-from ..health.drain import Drain
 from ..propagation import HeaderAllowlist
+from ..protocol.drain import Drain
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
+from .marks import SERVE_ATTR
 from .planning import RoutePlan, plan_routes
-
-SERVE_ATTR = "__mesh_serve__"  # set on a FastAPI app by mesh_framework.fastapi.serve
 
 __all__ = ["MountedAppError", "StaticFolder", "WebApp", "WebPlan", "build_web", "plan_web", "start_mounted"]
 
@@ -48,7 +48,10 @@ class StaticFolder:
 
 
 @dataclass
-class WebPlan:
+class WebPlan(LoadPlan):
+    """The routes, static folders and served FastAPI apps found while the app loads (a plan with problems
+    is never made: `plan_web` raises)."""
+
     routes: list[RoutePlan] = field(default_factory=list)
     static: list[StaticFolder] = field(default_factory=list)
     fastapi: list[Any] = field(default_factory=list)  # FastApiPlan (routes/fastapi_app.py), when served

@@ -84,7 +84,7 @@ def stub_dependency(app: MeshApplication, stub: StubTool) -> int:
     """Put `stub` into every dependency slot of the (built) app that asks for its capability (tools' and web
     routes'); how many."""
     filled = 0
-    for wrapper in [*app.container.tools(), *app.container.web_app().registry]:
+    for wrapper in [*app.container.tools(), *app.container.mesh_runtime().routes]:
         for dependency in wrapper.spec.dependencies:
             selector: Selector = dependency.selector
             if selector.capability == stub.capability:
