@@ -655,12 +655,12 @@ class McpEndpoint:
             result = await self.experimental_tasks.call(call.wrapper, call.arguments, request.owner)
         elif call.as_modern_task:
             result = await self.tasks.call(call.wrapper, params, request.owner)  # a CreateTaskResult
-        else:
-            result = await call.wrapper.call(call.arguments, deadline=deadline)
         elif call.wrapper.slots:  # its dependencies may ask the client for input: it relays their questions
             modern = request.version is not None and request.version not in HANDSHAKE_VERSIONS
             context = call_context(call.name, params, None, modern=modern, signer=self.state_signer)
             result = await call.wrapper.call(call.arguments, context, deadline=deadline)
+        else:
+            result = await call.wrapper.call(call.arguments, deadline=deadline)
         return result
 
     def _served(self, wrapper: MeshToolWrapper, result: dict[str, Any], started: float) -> None:
