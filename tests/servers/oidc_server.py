@@ -1,7 +1,8 @@
 """The identity tests' OAuth 2.0 server: node-oidc-provider (installed into .tools/oidc by
 scripts/install-node-tools.sh) configured by tests/servers/oidc/server.mjs, on a loopback ephemeral port,
 stopped by PID. Its /admin routes rotate keys, break the token endpoint and sign test tokens (a user's
-token among them); it also exchanges tokens (RFC 8693)."""
+token among them); it also exchanges tokens (RFC 8693) and, on demand, signs users in (authorization code
+with PKCE; `sign_in` plays the browser), client ID metadata documents among the client ids."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -100,15 +102,49 @@ class OidcServer:
         return str(response.json()["access_token"])
 
 
+def sign_in(authorization_url: str, user: str = "alice", *, deny: bool = False) -> httpx2.Response:
+    """What a user does in the browser with a server started with `login=True`: open the authorization
+    URL, sign in as `user` and consent (or, with `deny`, abort at the first step). The last redirect, to
+    the client's redirect URI, is followed too: the answer is the redirect listener's page."""
+    with httpx2.Client(follow_redirects=True, timeout=10) as browser:
+        page = browser.get(authorization_url)
+        for _ in range(4):  # the login, then the consent
+            interaction = urlsplit(str(page.url))
+            if not interaction.path.startswith("/interaction/"):
+                return page
+            target = f"{interaction.scheme}://{interaction.netloc}{interaction.path}"
+            if deny:
+                return browser.get(target + "/abort")
+            form = {"prompt": "consent"}
+            if 'name="login"' in page.text:
+                form = {"prompt": "login", "login": user, "password": "x"}
+            page = browser.post(target, data=form)
+        raise AssertionError(f"the sign-in did not end at the redirect URI: {page.url}")
+
+
 @contextmanager
 def oidc_server(
-    *, ttl: int = 5, scopes: str = "read write", clients: Sequence[Mapping[str, str]] | None = None
+    *,
+    ttl: int = 5,
+    scopes: str = "read write",
+    clients: Sequence[Mapping[str, str]] | None = None,
+    login: bool = False,
+    cimd: bool = False,
+    public_clients: Sequence[Mapping[str, Any]] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[OidcServer]:
-    """The server, once it listens (it prints its issuer on its first line)."""
+    """The server, once it listens (it prints its issuer on its first line). `login`: users sign in with
+    the authorization code flow (`sign_in`); `cimd`: client ids may be client ID metadata document URLs;
+    `public_clients`: pre-registered public native clients ({client_id, redirect_uris}); `env`: more of
+    the server's environment (NODE_EXTRA_CA_CERTS)."""
     if not PROVIDER.exists():
         raise RuntimeError(f"{PROVIDER} is missing: run scripts/install-node-tools.sh")
     env = {
         **os.environ,
+        **(env or {}),
+        "OIDC_LOGIN": "1" if login or cimd or public_clients else "0",
+        "OIDC_CIMD": "1" if cimd else "0",
+        "OIDC_PUBLIC_CLIENTS": json.dumps(list(public_clients)),
         "OIDC_TOKEN_TTL": str(ttl),
         "OIDC_SCOPES": scopes,
         "OIDC_CLIENTS": json.dumps(

@@ -11,9 +11,19 @@
 //     `resource` asked for, whose `sub` is the subject token's and whose `act` names the client that asked
 //     (nested when the subject token already had an actor).
 //
+//   - with OIDC_LOGIN=1, users sign in (authorization code with PKCE) through oidc-provider's development
+//     interactions: GET the authorization URL, POST /interaction/UID `prompt=login&login=NAME&password=x`,
+//     then `prompt=consent`; GET /interaction/UID/abort denies. Clients allowed the refresh_token grant get
+//     refresh tokens. OIDC_PUBLIC_CLIENTS (JSON list of {client_id, redirect_uris}) are pre-registered public
+//     native clients (no secret; a loopback redirect URI matches on any port);
+//   - with OIDC_CIMD=1 also, a client id may be the https URL of a client ID metadata document (the
+//     experimental clientIdMetadataDocument feature), fetched even from loopback addresses (the provider's
+//     SSRF guard is lifted: a test server); trust its certificate with NODE_EXTRA_CA_CERTS.
+//
 // Environment: OIDC_PORT (default 0: an ephemeral port), OIDC_TOKEN_TTL, OIDC_SCOPES (space-separated,
 // default "read write"), OIDC_CLIENTS (JSON list of {client_id, client_secret, scope?}; default one client
-// "agent-a"/"secret-a"), OIDC_PROVIDER_MODULE (default .tools/oidc/node_modules/oidc-provider/lib/index.js).
+// "agent-a"/"secret-a"), OIDC_LOGIN, OIDC_CIMD, OIDC_PUBLIC_CLIENTS, OIDC_PROVIDER_MODULE (default
+// .tools/oidc/node_modules/oidc-provider/lib/index.js).
 //
 // Once listening it prints one JSON line on stdout: {"issuer": "http://127.0.0.1:PORT", "port": PORT}.
 //
@@ -47,6 +57,9 @@ const scopes = (process.env.OIDC_SCOPES || 'read write').trim();
 const clients = JSON.parse(
   process.env.OIDC_CLIENTS || '[{"client_id": "agent-a", "client_secret": "secret-a"}]',
 );
+const login = process.env.OIDC_LOGIN === '1';
+const cimd = process.env.OIDC_CIMD === '1';
+const publicClients = JSON.parse(process.env.OIDC_PUBLIC_CLIENTS || '[]');
 
 function newKey() {
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -70,11 +83,24 @@ function build() {
       redirect_uris: [],
       response_types: [],
       scope: c.scope || scopes,
-    })),
+    })).concat(publicClients.map((c) => ({
+      client_id: c.client_id,
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: c.redirect_uris,
+      scope: c.scope || scopes,
+    }))),
     jwks: { keys },
     scopes: scopes.split(/\s+/),
+    // a refresh token for every client allowed the grant (the default also wants offline_access)
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // the provider's fetch refuses loopback addresses; the test's client metadata documents are there
+    fetch: (url, { dispatcher: _guard, ...options }) => fetch(url, options),
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: login },
+      clientIdMetadataDocument: cimd ? { enabled: true, ack: 'draft-02' } : { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
