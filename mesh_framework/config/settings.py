@@ -31,6 +31,7 @@ __all__ = [
     "LlmVendorSettings",
     "JobRetentionSettings",
     "JobSettings",
+    "McpLoginSettings",
     "McpSettings",
     "MediaSettings",
     "MeshCallSettings",
@@ -610,6 +611,46 @@ class OpenApiServiceSettings(BaseModel):
         return value
 
 
+def _client_document_url(value: str | None) -> str | None:
+    """A client ID metadata document's URL: https, with a path, no fragment."""
+    if value is not None:
+        parts = urlsplit(value)
+        if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/") or parts.fragment:
+            raise ValueError(
+                f"{value!r} is not an https URL with a path (a client ID metadata document's URL)"
+            )
+    return value
+
+
+class McpLoginSettings(BaseModel):
+    """Who the user's client is when `mesh catalog login` signs them in to a catalog server behind OAuth
+    (`mcp.oauth_clients.<server>`, which replaces `mcp.oauth_client_id_url` and `mcp.oauth_client_id`)."""
+
+    model_config = _Section
+
+    client_id_url: str | None = Field(
+        None,
+        description="https URL of your client ID metadata document, the client id where the authorization "
+        "server supports them (client_id_metadata_document_supported)",
+    )
+    client_id: str | None = Field(
+        None, description="A client id registered at the authorization server, for one without CIMD support"
+    )
+    scopes: list[str] | None = Field(
+        None, description="Scopes asked for (default: the server's challenge, else its scopes_supported)"
+    )
+
+    @field_validator("client_id_url")
+    @classmethod
+    def _document_url(cls, value: str | None) -> str | None:
+        return _client_document_url(value)
+
+    @field_validator("scopes", mode="before")
+    @classmethod
+    def _split_scopes(cls, value: Any) -> Any:
+        return value.split() if isinstance(value, str) else value
+
+
 class McpSettings(BaseModel):
     """MCP servers beyond the mesh: the catalog, connection behaviour and the gateway; OpenAPI services."""
 
@@ -643,6 +684,32 @@ class McpSettings(BaseModel):
     openapi: list[OpenApiServiceSettings] = Field(
         default_factory=list, description="HTTP services whose OpenAPI operations are tools of this agent"
     )
+    oauth_client_id_url: str | None = Field(
+        None,
+        description="`mesh catalog login`: https URL of your client ID metadata document (the client id "
+        "where the authorization server supports them)",
+    )
+    oauth_client_id: str | None = Field(
+        None,
+        description="`mesh catalog login`: a client id registered at an authorization server without CIMD",
+    )
+    oauth_clients: dict[str, McpLoginSettings] = Field(
+        default_factory=dict,
+        description="`mesh catalog login`: the client per catalog server (replaces the two above)",
+    )
+
+    @field_validator("oauth_client_id_url")
+    @classmethod
+    def _document_url(cls, value: str | None) -> str | None:
+        return _client_document_url(value)
+
+    def login_client(self, server: str) -> McpLoginSettings:
+        """The client `mesh catalog login` signs in to catalog server `server` with: its own entry in
+        `oauth_clients` (whole: nothing taken from the others), else the agent-wide two."""
+        own = self.oauth_clients.get(server)
+        if own is not None:
+            return own
+        return McpLoginSettings(client_id_url=self.oauth_client_id_url, client_id=self.oauth_client_id)
 
     @field_validator("openapi")
     @classmethod
