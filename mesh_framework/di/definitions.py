@@ -272,6 +272,16 @@ def _bean_type(cls: type, method: Callable[..., Any]) -> tuple[type | None, str 
 def bean_entries(definitions: Sequence[BeanDefinition]) -> list[Bean]:
     """The catalog's entries of the beans defined (what a parameter type is matched against)."""
     return [
-        Bean(d.name, d.type, "component", d.primary, d.qualifier, d.scope, d.order, lazy=d.lazy)
+        Bean(
+            d.name,
+            d.type,
+            "component",
+            d.primary,
+            d.qualifier,
+            d.scope,
+            d.order,
+            lazy=d.lazy,
+            structural=d.origin != "auto-configuration",
+        )
         for d in definitions
     ]

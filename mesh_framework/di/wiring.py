@@ -45,6 +45,13 @@ class Bean:
     order: int | None = None
     elements: tuple[Bean, ...] = ()  # kind "list": the beans of a `list[T]` parameter, in order
     lazy: bool = False  # a singleton made on first use rather than at start
+    # an application's bean satisfies a Protocol structurally; an auto-configuration's only by its class, so
+    # an installed package (or the framework's own features) never fills an app's Protocol by accident
+    structural: bool = True
+
+    def fits(self, target: Any) -> bool:
+        """Whether this bean can be injected where `target` is asked for."""
+        return is_assignable(self.type, target, structural=self.structural)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,11 +160,11 @@ class BeanCatalog:
         core, _ = _split_annotation(annotation)
         element = _collection_element(core)
         if element is not None:  # a tool's `list[Plugin]` is injected when some bean is a Plugin
-            return any(is_assignable(b.type, element) for b in self.components)
+            return any(b.fits(element) for b in self.components)
         return isinstance(core, type) and (
             core in self.config
             or any(is_assignable(b.type, core, structural=False) for b in self.framework)
-            or any(is_assignable(b.type, core) for b in self.components)
+            or any(b.fits(core) for b in self.components)
         )
 
     def resolve(self, annotation: Any) -> Bean | str:
@@ -173,7 +180,7 @@ class BeanCatalog:
         for framework_bean in self.framework:  # framework beans match by class only, never structurally
             if is_assignable(framework_bean.type, core, structural=False):
                 return framework_bean
-        candidates = [b for b in self.components if is_assignable(b.type, core)]
+        candidates = [b for b in self.components if b.fits(core)]
         if qualifier is not None:
             named = [b for b in candidates if qualifier in (b.qualifier, b.name, b.type.__name__)]
             if not named:
@@ -205,7 +212,7 @@ class BeanCatalog:
         """The `list[element]` bean: every bean assignable to `element`, by `order` (unset: last), then
         name."""
         members = sorted(
-            (b for b in self.components if is_assignable(b.type, element)),
+            (b for b in self.components if b.fits(element)),
             key=lambda b: (b.order is None, b.order or 0, b.name),
         )
         name = f"list_of_{element.__module__.replace('.', '_')}_{bean_name(element)}"
