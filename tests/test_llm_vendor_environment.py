@@ -94,5 +94,6 @@ def test_an_agent_s_llm_route_reaches_the_server_named_by_openai_base_url() -> N
             assert answer.status_code == 200, answer.text
             assert answer.json() == {"answer": "Paris"}
             log = asker.text()
-    assert "openai/gpt-fake: the openai SDK reads OPENAI_BASE_URL from the environment" in log
+    # the agent's client bean, made from llm.vendors.openai, reads it: the line names the settings to set
+    assert "llm.vendors.openai: the openai SDK reads OPENAI_BASE_URL from the environment" in log
     assert model.received[0].api_key == "unused"

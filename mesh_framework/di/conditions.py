@@ -10,6 +10,7 @@ bean is defined when all its conditions (and its configuration class's) match. E
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -128,22 +129,36 @@ class OnProperty(Condition):
 
 @dataclass(frozen=True)
 class OnMissingBean(Condition):
-    types: tuple[type, ...] = ()
+    types: tuple[type | str, ...] = ()
     late = True
 
     def describe(self) -> str:
-        return f"@conditional_on_missing_bean({', '.join(t.__qualname__ for t in self.types)})"
+        return f"@conditional_on_missing_bean({', '.join(_type_name(t) for t in self.types)})"
 
     def evaluate(self, context: ConditionContext, own_type: type | None) -> Outcome:
         wanted = self.types or ((own_type,) if own_type is not None else ())
-        for target in wanted:
+        for named in wanted:
+            # a class named by its dotted name, as Spring's `type=`: none of it is imported to check (a bean
+            # of it exists only when its module is loaded already)
+            target = _loaded_class(named) if isinstance(named, str) else named
+            if target is None:
+                continue
             found = [name for name, cls in context.defined if context.assignable(cls, target)]
             if found:
-                return Outcome(
-                    self.describe(), False, f"found bean '{found[0]}' of type {target.__qualname__}"
-                )
-        names = ", ".join(t.__qualname__ for t in wanted)
+                return Outcome(self.describe(), False, f"found bean '{found[0]}' of type {_type_name(named)}")
+        names = ", ".join(_type_name(t) for t in wanted)
         return Outcome(self.describe(), True, f"no bean of type {names}")
+
+
+def _type_name(target: type | str) -> str:
+    return target if isinstance(target, str) else target.__qualname__
+
+
+def _loaded_class(name: str) -> type | None:
+    """The class a dotted name (`openai.AsyncOpenAI`) names, when its module is imported; None otherwise."""
+    module_name, _, attribute = name.rpartition(".")
+    found = getattr(sys.modules.get(module_name), attribute, None)
+    return found if isinstance(found, type) else None
 
 
 @dataclass(frozen=True)
@@ -251,11 +266,15 @@ def conditional_on_property(
     return _adding(OnProperty(key, having_value, match_if_missing))
 
 
-def conditional_on_missing_bean(*types: type) -> Callable[[T], T]:
+def conditional_on_missing_bean(*types: type | str) -> Callable[[T], T]:
     """Define the bean only when no bean of these types (default: the bean's own type) is defined already:
-    the application's beans come before auto-configurations', so an application's bean wins."""
-    if not all(isinstance(t, type) for t in types):
-        raise TypeError(f"@conditional_on_missing_bean takes classes, got {types!r}")
+    the application's beans come before auto-configurations', so an application's bean wins. A type may be
+    named by its dotted name (`"openai.AsyncOpenAI"`), so that checking imports nothing."""
+    if not all(isinstance(t, type) or (isinstance(t, str) and "." in t.strip(".")) for t in types):
+        raise TypeError(
+            f"@conditional_on_missing_bean takes classes or dotted class names ('openai.AsyncOpenAI'), "
+            f"got {types!r}"
+        )
     return _adding(OnMissingBean(tuple(types)))
 
 

@@ -1,7 +1,8 @@
 """The LLM as an auto-configuration: an app with a `@mesh_llm` tool or route, or one serving a model
 (`@mesh_llm_provider`, or a component asking for the provider service), gets its LLM agents planned
-while it loads and built with the agent (llm/beans.py); any other loads no LLM module. A tool that takes
-a `MeshLlmAgent` without `@mesh_llm` is a problem of every app, reported while it loads."""
+while it loads and built with the agent (llm/beans.py), with the vendor SDK clients their models use as
+beans (an app's own `openai.AsyncOpenAI` or `anthropic.AsyncAnthropic` wins); any other loads no LLM module.
+A tool that takes a `MeshLlmAgent` without `@mesh_llm` is a problem of every app, reported while it loads."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The LLM's beans (gated by llm/auto_configuration.py): every `@mesh_llm` tool's settings resolved while
 the app loads (a bad provider, prompt, local tool or catalog server stops start-up, every problem listed),
-the LLM agents of the tools and `@mesh_llm` routes built with the agent, and the provider service of
-`@mesh_llm_provider` tools, made on first use. The container closes the agents and the service."""
+the LLM agents of the tools and `@mesh_llm` routes built with the agent, the provider service of
+`@mesh_llm_provider` tools, made on first use, and the vendor SDK clients their models take from the
+container by type (llm/vendor_clients.py). The container closes the agents and the service."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from ..config.settings import MeshSettings
 from ..decorators import LLM_ATTR
+from ..di.conditions import conditional_on_class, conditional_on_missing_bean
 from ..di.configuration import bean, configuration
 from ..di.wiring import describe_location
 from ..errors import ConfigError, MeshError, WiringError
@@ -20,6 +22,8 @@ from .agent import LlmAgent
 from .config import LlmToolConfig, resolve_llm_config
 from .local_tools import plan_local_tools
 from .provider import LlmProviderService
+from .vendor_clients import VendorClient, VendorClients
+from .vendors import CLIENT_TYPES
 from .wiring import build_llm_agents
 
 __all__ = ["LlmAgents", "LlmBeans", "LlmToolPlans", "plan_llm_tools"]
@@ -130,6 +134,7 @@ def build_agents(
         "model_override": lookup("llm_model"),
         "provide": lookup,  # the beans `@mesh_llm(tools=[...])` local tools take
         "scopes": beans.scopes if beans is not None else None,
+        "clients": lookup("llm_vendor_clients").client,
     }
     agents = build_llm_agents(configs, lookup("tools"), **kwargs)
     if routes:
@@ -172,8 +177,33 @@ class LlmBeans:
     def llm_agent_build(self, lookup: BeanLookup) -> AgentInitializer:
         return _BuildAgents(lookup)
 
+    @bean
+    def llm_vendor_clients(
+        self, app: ScannedApp, lookup: BeanLookup, defaults: list[VendorClient]
+    ) -> VendorClients:
+        return VendorClients(app, lookup, defaults)
+
+    # The vendors' SDK clients, made on first use (llm/vendor_clients.py); an app's own bean of the SDK's
+    # class wins, named by its dotted name so that the check imports no SDK.
+    @bean
+    @conditional_on_class("openai")
+    @conditional_on_missing_bean(CLIENT_TYPES["openai"])
+    def openai_client(self, settings: MeshSettings) -> VendorClient:
+        return VendorClient("openai", settings.llm.vendor("openai"))
+
+    @bean
+    @conditional_on_class("anthropic")
+    @conditional_on_missing_bean(CLIENT_TYPES["anthropic"])
+    def anthropic_client(self, settings: MeshSettings) -> VendorClient:
+        return VendorClient("anthropic", settings.llm.vendor("anthropic"))
+
     @bean(lazy=True)  # made on the first request to a `@mesh_llm_provider` tool
     def llm_provider_service(
-        self, settings: MeshSettings, factory: McpMeshToolProxyFactory, lookup: BeanLookup
+        self,
+        settings: MeshSettings,
+        factory: McpMeshToolProxyFactory,
+        clients: VendorClients,
+        lookup: BeanLookup,
     ) -> LlmProviderService:
-        return LlmProviderService(settings, factory=factory, override=lookup("llm_model"))
+        override = lookup("llm_model")
+        return LlmProviderService(settings, factory=factory, override=override, clients=clients.client)

@@ -22,7 +22,7 @@ import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,6 +40,9 @@ from .loop import ToolLoop, json_body
 from .mesh_provider import STREAM_SUFFIX
 from .model import LlmIterationLimit, LlmModel
 from .types import Message
+
+if TYPE_CHECKING:
+    from .vendors import ClientOf
 
 __all__ = ["LlmProviderService", "MeshLlmRequest", "mesh_llm_provider"]
 
@@ -93,10 +96,15 @@ class LlmProviderService:
     """Serves the `@mesh_llm_provider` tools of this agent (a framework bean)."""
 
     def __init__(
-        self, settings: MeshSettings, factory: McpMeshToolProxyFactory, override: Any = None
+        self,
+        settings: MeshSettings,
+        factory: McpMeshToolProxyFactory,
+        override: Any = None,
+        clients: ClientOf | None = None,
     ) -> None:
         self.settings = settings
         self.factory = factory
+        self.clients = clients  # the agent's vendor SDK clients, by type (llm/vendor_clients.py)
         # Tests: `app.override(LlmModel, ScriptedLlm([...]))` scripts every provider tool's model.
         self.override: LlmModel | None = override if isinstance(override, LlmModel) else None
         self._models: dict[str, LlmModel] = {}
@@ -108,7 +116,8 @@ class LlmProviderService:
         if model is None:
             from .vendors import create_model
 
-            model = self._models[spec] = create_model(spec, self.settings.llm.vendor(spec.split("/", 1)[0]))
+            vendor = self.settings.llm.vendor(spec.split("/", 1)[0])
+            model = self._models[spec] = create_model(spec, vendor, client=self.clients)
         return model
 
     async def chat(self, name: str, spec: ProviderSpec, request: MeshLlmRequest) -> dict[str, Any]:

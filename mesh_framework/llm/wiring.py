@@ -12,7 +12,7 @@ import contextlib
 import importlib.util
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..callbacks.mcp import McpToolCallbackProvider
 from ..callbacks.mesh import MeshToolCallbackProvider
@@ -32,6 +32,9 @@ from .mesh_provider import MeshProviderModel
 from .model import LlmError, LlmModel, LlmProviderError
 from .types import LlmTurn
 
+if TYPE_CHECKING:
+    from .vendors import ClientOf
+
 __all__ = ["build_llm_agents", "direct_model"]
 
 logger = logging.getLogger("mesh_framework.llm")
@@ -39,8 +42,9 @@ logger = logging.getLogger("mesh_framework.llm")
 PROVIDER_TIMEOUT = 300.0  # seconds one call of a provider agent may take, as mcp-mesh consumers allow
 
 
-def direct_model(config: LlmToolConfig, settings: MeshSettings) -> LlmModel:
-    """The vendor adapter for a `"vendor/model"` provider (a model override replaces the model).
+def direct_model(config: LlmToolConfig, settings: MeshSettings, clients: ClientOf | None = None) -> LlmModel:
+    """The vendor adapter for a `"vendor/model"` provider (a model override replaces the model), over the
+    agent's client bean of the vendor (`clients`, llm/vendor_clients.py).
 
     An unknown vendor or a missing SDK stops start-up; the client itself is made on first use, so an agent
     starts without an API key and a call without one answers with an error saying where to set it.
@@ -51,7 +55,7 @@ def direct_model(config: LlmToolConfig, settings: MeshSettings) -> LlmModel:
     if config.model:
         spec = config.model if "/" in config.model else f"{vendor}/{config.model}"
     check_vendor(spec)
-    return _LazyModel(spec, settings)
+    return _LazyModel(spec, settings, clients)
 
 
 def check_vendor(spec: str) -> None:
@@ -71,9 +75,10 @@ def check_vendor(spec: str) -> None:
 class _LazyModel(LlmModel):
     """A vendor model whose client is created on the first request."""
 
-    def __init__(self, spec: str, settings: MeshSettings) -> None:
+    def __init__(self, spec: str, settings: MeshSettings, clients: ClientOf | None = None) -> None:
         self.name = spec
         self._settings = settings
+        self._clients = clients
         self._model: LlmModel | None = None
 
     async def complete(self, messages: Any, **options: Any) -> LlmTurn:
@@ -89,7 +94,8 @@ class _LazyModel(LlmModel):
             from .vendors import create_model
 
             try:
-                self._model = create_model(self.name, self._settings.llm.vendor(self.name.split("/", 1)[0]))
+                vendor = self._settings.llm.vendor(self.name.split("/", 1)[0])
+                self._model = create_model(self.name, vendor, client=self._clients)
             except LlmError as exc:
                 raise LlmProviderError(str(exc)) from None
         return self._model
@@ -144,11 +150,13 @@ def build_llm_agents(
     model_override: LlmModel | Mapping[str, LlmModel] | None = None,
     provide: Callable[[str], Any] | None = None,
     scopes: CallScopes | None = None,
+    clients: ClientOf | None = None,
 ) -> dict[str, LlmAgent]:
     """One agent per LLM tool (by tool name), each set into its wrapper's `llm_agent`. `model_override`
     replaces the configured model (of every tool, or of the tools a mapping names); `provide` gives the
     beans local tools take (a bean's provider name -> the bean), `scopes` opens the call scope of a local
-    tool that takes a call-scoped bean, per call the model makes."""
+    tool that takes a call-scoped bean, per call the model makes; `clients` the vendor SDK clients of the
+    agent, by type (`VendorClients.client`)."""
     agents: dict[str, LlmAgent] = {}
     for name, config in configs.items():
         model: LlmModel
@@ -161,7 +169,7 @@ def build_llm_agents(
             )
             publisher.subscribe(TopologyEvent, _ProviderFollower(model, factory).on_event)
         else:
-            model = direct_model(config, settings)
+            model = direct_model(config, settings, clients)
         providers: list[ToolCallbackProvider] = []
         if config.filter:
             providers.append(MeshToolCallbackProvider(name, factory=factory, publisher=publisher))

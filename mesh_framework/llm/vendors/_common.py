@@ -26,6 +26,7 @@ __all__ = [
     "VendorModel",
     "api_key_of",
     "broken_stream",
+    "log_environment",
     "parse_arguments",
     "provider_error",
     "retried",
@@ -111,8 +112,7 @@ class VendorModel(LlmModel, Generic[ClientT]):
         if client is None:
             read = sdk_environment(base_url, api_key, self.key_env, self.base_url_env)
             client = self._new_client(base_url, api_key, timeout, max_retries)
-            if read:  # names only: a key's value is never logged
-                logger.info("%s: the %s SDK reads %s from the environment", self.name, self.vendor, read)
+            log_environment(self.name, self.vendor, read)
         self._client: ClientT = client
         self.base_url = str(client.base_url).rstrip("/")
         self.max_retries = client.max_retries
@@ -213,6 +213,13 @@ def sdk_environment(
     if not (api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key):
         names += [name for name in env if os.environ.get(name)][:1]  # the first one set is the one used
     return ", ".join(names)
+
+
+def log_environment(subject: str, vendor: str, read: str) -> None:
+    """One INFO line naming the SDK's variables a client reads (`sdk_environment`), when it reads any; names
+    only, so a key's value never reaches a log."""
+    if read:
+        logger.info("%s: the %s SDK reads %s from the environment", subject, vendor, read)
 
 
 def retried(max_retries: int) -> str:

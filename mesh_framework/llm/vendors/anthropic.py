@@ -1,4 +1,5 @@
-"""`AnthropicModel`: Claude through the official `anthropic` SDK's Messages API."""
+"""`AnthropicModel`: Claude through the official `anthropic` SDK's Messages API; `new_client` makes the
+`anthropic.AsyncAnthropic` it talks through (the agent's client bean: llm/vendor_clients.py)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,37 @@ from ._common import (
     without_none,
 )
 
-__all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
+__all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel", "new_client"]
 
 DEFAULT_MAX_TOKENS = 4096
 """`max_tokens` when `params` has neither `max_tokens` nor `max_completion_tokens` (the API needs one)."""
 
 _ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+_BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+
+
+def new_client(
+    base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+) -> anthropic.AsyncAnthropic:
+    """An `AsyncAnthropic` on our network layer; the SDK reads ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY (or
+    its other credentials) for what is not given. LlmError (saying where to set a key) when it cannot be
+    made."""
+    try:
+        client = anthropic.AsyncAnthropic(
+            base_url=base_url,
+            api_key=api_key_of(api_key, base_url, _ENV, _BASE_URL_ENV),
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),
+        )
+    except anthropic.AnthropicError as error:  # a broken credentials profile
+        raise LlmError(" ".join(str(error).split())) from None
+    if client.api_key is None and client.auth_token is None and client.credentials is None:
+        raise LlmError(
+            "no API key. Set llm.vendors.anthropic.api_key (MESH_LLM__VENDORS__ANTHROPIC__API_KEY) or "
+            "ANTHROPIC_API_KEY."
+        )
+    return client
 
 
 class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
@@ -44,7 +70,7 @@ class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
 
     vendor = "anthropic"
     key_env = _ENV
-    base_url_env = "ANTHROPIC_BASE_URL"
+    base_url_env = _BASE_URL_ENV
     sdk: ClassVar[ModuleType] = anthropic  # its APITimeoutError, APIConnectionError, APIStatusError
     sdk_error = anthropic.AnthropicError
 
@@ -52,21 +78,9 @@ class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
         self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
     ) -> anthropic.AsyncAnthropic:
         try:
-            client = anthropic.AsyncAnthropic(
-                base_url=base_url,
-                api_key=api_key_of(api_key, base_url, _ENV, self.base_url_env),
-                timeout=timeout,
-                max_retries=max_retries,
-                http_client=sdk_http_client(anthropic.DefaultAsyncHttpxClient),
-            )
-        except anthropic.AnthropicError as error:  # a broken credentials profile
-            raise LlmError(f"{self.name}: {' '.join(str(error).split())}") from None
-        if client.api_key is None and client.auth_token is None and client.credentials is None:
-            raise LlmError(
-                f"{self.name}: no API key. Set llm.vendors.anthropic.api_key "
-                "(MESH_LLM__VENDORS__ANTHROPIC__API_KEY) or ANTHROPIC_API_KEY."
-            )
-        return client
+            return new_client(base_url, api_key, timeout, max_retries)
+        except LlmError as error:
+            raise LlmError(f"{self.name}: {error}") from None
 
     async def complete(
         self,

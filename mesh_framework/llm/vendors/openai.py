@@ -1,5 +1,6 @@
 """`OpenAIChatModel`: the Chat Completions API through the official `openai` SDK, for OpenAI and every
-OpenAI-compatible server (vLLM, Ollama, LM Studio, LiteLLM's proxy) given its `base_url`."""
+OpenAI-compatible server (vLLM, Ollama, LM Studio, LiteLLM's proxy) given its `base_url`; `new_client` makes
+the `openai.AsyncOpenAI` it talks through (the agent's client bean: llm/vendor_clients.py)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,10 @@ from ._common import (
 from ._openai_media import openai_messages
 from ._openai_stream import openai_deltas
 
-__all__ = ["OpenAIChatModel", "is_strict_schema", "response_format"]
+__all__ = ["OpenAIChatModel", "is_strict_schema", "new_client", "response_format"]
 
 _ENV = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
+_BASE_URL_ENV = "OPENAI_BASE_URL"
 
 # `client.post` (the SDK's documented way to reach any endpoint) keeps the SDK's auth, retries, errors and
 # response parsing but skips the request transform of `chat.completions.create`, which walks the whole
@@ -52,7 +54,7 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
 
     vendor = "openai"
     key_env = _ENV
-    base_url_env = "OPENAI_BASE_URL"
+    base_url_env = _BASE_URL_ENV
     sdk: ClassVar[ModuleType] = openai  # its APITimeoutError, APIConnectionError, APIStatusError
     sdk_error = openai.OpenAIError
     direct_post = _DIRECT_POST
@@ -61,20 +63,9 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
         self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
     ) -> openai.AsyncOpenAI:
         try:
-            return openai.AsyncOpenAI(
-                base_url=base_url,
-                api_key=api_key_of(api_key, base_url, _ENV, self.base_url_env),
-                timeout=timeout,
-                max_retries=max_retries,
-                http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
-            )
-        except openai.OpenAIError as error:
-            hint = (
-                "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
-                "OPENAI_API_KEY, or a base URL (llm.vendors.openai.base_url or OPENAI_BASE_URL) for a "
-                "server that needs none."
-            )
-            raise LlmError(f"{self.name}: {hint if 'credentials' in str(error) else error}") from None
+            return new_client(base_url, api_key, timeout, max_retries)
+        except LlmError as error:
+            raise LlmError(f"{self.name}: {error}") from None
 
     async def complete(
         self,
@@ -178,6 +169,28 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
         if response_schema is not None:
             request["response_format"] = response_format(response_schema)
         return request
+
+
+def new_client(
+    base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+) -> openai.AsyncOpenAI:
+    """An `AsyncOpenAI` on our network layer; the SDK reads OPENAI_BASE_URL and OPENAI_API_KEY for what is
+    not given. LlmError (saying where to set a key) when it cannot be made."""
+    try:
+        return openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key_of(api_key, base_url, _ENV, _BASE_URL_ENV),
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
+        )
+    except openai.OpenAIError as error:
+        hint = (
+            "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
+            "OPENAI_API_KEY, or a base URL (llm.vendors.openai.base_url or OPENAI_BASE_URL) for a "
+            "server that needs none."
+        )
+        raise LlmError(hint if "credentials" in str(error) else str(error)) from None
 
 
 def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
