@@ -142,15 +142,15 @@ def _load_plans(container: Any, catalog: BeanCatalog, *, wired: bool) -> tuple[l
     for bean in catalog.collection(LoadPlan).elements:
         try:
             plan = getattr(container, bean.name)()
-        except Exception as exc:
-            if wired:
-                problems.append(f"bean '{bean.name}' failed to plan: {type(exc).__name__}: {exc}")
-            continue
         except ConfigError as exc:
             config_problems.extend(exc.problems)
             continue
         except WiringError as exc:
             problems.extend(exc.problems)
+            continue
+        except Exception as exc:
+            if wired:
+                problems.append(f"bean '{bean.name}' failed to plan: {type(exc).__name__}: {exc}")
             continue
         (config_problems if plan.config_problems else problems).extend(plan.problems)
     return problems, config_problems
