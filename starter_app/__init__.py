@@ -12,7 +12,7 @@ from mesh_framework import mesh_agent
     version="0.1.0",
     description="Greets people and adds numbers",
     port=8080,
-    exclude=["starter_app.calculator", "starter_app.servers.*"],
+    exclude=["starter_app.calculator", "starter_app.azure", "starter_app.servers.*"],
 )
 class StarterAgent:
     """The application class: its package (`starter_app`) is what the scan imports, less the calculator."""

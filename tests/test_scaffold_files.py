@@ -99,7 +99,19 @@ def test_more_agents(tmp_path: Path) -> None:
 
 def test_an_llm_tool(tmp_path: Path) -> None:
     folder = create_project("shop", directory=tmp_path / "shop", llm=True)
-    assert files_of(folder) == sorted([*BASE, "shop/prompts/assistant.j2", "tests/test_ask.py"])
+    assert files_of(folder) == sorted(
+        [
+            *BASE,
+            "config/application-azure.yaml",
+            "shop/azure.py",
+            "shop/clients.py",
+            "shop/prompts/assistant.j2",
+            "tests/test_ask.py",
+        ]
+    )
+    # ask's OpenAI client: the app's own Azure one with `--profile azure`, in a module the scan leaves out
+    assert 'exclude=["shop.azure"]' in (folder / "shop/__init__.py").read_text()
+    assert functions_of(folder / "shop/clients.py") == ["AzureProperties", "Azure"]
     tools = (folder / "shop/tools.py").read_text()
     assert (
         "@mesh_llm(" in tools and "tools=[add]" in tools and "ask" in functions_of(folder / "shop/tools.py")

@@ -25,10 +25,16 @@ MODULES = [
     "starter_app/greeting.py",
     "starter_app/tools.py",
     "starter_app/clients.py",
+    "starter_app/azure.py",
     "starter_app/calculator.py",
     "starter_app/servers/notes.py",
 ]
-DATA = ["config/application.yaml", "config/application-dev.yaml", "config/mcp-servers.json"]
+DATA = [
+    "config/application.yaml",
+    "config/application-dev.yaml",
+    "config/application-azure.yaml",
+    "config/mcp-servers.json",
+]
 # What starter_app shows beyond a new project (a tool timeout, a background tool), and the imports only
 # they need.
 STARTER_ONLY = {

@@ -54,3 +54,26 @@ async def test_without_a_key_the_agent_starts_and_the_call_says_what_to_set(
     assert (
         "OPENAI_API_KEY" in result["content"][0]["text"] and "Traceback" not in result["content"][0]["text"]
     )
+
+
+async def test_with_the_azure_profile_ask_talks_through_the_starter_s_own_azure_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    with fake_openai([text("Bonjour")]) as model:
+        environ = {
+            "MESH_PROFILES_ACTIVE": "azure",
+            "AZURE_OPENAI_ENDPOINT": model.url,
+            "AZURE_OPENAI_API_KEY": "azure-key",
+        }
+        app = MeshApplication.load("starter_app", environ=environ)
+        assert app.selection is not None
+        assert "openai_client" not in {d.name for d in app.selection.beans}  # the app's client won
+        async with mesh_client(app) as client:
+            result = await client.call_tool("ask", {"question": "Say hello in French."})
+            azure = app.container.azure_openai()
+        assert azure.is_closed()  # the agent closed the application's client at stop
+    assert result["content"] == [{"type": "text", "text": "Bonjour"}]
+    sent = model.received[0]
+    assert sent.path == "/openai/deployments/gpt-4o-mini/chat/completions"  # the deployment: the model
+    assert sent.headers["api-key"] == "azure-key"

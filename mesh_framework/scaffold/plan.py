@@ -44,9 +44,15 @@ def plan(
         for agent in agents
     ]
     if catalog:
+        files.append(PlannedFile("config/mcp-servers.json.j2", "config/mcp-servers.json"))
+    if llm:  # `--profile azure`: `ask`'s OpenAI client is the app's own bean, Azure's
+        files.append(PlannedFile("config/application-azure.yaml.j2", "config/application-azure.yaml"))
+    if catalog or llm:
+        files.append(PlannedFile("package/clients.py.j2", f"{package}/clients.py"))
+    if llm:
+        files.append(PlannedFile("package/azure.py.j2", f"{package}/azure.py"))
+    if catalog:
         files += [
-            PlannedFile("config/mcp-servers.json.j2", "config/mcp-servers.json"),
-            PlannedFile("package/clients.py.j2", f"{package}/clients.py"),
             PlannedFile("package/servers/__init__.py.j2", f"{package}/servers/__init__.py"),
             PlannedFile("package/servers/notes.py.j2", f"{package}/servers/notes.py"),
         ]
@@ -77,7 +83,11 @@ def context(
         "agent_ports": {agent.module: FIRST_PORT + 1 + i for i, agent in enumerate(agents)},
         "llm": llm,
         "catalog": catalog,
-        "excluded": modules + ([f"{package}.servers.*"] if catalog else []),
+        # azure.py imports the openai SDK: only `--profile azure` loads it (clients.py's @imports)
+        # azure.py imports the openai SDK: only `--profile azure` loads it (clients.py's @imports)
+        "excluded": modules
+        + ([f"{package}.azure"] if llm else [])
+        + ([f"{package}.servers.*"] if catalog else []),
         "run_apps": " ".join([package, *modules]),
         "tools_imports": _tools_imports(dependent=not agents, llm=llm),
         "framework_path": str(checkout) if checkout else None,

@@ -38,7 +38,12 @@ class Wire:
         return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-OPENAI = Wire("openai", ("/v1/chat/completions", "/chat/completions"), "/v1")
+# the last path is Azure OpenAI's (`AsyncAzureOpenAI` with `azure_endpoint` = the server's url)
+OPENAI = Wire(
+    "openai",
+    ("/v1/chat/completions", "/chat/completions", "/openai/deployments/{deployment}/chat/completions"),
+    "/v1",
+)
 ANTHROPIC = Wire("anthropic", ("/v1/messages",), "")
 
 
