@@ -16,4 +16,4 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def test_llm_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
-    run_page(DOC.read_text(), DOC, new_project(tmp_path, llm=True), framework_site, files=set(), runs=3)
+    run_page(DOC.read_text(), DOC, new_project(tmp_path, llm=True), framework_site, files=set(), runs=4)
