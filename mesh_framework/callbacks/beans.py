@@ -30,7 +30,9 @@ def build_tool_callbacks(
     proxy_factory: McpMeshToolProxyFactory | None = None,
 ) -> McpToolCallbackProvider:
     """Callbacks over the catalog's servers (`names`, default all), connected lazily; a server named in
-    `auth.dependency_clients` is sent that OAuth client's tokens (the proxy factory's credentials)."""
+    `auth.dependency_clients` is sent that OAuth client's tokens (the proxy factory's credentials), any
+    other HTTP server without an Authorization header the user's sign-in to it (`mesh catalog login`)
+    when there is one."""
     mcp = settings.mcp
     auth: dict[str, Any] = {}
     if proxy_factory is not None:
@@ -38,6 +40,7 @@ def build_tool_callbacks(
             credential = proxy_factory.credentials.for_named(name)
             if credential is not None:
                 auth[name] = credential.auth()
+        auth |= _user_logins(catalog, settings, proxy_factory, skip=set(auth))
     return McpToolCallbackProvider.from_catalog(
         catalog,
         names,
@@ -47,6 +50,28 @@ def build_tool_callbacks(
         publisher=publisher,
         headers=auth,
     )
+
+
+def _user_logins(
+    catalog: McpServerCatalog, settings: MeshSettings, factory: McpMeshToolProxyFactory, skip: set[str]
+) -> dict[str, Any]:
+    """The user's sign-ins as auth flows, for the HTTP servers given no identity by the settings or their
+    own headers (each looked up on every request: no sign-in, nothing sent)."""
+    from ..catalog.user_auth import UserLoginAuth
+
+    found: dict[str, Any] = {}
+    for name, definition in catalog.get_all().items():
+        url = getattr(definition, "url", None)
+        headers = {h.lower() for h in getattr(definition, "headers", {})}
+        if (
+            url is None
+            or name in skip
+            or name in settings.auth.dependency_tokens
+            or "authorization" in headers
+        ):
+            continue
+        found[name] = UserLoginAuth(name, url, http=lambda: factory.http)
+    return found
 
 
 class _FailFast(ServingLifecycle):
