@@ -234,6 +234,10 @@ def _open_browser(url: str) -> None:
     import contextlib
     import webbrowser
 
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return  # no desktop: webbrowser would start a text browser in this terminal; the URL is printed
     with contextlib.suppress(webbrowser.Error):  # no browser here: the URL printed is the way
         webbrowser.open(url)
 

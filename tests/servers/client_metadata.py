@@ -1,7 +1,6 @@
 """A client ID metadata document served over https on 127.0.0.1 (an ephemeral port), with a certificate of
 a trustme CA: what a user publishes for `mesh catalog login`. The authorization server (Node) trusts the CA
-through NODE_EXTRA_CA_CERTS=`ca_file`. Started and stopped by the test; its document is the one
-`client_document` describes for `client_id` (the URL it is served at)."""
+through NODE_EXTRA_CA_CERTS=`ca_file`. Started and stopped by the test."""
 
 from __future__ import annotations
 
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import trustme
+
+from mesh_framework.catalog.oauth_login import client_metadata_document
 
 PATH = "/mesh-client.json"
 
@@ -52,8 +53,8 @@ class _Document(BaseHTTPRequestHandler):
 
 @contextmanager
 def client_metadata_server(folder: Path, **document: Any) -> Iterator[ClientMetadataServer]:
-    """The document (its client_id the URL it is served at, `document` merged over the fields of a native
-    loopback client) on https://127.0.0.1:PORT/mesh-client.json."""
+    """The document `mesh catalog login` asks users to publish (its client_id the URL it is served at,
+    `document` merged over it) on https://127.0.0.1:PORT/mesh-client.json."""
     ca = trustme.CA()
     ca_file = folder / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
@@ -63,16 +64,7 @@ def client_metadata_server(folder: Path, **document: Any) -> Iterator[ClientMeta
     listener = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     listener.socket = context.wrap_socket(listener.socket, server_side=True)
     client_id = f"https://127.0.0.1:{listener.server_address[1]}{PATH}"
-    handler.document = {
-        "client_id": client_id,
-        "client_name": "mesh (tests)",
-        "application_type": "native",
-        "redirect_uris": ["http://127.0.0.1/callback"],
-        "grant_types": ["authorization_code", "refresh_token"],
-        "response_types": ["code"],
-        "token_endpoint_auth_method": "none",
-        **document,
-    }
+    handler.document = {**client_metadata_document(client_id, "mesh (tests)"), **document}
     thread = threading.Thread(target=listener.serve_forever, daemon=True)
     thread.start()
     try:
