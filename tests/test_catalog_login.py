@@ -419,3 +419,20 @@ def subject(answer: httpx2.Response) -> str:
     text = answer.text
     message = json.loads(text.split("data: ", 1)[1]) if "data: " in text else answer.json()
     return str(message["result"]["structuredContent"]["subject"])
+
+
+def test_a_sign_in_not_made_in_time_ends_the_login(
+    books: AgentProcess, document: ClientMetadataServer, state: Path, folder: Path
+) -> None:
+    catalog = catalog_file(folder, books={"type": "http", "url": books.mcp_url})
+    result = run_cli(
+        ["catalog", "login", "books", "--file", catalog, "--client-id-url", document.client_id,
+         "--no-browser", "--timeout", "0.5"],
+        env={"XDG_STATE_HOME": str(state)},
+    )  # fmt: skip
+    assert result.stdout.startswith(PROMPT)  # the URL was shown; nobody opened it
+    assert (result.returncode, result.stderr) == (
+        1,
+        "mesh catalog login: no sign-in within 0.5s; run the login again\n",
+    )
+    assert not (state / "mesh" / "tokens").exists() or not list((state / "mesh" / "tokens").glob("*.json"))
