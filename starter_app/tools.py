@@ -1,5 +1,6 @@
 """Tools: plain functions (sync and async), the methods of a component, one using a catalog server through
-a client bean (clients.py), one asking an LLM (its answer streams) and one running in the background."""
+a client bean (clients.py), one asking an LLM (its answer streams), one running in the background and one
+telling who called."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from mesh_framework import (
     JobContext,
     MeshLlmAgent,
     Stream,
+    ToolContext,
     component,
     mesh_llm,
     mesh_tool,
@@ -103,3 +105,27 @@ def countdown(
             return "cancelled"
         job.progress(start - n + 1, start, str(n))
     return "liftoff"
+
+
+class Caller(BaseModel):
+    """Who called, as the agent's token verifier saw it."""
+
+    verified: bool
+    client_id: str | None = None
+    subject: str | None = None
+    scopes: list[str] = []
+    note: str | None = None
+
+
+@mesh_tool(capability="whoami", tags=["auth"])
+async def whoami(ctx: ToolContext) -> Caller:
+    """Who called: the client id, subject and scopes of the caller's verified access token. The default
+    profile checks no tokens, so there is no verified caller; `--profile secure` requires one."""
+    token = ctx.access_token
+    if token is None:
+        return Caller(
+            verified=False, note="no verified caller: this agent checks no tokens (try --profile secure)"
+        )
+    return Caller(
+        verified=True, client_id=token.client_id, subject=token.subject, scopes=sorted(token.scopes)
+    )

@@ -40,6 +40,7 @@ def test_legacy_list_and_call(agent: AgentProcess, http: httpx2.Client) -> None:
         "slow_echo",
         "ask",
         "countdown",
+        "whoami",
         *JOB_TOOLS,
     ]
     body = {
@@ -80,7 +81,7 @@ def test_bad_inputs_over_the_wire(agent: AgentProcess, http: httpx2.Client) -> N
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "zzz"}},
         headers=JSON_HEADERS,
     )
-    assert "countdown, get_server_status, greet, jot, slow_echo" in unknown.json()["error"]["message"]
+    assert "countdown, get_server_status, greet, jot, slow_echo, whoami" in unknown.json()["error"]["message"]
     wrong = http.post(
         agent.mcp_url,
         json={

@@ -48,7 +48,7 @@ async def test_legacy_bare_tools_list_needs_no_initialize(client: MeshTestClient
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     names = [t["name"] for t in response.json()["result"]["tools"]]
-    assert names == ["greet", "add", "jot", "slow_echo", "ask", "countdown", *JOB_TOOLS]
+    assert names == ["greet", "add", "jot", "slow_echo", "ask", "countdown", "whoami", *JOB_TOOLS]
     assert "resultType" not in response.json()["result"]
 
 
@@ -253,7 +253,9 @@ async def test_unknown_tool_names_it_and_lists_the_tools(client: MeshTestClient,
     assert response.status_code == (400 if modern else 200)
     error = response.json()["error"]
     assert error["code"] == -32602
-    available = ", ".join(sorted([*JOB_TOOLS, "add", "ask", "countdown", "greet", "jot", "slow_echo"]))
+    available = ", ".join(
+        sorted([*JOB_TOOLS, "add", "ask", "countdown", "greet", "jot", "slow_echo", "whoami"])
+    )
     assert error["message"] == f"Unknown tool 'nope'. Available tools: {available}"
 
 

@@ -35,14 +35,17 @@ DATA = [
     "config/application-azure.yaml",
     "config/mcp-servers.json",
 ]
-# What starter_app shows beyond a new project (a tool timeout, a background tool), and the imports only
-# they need.
+# What starter_app shows beyond a new project (a tool timeout, a background tool, the caller's identity),
+# and the imports only they need.
 STARTER_ONLY = {
     "starter_app/tools.py": {
         "slow_echo",
         "countdown",
+        "Caller",
+        "whoami",
         "import asyncio",
         "from mesh_framework import JobContext",
+        "from mesh_framework import ToolContext",
     }
 }
 

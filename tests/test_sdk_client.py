@@ -28,6 +28,7 @@ async def test_sdk_client_lists_and_calls(agent: AgentProcess, mode: str) -> Non
             "slow_echo",
             "ask",
             "countdown",
+            "whoami",
             *JOB_TOOLS,
         ]
         added = await client.call_tool("add", {"a": 2, "b": 3})
