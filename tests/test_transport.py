@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -175,3 +176,49 @@ async def test_an_event_stream_answer_keeps_unicode_line_separators_in_its_json(
     result = await transport.request("http://peer/mcp", "tools/call", {"name": "echo", "arguments": {}})
     assert result["content"] == [{"type": "text", "text": text}]
     await client.aclose()
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["closed", "reset"])
+@pytest.mark.parametrize("direct", [False, True], ids=["httpx2", "direct"])
+async def test_a_peer_gone_after_taking_the_request_is_connection_lost(
+    http: httpx2.AsyncClient, reset: bool, direct: bool
+) -> None:
+    """A peer that reads the whole request, then closes or resets the connection without an answer (a
+    process killed mid-request) is ConnectionLost, a RemoteError, not ProviderUnreachable: it went away
+    after it took the request, which may or may not have been processed."""
+    import asyncio
+    import socket
+    import struct
+
+    from mesh_framework.mesh.direct_http import DirectHttp
+    from mesh_framework.mesh.transport import ConnectionLost
+
+    taken = asyncio.Event()
+
+    async def take_then_go(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: *(\d+)", head)
+        await reader.readexactly(int(length.group(1)) if length else 0)
+        if reset:
+            writer.get_extra_info("socket").setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+            )
+        writer.close()
+        taken.set()
+
+    server = await asyncio.start_server(take_then_go, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    lean = DirectHttp() if direct else None
+    transport = McpTransport(http, client_name="t", client_version="1", direct=lean)
+    try:
+        with pytest.raises(ConnectionLost) as lost:
+            await transport.request(f"http://127.0.0.1:{port}/mcp", "tools/call", {"name": "x"})
+    finally:
+        server.close()
+        await server.wait_closed()
+        if lean is not None:
+            lean.close()
+    assert taken.is_set()
+    assert isinstance(lost.value, RemoteError) and not lost.value.timed_out
+    assert lost.value.endpoint == f"http://127.0.0.1:{port}/mcp"
+    assert str(lost.value).startswith(f"http://127.0.0.1:{port}/mcp: connection failed during tools/call (")

@@ -168,6 +168,22 @@ def text_parameters(tools: Any, tool: str) -> frozenset[str]:
     return frozenset()
 
 
+def _failure(exc: Exception, tool: str, *, first: bool, token: bool) -> CliError:
+    """What `mesh call` says when calling `tool` (`first`: the tool asked for, not a job poll) failed: an
+    agent that cannot be reached, or that went away mid-request (killed, crashed), exits 3 either way; a
+    tool or protocol error exits 1."""
+    from ..mesh.transport import ConnectionLost, ProviderUnreachable
+
+    if isinstance(exc, ProviderUnreachable):
+        return Unreachable(str(exc))
+    if isinstance(exc, ConnectionLost):
+        ran = "; it may or may not have run" if first else ""
+        return Unreachable(f"{exc.endpoint} went away during the call of '{tool}' ({exc.reason}){ran}")
+    unauthorized = getattr(exc, "status", None) == 401
+    fix = f"; {'check' if token else 'pass'} --token (or MESH_AUTH__CLIENT_TOKEN)"
+    return CliError(f"{exc}{fix if unauthorized else ''}", EXIT_ERROR)
+
+
 async def _call(args: argparse.Namespace) -> int:
     import httpx2
 
@@ -204,12 +220,8 @@ async def _call(args: argparse.Namespace) -> int:
                     endpoint, "tools/call", {"name": tool, "arguments": tool_arguments}, headers=headers
                 )
                 return result, unwrap_result(result, tool=tool, agent=name)
-            except ProviderUnreachable as exc:
-                raise Unreachable(str(exc)) from None
-            except (RemoteError, ToolExecutionError) as exc:
-                unauthorized = getattr(exc, "status", None) == 401
-                fix = f"; {'check' if headers else 'pass'} --token (or MESH_AUTH__CLIENT_TOKEN)"
-                raise CliError(f"{exc}{fix if unauthorized else ''}", EXIT_ERROR) from None
+            except (ProviderUnreachable, RemoteError, ToolExecutionError) as exc:
+                raise _failure(exc, tool, first=tool == args.tool, token=bool(headers)) from None
 
         result, value = await call_tool(
             args.tool, await _by_schema(args, arguments, transport, endpoint, headers)

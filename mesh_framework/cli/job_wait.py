@@ -1,10 +1,11 @@
 """`mesh call --wait`: follow the job a background tool answered with until it ends.
 
 The job is polled with the agent's `__mesh_job_status` (backing off from 0.1 s to 1 s); on a terminal its
-progress shows on a status line on stderr. When the agent stops answering, the registry is asked for the
-job (`GET /jobs/{id}`): a registry job is followed there to its end, so its terminal state and reason are
-shown (an agent that stops fails its unfinished jobs with "agent stopped"); a job only that agent kept (a
-background call's job lives in the agent's memory) is reported as lost, with its state when last seen.
+progress shows on a status line on stderr. When the agent stops answering (it refuses connections, or it
+went away while a poll was in flight: `call_tool` raises Unreachable for both), the registry is asked for
+the job (`GET /jobs/{id}`): a registry job is followed there to its end, so its terminal state and reason
+are shown (an agent that stops fails its unfinished jobs with "agent stopped"); a job only that agent kept
+(a background call's job lives in the agent's memory) is reported as lost, with its state when last seen.
 Ctrl-C cancels the job (`__mesh_job_cancel`, or the registry's cancel) before the command exits 130,
 and says whether the cancel went through, so nothing keeps running unseen.
 """
@@ -50,8 +51,9 @@ async def wait_for_job(
     call_tool: CallTool, job_id: str, tool: str, *, registry: str | None = None
 ) -> dict[str, Any]:
     """The job's last row once it completed. `call_tool(name, arguments)` calls a tool of the agent that
-    runs it; `registry` is the registry's URL, asked when that agent stops answering. A failed or
-    cancelled job, a lost one, and an interrupt (the job is cancelled first) are CliErrors."""
+    runs it, raising Unreachable when the agent refuses connections or goes away mid-request; `registry` is
+    the registry's URL, asked when that agent stops answering. A failed or cancelled job, a lost one, and
+    an interrupt (the job is cancelled first) are CliErrors."""
     follower = _Follower(call_tool, job_id, tool, registry)
     line = _StatusLine(job_id) if is_terminal(sys.stderr) else None
     delay = FIRST_POLL

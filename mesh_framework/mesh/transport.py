@@ -21,6 +21,7 @@ from pydantic_core import from_json, to_json
 
 from .. import observation
 from ..deadline import Expired
+from ..errors import MeshError
 from ..propagation import budget_left, propagated_headers
 from ..protocol.versions import (
     LATEST_MODERN_VERSION,
@@ -35,7 +36,7 @@ from ..sse import MEDIA_TYPE, aiter_events, decode
 from .direct_http import ConnectFailed, ConnectionBroken, DirectHttp
 from .http_pool import IDEMPOTENT
 
-__all__ = ["LEGACY", "McpTransport", "ProviderUnreachable", "RemoteError"]
+__all__ = ["LEGACY", "ConnectionLost", "McpTransport", "ProviderUnreachable", "RemoteError"]
 
 logger = logging.getLogger("mesh_framework.mesh")
 
@@ -77,6 +78,21 @@ class RemoteError(Exception):
         self.code = code
         self.data = data
         self.status = status
+
+
+class ConnectionLost(RemoteError, MeshError):
+    """The connection broke after the request was sent, before the answer came (the peer went away
+    mid-request: reset, closed, a process killed): the request may or may not have been processed."""
+
+    def __init__(self, endpoint: str, method: str, reason: str) -> None:
+        super().__init__(f"{endpoint}: connection failed during {method} ({reason})")
+        self.endpoint = endpoint
+        self.reason = reason
+
+
+# What httpx2 raises when the peer goes away mid-request: a read/write on a reset or closed connection,
+# or a close before any answer ("Server disconnected without sending a response").
+_BROKEN = (httpx2.NetworkError, httpx2.RemoteProtocolError)
 
 
 class McpTransport:
@@ -194,9 +210,7 @@ class McpTransport:
                     f"{url} sent nothing for {read:g}s during a streamed tools/call", timed_out=True
                 ) from None
             except httpx2.TransportError as exc:
-                raise RemoteError(
-                    f"{url}: connection failed during a streamed tools/call ({type(exc).__name__}: {exc})"
-                ) from None
+                raise _failed(url, "a streamed tools/call", exc) from None
             # Not an event stream: an error (maybe "speak another version"), or a result sent whole.
             error = message.get("error") if isinstance(message, dict) else None
             if error is None and response.status_code < 400:
@@ -263,9 +277,7 @@ class McpTransport:
         except httpx2.TimeoutException:
             raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
         except httpx2.TransportError as exc:
-            raise RemoteError(
-                f"{url}: connection failed during {method} ({type(exc).__name__}: {exc})"
-            ) from None
+            raise _failed(url, method, exc) from None
         if response.status_code == 503 and "retry-after" in response.headers:
             # A stopping agent refused the call before processing it (protocol/drain.py): another may take it.
             raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
@@ -297,7 +309,7 @@ class McpTransport:
         except Expired:
             raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
         except ConnectionBroken as exc:
-            raise RemoteError(f"{url}: connection failed during {method} ({exc})") from None
+            raise ConnectionLost(url, method, str(exc)) from None
         if response.status == 503 and response.retry_after:
             raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
         return response.status, _decode_body(response.content_type, response.body, request_id)
@@ -379,6 +391,14 @@ def _seconds(timeout: float) -> str:
     if millis % 1000 == 0:
         return str(millis // 1000)
     return f"{millis / 1000:.3f}".rstrip("0")
+
+
+def _failed(url: str, method: str, exc: httpx2.TransportError) -> RemoteError:
+    """A transport failure after the connection opened: ConnectionLost when the peer went away."""
+    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, _BROKEN):
+        return ConnectionLost(url, method, reason)
+    return RemoteError(f"{url}: connection failed during {method} ({reason})")
 
 
 def _remote_error(url: str, status: int, error: Any, message: Any) -> RemoteError:
