@@ -24,7 +24,17 @@ from .agents import AgentProcess, run_agent, run_mesh, run_registry, wait_until
 pytestmark = pytest.mark.timeout(120)
 
 TOOLS = "tests.apps.mesh_gateway_app"
-MESH_TOOLS = {"ask_name", "count", "echo", "greet", "other_convert", "tools_convert"}
+ELICITS = {"elicitation": {}}
+MESH_TOOLS = {
+    "ask_name",
+    "count",
+    "echo",
+    "greet",
+    "needs_sampling",
+    "other_convert",
+    "steps",
+    "tools_convert",
+}
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +135,82 @@ async def test_a_streaming_tool_streams_through_the_gateway(mesh: dict[str, Agen
         answer = await client.call_tool("count", {"n": 4}, progress_callback=progress)
     assert chunks == ["1 ", "2 ", "3 ", "4 "]
     assert answer.content[0].text == "1 2 3 4 "  # type: ignore[union-attr]
+
+
+async def post(
+    url: str, method: str, params: dict[str, Any], *, modern: bool, capabilities: dict[str, Any] | None = None
+) -> httpx2.Response:
+    body, headers = build_request(method, params, modern=modern, name=None)
+    if capabilities:  # what the 2026-07-28 client declares it can do
+        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities
+    async with httpx2.AsyncClient(timeout=30, trust_env=False) as http:
+        return await http.post(url, json=body, headers=headers)
+
+
+def sse_messages(response: httpx2.Response) -> list[dict[str, Any]]:
+    assert response.headers["content-type"].startswith("text/event-stream"), response.text
+    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("modern", [True, False], ids=["2026-07-28", "legacy"])
+async def test_progress_and_logs_of_a_tool_answered_in_one_piece_reach_the_client(
+    mesh: dict[str, AgentProcess], modern: bool
+) -> None:
+    meta: dict[str, Any] = {"progressToken": "tok-7"}
+    if modern:
+        meta["io.modelcontextprotocol/logLevel"] = "info"  # a handshake-era client gets every level
+    call = {"name": "steps", "arguments": {"n": 3}, "_meta": meta}
+    messages = sse_messages(await post(mesh["gateway"].mcp_url, "tools/call", call, modern=modern))
+    progress = [m["params"] for m in messages if m.get("method") == "notifications/progress"]
+    logs = [m["params"] for m in messages if m.get("method") == "notifications/message"]
+    assert progress == [
+        {"progressToken": "tok-7", "progress": float(i), "total": 3.0, "message": f"step {i}"}
+        for i in (1, 2, 3)
+    ]
+    infos = [{"level": "info", "data": f"did step {i}"} for i in (1, 2, 3)]
+    if modern:
+        assert logs == infos
+    else:
+        assert [entry for entry in logs if entry["level"] == "info"] == infos
+        assert [entry["data"] for entry in logs if entry["level"] == "debug"] == [
+            f"step {i} in detail" for i in (1, 2, 3)
+        ]
+    assert messages[-1]["result"]["structuredContent"] == {"steps": 3}
+
+
+async def test_a_call_asking_no_notification_is_answered_in_one_piece(mesh: dict[str, AgentProcess]) -> None:
+    call = {"name": "steps", "arguments": {"n": 2}}
+    answer = await post(mesh["gateway"].mcp_url, "tools/call", call, modern=True)
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["result"]["structuredContent"] == {"steps": 2}
+
+
+async def test_an_agents_refusal_reaches_the_client_as_the_same_json_rpc_error(
+    mesh: dict[str, AgentProcess],
+) -> None:
+    undeclared = {"name": "needs_sampling", "arguments": {}}
+    direct = await post(mesh["tools"].mcp_url, "tools/call", undeclared, modern=True)
+    relayed = await post(mesh["gateway"].mcp_url, "tools/call", undeclared, modern=True)
+    assert direct.status_code == relayed.status_code == 400
+    assert relayed.json()["error"] == direct.json()["error"]
+    assert relayed.json()["error"]["code"] == -32021
+    assert relayed.json()["error"]["data"] == {"requiredCapabilities": {"sampling": {}}}
+    # a requestState altered on its way back: the agent that signed it refuses it, through the gateway too
+    ask = {"name": "ask_name", "arguments": {}}
+    first = await post(mesh["gateway"].mcp_url, "tools/call", ask, modern=True, capabilities=ELICITS)
+    state = first.json()["result"]["requestState"]
+    tampered = {
+        "name": "ask_name",
+        "arguments": {},
+        "inputResponses": {"who": {"action": "accept", "content": {"name": "Eve"}}},
+        "requestState": state[:-2] + ("AA" if state[-2:] != "AA" else "BB"),
+    }
+    refused = await post(mesh["gateway"].mcp_url, "tools/call", tampered, modern=True, capabilities=ELICITS)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == -32602 and "id" in refused.json()
+    assert refused.json()["id"] is not None
+    legacy = await post(mesh["gateway"].mcp_url, "tools/call", tampered, modern=False)
+    assert legacy.status_code == 200 and legacy.json()["error"]["code"] == -32602
 
 
 async def test_input_asked_by_the_tool_reaches_the_client_and_back(mesh: dict[str, AgentProcess]) -> None:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from mesh_framework.protocol.param_headers import ParamHeaderError, check_param_headers, header_params
+from mesh_framework.protocol.param_headers import (
+    ParamHeaderError,
+    check_param_headers,
+    header_params,
+    mirrored_headers,
+)
 
 SCHEMA = {
     "type": "object",
@@ -49,3 +54,24 @@ def test_missing_or_different_headers_are_refused(
 ) -> None:
     with pytest.raises(ParamHeaderError, match=message):
         check_param_headers(PARAMS, arguments, headers)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "sent"),
+    [
+        ({"region": "eu-west", "n": 3, "x": "unmarked"}, {"mcp-param-region": "eu-west", "mcp-param-n": "3"}),
+        ({"region": "Zürich"}, {"mcp-param-region": "=?base64?WsO8cmljaA==?="}),  # not ASCII
+        ({"region": " eu"}, {"mcp-param-region": "=?base64?IGV1?="}),  # blanks around it would be cut
+        (
+            {"region": "=?base64?SGk=?="},
+            {"mcp-param-region": "=?base64?PT9iYXNlNjQ/U0drPT89?="},
+        ),  # looks encoded
+        ({"region": None, "n": 2.0}, {"mcp-param-n": "2"}),
+    ],
+)
+def test_a_client_mirrors_marked_arguments_as_a_server_checks_them(
+    arguments: dict[str, object], sent: dict[str, str]
+) -> None:
+    headers = mirrored_headers(PARAMS, arguments)
+    assert headers == sent
+    check_param_headers(PARAMS, arguments, {k.removeprefix("mcp-param-"): v for k, v in headers.items()})

@@ -13,9 +13,9 @@ from typing import Any
 from .. import observation
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, stream_text
-from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
 from ..tools.context import ToolContext
 from ..tools.relayed_input import dependency_call, relayed_answer
+from ..tools.streaming import CHUNK_SINK, STREAM_BUFFER, ChunkChannel
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .transport import McpTransport, ProviderUnreachable, RemoteError
@@ -23,6 +23,7 @@ from .transport import McpTransport, ProviderUnreachable, RemoteError
 __all__ = [
     "DEFAULT_STREAM_TIMEOUT",
     "Answer",
+    "CallRefused",
     "DownEndpoints",
     "InProcessMcpMeshTool",
     "McpMeshToolProxy",
@@ -86,6 +87,20 @@ def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str, definitio
     if len(content) == 1 and content[0].get("type") == "text":
         return content[0].get("text", "")
     return list(content) if content else None
+
+
+class CallRefused(ToolExecutionError):
+    """The provider refused the call with a JSON-RPC error instead of answering it (an unknown tool,
+    invalid params, a request state that fails its check, an undeclared client capability): its `code`,
+    `data`, `refusal` (its message) and the HTTP `status` it came with, for a caller relaying the
+    refusal as it was made (`mesh gateway`)."""
+
+    def __init__(self, error: RemoteError, *, tool: str, agent: str) -> None:
+        super().__init__(str(error), tool=tool, agent=agent)
+        self.code: int = error.code if isinstance(error.code, int) else 0
+        self.data = error.data
+        self.refusal = str(error)
+        self.status = error.status
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +193,14 @@ class McpMeshToolProxy(McpMeshTool):
         *,
         meta: Mapping[str, Any] | None = None,
         extra: Mapping[str, Any] | None = None,
+        on_notification: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """`extra`: more request params, relayed as given (a client's `inputResponses`, `requestState`)."""
+        """`extra`: more request params, relayed as given (a client's `inputResponses`, `requestState`);
+        `on_notification`: handed the provider's notifications (progress, log messages) as they come, when
+        `meta` asks for them (a `progressToken`, a log level); `headers`: this call's own (lower-case
+        names: the `Mcp-Param-*` mirroring its arguments)."""
+        sent = {**self.headers, **headers} if headers else self.headers
         params: dict[str, Any] = {**(extra or {}), "name": name, "arguments": dict(arguments or {})}
         if meta:
             params["_meta"] = dict(meta)
@@ -190,8 +211,9 @@ class McpMeshToolProxy(McpMeshTool):
                 "tools/call",
                 {**params, "name": tool},
                 timeout=self.timeout,
-                headers=self.headers,
+                headers=sent,
                 idempotent=provider.idempotent,
+                on_notification=on_notification,
             )
 
         return (await self._failover(name, call, after_timeout=True)).result
@@ -217,26 +239,54 @@ class McpMeshToolProxy(McpMeshTool):
 
     async def _pump(self, name: str, arguments: dict[str, Any], channel: ChunkChannel) -> str:
         """Stream one call into `channel`; the final text (ToolExecutionError for an error result)."""
-        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        answer = await self._streamed({"name": name, "arguments": arguments}, channel.send)
+        return stream_text(answer.result, tool=answer.tool, agent=answer.provider.agent_id)
+
+    async def stream_result(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        on_chunk: Callable[[str], Awaitable[None]],
+        *,
+        meta: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """A streamed call's `CallToolResult` as the provider answered it (its structured content
+        included), each chunk handed to `on_chunk` as it comes; `meta`, `extra`, `headers` as
+        `call_result`'s."""
+        params: dict[str, Any] = {**(extra or {}), "name": name, "arguments": dict(arguments or {})}
+        if meta:
+            params["_meta"] = dict(meta)
+        return (await self._streamed(params, on_chunk, headers)).result
+
+    async def _streamed(
+        self,
+        params: dict[str, Any],
+        on_chunk: Callable[[str], Awaitable[None]],
+        headers: Mapping[str, str] | None = None,
+    ) -> Answer:
+        """One streamed call, failing over as a stream may (never after a timeout: chunks may be out)."""
+        name = params["name"]
+        sent = {**self.headers, **headers} if headers else self.headers
 
         async def stream(provider: Provider, tool: str) -> dict[str, Any]:
             answer = self.transport.stream(
                 provider.url,
                 {**params, "name": tool},
                 read_timeout=provider.stream_timeout,
-                headers=self.headers,
+                headers=sent,
             )
             try:
                 async for piece in answer:
                     if not isinstance(piece, str):
                         return piece  # the result: the stream's last piece
-                    await channel.send(piece)
+                    await on_chunk(piece)
             finally:
                 await answer.aclose()
             raise RemoteError(f"{provider.url}: the stream ended before the tools/call result")
 
-        answer = await self._failover(name, stream, after_timeout=False)
-        return stream_text(answer.result, tool=answer.tool, agent=answer.provider.agent_id)
+        return await self._failover(name, stream, after_timeout=False)
 
     async def _failover(
         self,
@@ -285,6 +335,8 @@ class McpMeshToolProxy(McpMeshTool):
                         logger.warning("%s; trying another provider of '%s'", exc, self.capability)
                         span.event("failover", {"mesh.timeout": provider.endpoint})
                         continue
+                    if exc.code is not None:  # a JSON-RPC refusal: the call did not run
+                        raise CallRefused(exc, tool=tool, agent=provider.agent_id) from None
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
                 except asyncio.CancelledError:
                     if observer is not None:  # the caller left: a call, not an error

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -130,15 +130,25 @@ class McpTransport:
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
         idempotent: bool = False,
+        on_notification: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> dict[str, Any]:
         """The `result` of `method` at `url` (an MCP endpoint); raises RemoteError or ProviderUnreachable.
 
-        `headers` (credentials, lowercase names) are sent as given; an allowlisted propagated header wins."""
+        `headers` (credentials, lowercase names) are sent as given; an allowlisted propagated header wins.
+        `on_notification` is handed each notification the answer's event stream carries before the result
+        (progress, log messages: the caller put a progress token or a log level in `params._meta`)."""
         timeout = self.timeout if timeout is None else timeout
         era = self.era(url)
         for attempt in range(2):
             status, message = await self._post(
-                url, method, params, era, timeout, extra=headers, idempotent=idempotent
+                url,
+                method,
+                params,
+                era,
+                timeout,
+                extra=headers,
+                idempotent=idempotent,
+                on_notification=on_notification,
             )
             error = message.get("error") if isinstance(message, dict) else None
             if error is None and status < 400:
@@ -253,10 +263,22 @@ class McpTransport:
         *,
         extra: Mapping[str, str] | None = None,
         idempotent: bool = False,
+        on_notification: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> tuple[int, Any]:
         url, headers, content, request_id, timeout = self._prepare(
             url, method, params, era, timeout, extra=extra
         )
+        if on_notification is not None:  # the answer is read as it comes, its notifications handed on
+            return await self._relaying_post(
+                url,
+                method,
+                headers,
+                content,
+                request_id=request_id,
+                timeout=timeout,
+                idempotent=idempotent,
+                on_notification=on_notification,
+            )
         if self.direct is not None:
             request = self._direct_request(url, headers, content)
             if request is not None:
@@ -282,6 +304,51 @@ class McpTransport:
             # A stopping agent refused the call before processing it (protocol/drain.py): another may take it.
             raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
         return response.status_code, _decode(response, request_id)
+
+    async def _relaying_post(
+        self,
+        url: str,
+        method: str,
+        headers: Mapping[str, str],
+        content: bytes,
+        *,
+        request_id: int,
+        timeout: float | None,
+        idempotent: bool,
+        on_notification: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> tuple[int, Any]:
+        """`_post` reading an event-stream answer as it comes: each notification before the response is
+        handed to `on_notification`; the same answers and the same errors."""
+        stream = self.http.stream(
+            "POST",
+            url,
+            content=content,
+            headers=headers,
+            timeout=None if timeout is None else timeout + 1.0,
+            extensions=IDEMPOTENT if idempotent or method != "tools/call" else None,
+        )
+        try:
+            async with stream as response:
+                if response.status_code == 503 and "retry-after" in response.headers:
+                    raise ProviderUnreachable(url, "shutting down (HTTP 503, Retry-After)")
+                if not response.headers.get("content-type", "").startswith(MEDIA_TYPE):
+                    await response.aread()
+                    return response.status_code, _decode(response, request_id)
+                answer: Any = {}
+                async for message in _events(response):
+                    if answer:
+                        continue  # the answer is in: read to the end, so the connection is reused
+                    if message.get("id") == request_id and "method" not in message:
+                        answer = message
+                    elif "method" in message and "id" not in message:
+                        await on_notification(message)
+                return response.status_code, answer
+        except httpx2.ConnectError as exc:
+            raise ProviderUnreachable(url, str(exc) or type(exc).__name__) from None
+        except httpx2.TimeoutException:
+            raise RemoteError(f"{url} did not answer {method} within {timeout}s", timed_out=True) from None
+        except httpx2.TransportError as exc:
+            raise _failed(url, method, exc) from None
 
     async def _direct_post(
         self,

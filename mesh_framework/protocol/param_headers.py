@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["HEADER_PREFIX", "ParamHeaderError", "check_param_headers", "header_params"]
+__all__ = ["HEADER_PREFIX", "ParamHeaderError", "check_param_headers", "header_params", "mirrored_headers"]
 
 HEADER_PREFIX = b"mcp-param-"
 _ENCODED = re.compile(r"^=\?base64\?(.*)\?=$")
@@ -54,6 +54,25 @@ def _render(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _encode(text: str) -> str:
+    """A header value as sent: literal when it is plain visible ASCII without surrounding blanks (and
+    does not look encoded), else `=?base64?...?=`."""
+    plain = all(" " <= c <= "~" for c in text) and text == text.strip(" \t")
+    if plain and _ENCODED.match(text) is None:
+        return text
+    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
+def mirrored_headers(params: tuple[tuple[str, str], ...], arguments: Mapping[str, Any]) -> dict[str, str]:
+    """The `Mcp-Param-*` headers (lower-case names) a client sends with `arguments`, one per mirrored
+    argument present (`params`: `header_params` of the tool's input schema)."""
+    return {
+        f"mcp-param-{suffix}": _encode(_render(arguments[name]))
+        for name, suffix in params
+        if arguments.get(name) is not None
+    }
 
 
 def check_param_headers(

@@ -626,6 +626,7 @@ class McpEndpoint:
                 signer=self.state_signer,
                 stamp=stamp,
                 on_result=answered,
+                sse_only=self._negotiate(request.accept) is True,  # else answered JSON if nothing streamed
             )
             return True
         token = streams_to(params, request.accept)

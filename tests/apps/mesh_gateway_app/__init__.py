@@ -43,5 +43,22 @@ async def ask_name(ctx: ToolContext) -> str | InputRequired:
     """Ask the user for a name (a multi-round-trip call), then greet it."""
     answer = ctx.input_responses.get("who")
     if answer is None or answer.get("action") != "accept":
-        return InputRequired({"who": elicit("Who is there?", {"name": {"type": "string"}}, ["name"])})
+        asked = elicit("Who is there?", {"name": {"type": "string"}}, ["name"])
+        return InputRequired({"who": asked}, state={"asked": "who"})  # signed by this agent
     return f"name={answer['content']['name']}"
+
+
+@mesh_tool(tags=["progress"])
+async def steps(n: int, ctx: ToolContext) -> dict[str, int]:
+    """Work through n steps, reporting each as progress and as an info log line."""
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n, message=f"step {i}")
+        await ctx.info(f"did step {i}")
+        await ctx.debug(f"step {i} in detail")
+    return {"steps": n}
+
+
+@mesh_tool(client_capabilities=["sampling"])
+def needs_sampling() -> str:
+    """Refused to a 2026-07-28 client that does not declare sampling."""
+    return "sampled"
