@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args, get_origin
 
-from ..errors import ToolExecutionError
+from ..errors import MeshError, ToolExecutionError
 from ..sse import MEDIA_TYPE, aiter_events
 from ..tools.injection import Injection, InjectionRule
 from .marks import PEER_CLIENTS
@@ -211,6 +211,10 @@ class A2aClient:
             raise A2aError(
                 f"A2A peer '{self.name}' at {endpoint} sent an unreadable stream event: {exc}"
             ) from None
+        except A2aError:
+            raise
+        except MeshError as exc:
+            raise self._no_token(exc) from None
 
     async def _connect(self) -> tuple[Dialect, str]:
         """The dialect and JSON-RPC endpoint, found on first use (settings, registry, the peer's card)."""
@@ -253,6 +257,8 @@ class A2aClient:
             raise A2aError(f"A2A peer '{self.name}' at {url} did not answer within {self.timeout}s") from None
         except httpx2.HTTPError as exc:
             raise self._unreachable(url, exc) from None
+        except MeshError as exc:  # the OAuth client's token endpoint failed (TokenEndpointError)
+            raise self._no_token(exc) from None
 
     def _unreachable(self, url: str, exc: Exception) -> A2aError:
         """The error of a peer that cannot be reached; one found in the registry is looked up again on the
@@ -265,6 +271,11 @@ class A2aClient:
                 self._dialect = None
             again = "; it is looked up in the registry again on the next call"
         return A2aError(f"A2A peer '{self.name}' at {url} cannot be reached: {exc!r}{again}")
+
+    def _no_token(self, exc: MeshError) -> A2aError:
+        """No access token to send (`exc` names the token endpoint and why; it logged its one line): the
+        call fails as the A2A user expects, with an A2aError saying so."""
+        return A2aError(f"A2A peer '{self.name}': {exc}")
 
     @property
     def _send_auth(self) -> Any:
@@ -296,13 +307,16 @@ class A2aClient:
             ) from None
         except httpx2.HTTPError as exc:
             raise self._unreachable(endpoint, exc) from None
+        except MeshError as exc:
+            raise self._no_token(exc) from None
         return self._result(response, body)
 
     def _result(self, response: httpx2.Response, body: dict[str, Any]) -> Any:
         if response.status_code == 401:
             raise A2aError(
                 f"A2A peer '{self.name}' refused {body['method']}: authentication required; set "
-                f"a2a.peers.{self.name}.token"
+                f"a2a.peers.{self.name}.token, or name an OAuth client in auth.dependency_clients.{self.name}"
+                f"{_refusal(response)}"
             )
         envelope = self._json(response, f"its answer to {body['method']}")
         if isinstance(envelope, dict) and "error" in envelope:
@@ -332,6 +346,15 @@ def _text(text: str | None, data: Mapping[str, Any] | None) -> str | None:
     if text is None and data is None:
         raise ValueError("send() needs text or data")
     return text
+
+
+def _refusal(response: httpx2.Response) -> str:
+    """What a peer said refusing a request (its JSON-RPC error's message), as a suffix of the error."""
+    try:
+        said = response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return ""
+    return f" (it said: {said})" if isinstance(said, str) and said else ""
 
 
 def _endpoint_of(card: Any, dialect: Dialect, url: str) -> str:

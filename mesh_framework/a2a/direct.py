@@ -12,6 +12,7 @@ from a2a.types import Artifact, Message, Part, Role, Task, TaskState
 from google.protobuf.json_format import MessageToDict, ParseDict  # type: ignore[import-untyped]
 
 from ..tools.context import ToolContext
+from .call_context import caller_of
 from .executor import SkillExecutor
 from .messages import arguments_of, message_input, read_message, result_text, too_large
 from .requests import as_dict
@@ -94,9 +95,8 @@ class DirectSend:
         task = Task(id=message.task_id, context_id=message.context_id, history=[message])
         try:
             text, data = message_input(message)
-            result = await skill.wrapper.call(
-                arguments_of(skill, text, data), ToolContext(skill.wrapper.name)
-            )
+            ctx = ToolContext(skill.wrapper.name, access_token=caller_of(context))
+            result = await skill.wrapper.call(arguments_of(skill, text, data), ctx)
         except ValueError as exc:
             result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         limit = self.executor.max_task_bytes

@@ -21,7 +21,7 @@ from a2a.types import Part, Task, TaskState, TaskStatus
 from ..errors import ToolExecutionError
 from ..tools.context import ToolContext
 from ..tools.streaming import CHUNK_SINK
-from .call_context import SKILL_STATE
+from .call_context import SKILL_STATE, caller_of
 from .messages import arguments_of, message_input, result_text, too_large
 from .skills import A2aSkill
 
@@ -98,7 +98,10 @@ class SkillExecutor(AgentExecutor):
             )
             streamed = True
 
-        ctx = ToolContext(wrapper.name, progress_token="a2a", sink=progress)
+        # the caller the guard authorized (call_context.caller_of)
+        ctx = ToolContext(
+            wrapper.name, progress_token="a2a", sink=progress, access_token=caller_of(context.call_context)
+        )
         token = CHUNK_SINK.set(chunk) if wrapper.signature.streams else None
         try:
             result = await wrapper.call(arguments, ctx)

@@ -17,8 +17,11 @@ from .skills import skills_of
 __all__ = ["a2a_routes"]
 
 
-def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: Any = None) -> list[BaseRoute]:
-    """The skills' routes (`jobs`: the JobService running background tools), else the no-skill answers."""
+def a2a_routes(
+    settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: Any = None, verifier: Any = None
+) -> list[BaseRoute]:
+    """The skills' routes (`jobs`: the JobService running background tools; `verifier`: the app's own
+    TokenVerifier, else the one `auth.*` configures), else the no-skill answers."""
     if not any(skill_mark(w.spec) is not None for w in tools):
         return no_skill_routes(settings)
     owners: dict[str, list[str]] = {}
@@ -38,4 +41,4 @@ def a2a_routes(settings: MeshSettings, tools: MeshToolWrapperRegistry, jobs: Any
         raise WiringError(
             [f"A2A skills need the a2a extra: pip install 'mesh-framework[a2a]' ({exc})"]
         ) from None
-    return skill_routes(settings, tools, getattr(jobs, "runner", None))
+    return skill_routes(settings, tools, getattr(jobs, "runner", None), verifier)

@@ -37,6 +37,7 @@ from starlette.routing import BaseRoute, Route
 
 from ..config.settings import MeshSettings
 from ..security.authorization import verifier_from_settings
+from ..security.verifiers import TokenVerifier
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .admission import admit
 from .call_context import SkillContextBuilder
@@ -57,21 +58,25 @@ logger = logging.getLogger("mesh_framework.a2a")
 one_line_sdk_logs()
 
 
-def _guard(settings: MeshSettings) -> A2aGuard | None:
-    verifier = verifier_from_settings(settings)
+def _guard(settings: MeshSettings, verifier: TokenVerifier | None) -> A2aGuard | None:
+    verifier = verifier or verifier_from_settings(settings)
     return None if verifier is None else A2aGuard(verifier, settings.auth.required_scopes)
 
 
 def skill_routes(
-    settings: MeshSettings, tools: MeshToolWrapperRegistry, runner: Any = None
+    settings: MeshSettings,
+    tools: MeshToolWrapperRegistry,
+    runner: Any = None,
+    verifier: TokenVerifier | None = None,
 ) -> list[BaseRoute]:
-    """The A2A routes of the agent's skills."""
+    """The A2A routes of the agent's skills, guarded by `verifier` (the app's own), else by the one the
+    settings configure (`auth.tokens`, `auth.jwks_url`), else open."""
     skills = skills_of(tools)
     by_id = {skill.id: skill for skill in skills}
     path = settings.a2a.path
     placeholder = agent_card(settings, skills, path)
     executor = SkillExecutor(by_id, runner, settings.a2a.max_task_bytes)
-    guard = _guard(settings)
+    guard = _guard(settings, verifier)
     store = BoundedTaskStore(settings.a2a.max_tasks, settings.a2a.max_task_bytes)
     handler = DefaultRequestHandler(executor, store, placeholder)
     builder = SkillContextBuilder()
