@@ -4,9 +4,7 @@ Values come from layers (highest first): command line, environment, `application
 `application.yaml`, decorator parameters, defaults. See `mesh_framework.config.loader`.
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
@@ -55,7 +53,16 @@ __all__ = [
     "WebStaticMount",
 ]
 
+# Start-up cost: a section's own validator is never built for a run. Sections defer their build, and
+# each section field defaults to `{}` (`_unset`), which the enclosing model's schema (every section inline)
+# validates: `default_factory=Section` built each section's own validator too (a third of the tree's cost).
+# No `from __future__ import annotations` here: pydantic need not evaluate some 200 annotation strings.
 _Section = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
+
+
+def _unset() -> Any:
+    """A section's default: `{}`, made the section by the enclosing model's schema (see `_Section`)."""
+    return {}
 
 
 class AgentSettings(BaseModel):
@@ -356,7 +363,7 @@ class AuthSettings(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _one_credential(self) -> AuthSettings:
+    def _one_credential(self) -> Self:
         if self.client_token is not None and self.client_credentials is not None:
             raise ValueError("set client_token or client_credentials, not both")
         both = sorted(set(self.dependency_tokens) & set(self.dependency_clients))
@@ -465,7 +472,7 @@ class JobSettings(BaseModel):
     timeout: Annotated[float, Field(gt=0)] | None = Field(
         None, description="Seconds a job may run (none: unbounded; a tool's timeout= applies to it too)"
     )
-    retention: JobRetentionSettings = Field(default_factory=JobRetentionSettings)
+    retention: JobRetentionSettings = Field(default_factory=_unset)
     serve_tools: bool | None = Field(
         None,
         description="Serve __mesh_job_status/_result/_cancel and get_server_status (none: when the agent "
@@ -559,7 +566,7 @@ class OpenApiAuthSettings(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _one_way(self) -> OpenApiAuthSettings:
+    def _one_way(self) -> Self:
         if (self.header is None) != (self.value is None):
             raise ValueError("header and value go together: the header's name and what it carries")
         ways = [self.bearer, self.header, self.client]
@@ -764,9 +771,9 @@ class LlmToolSettings(BaseModel):
 class LlmSettings(BaseModel):
     """LLM tools: `llm.defaults`, `llm.<tool name>` sections and vendor APIs (`llm.vendors.openai`)."""
 
-    model_config = ConfigDict(extra="allow", validate_default=True)
+    model_config = ConfigDict(extra="allow", validate_default=True, defer_build=True)
 
-    defaults: LlmToolSettings = Field(default_factory=LlmToolSettings)
+    defaults: LlmToolSettings = Field(default_factory=_unset)
     vendors: dict[str, LlmVendorSettings] = Field(
         default_factory=dict,
         description="Per vendor (openai, anthropic): base_url, api_key, timeout, max_retries",
@@ -936,7 +943,7 @@ class WebSettings(BaseModel):
     static: list[WebStaticMount] = Field(
         default_factory=list, description="Static folders to serve, e.g. [{path: /, directory: static}]"
     )
-    cors: WebCorsSettings = Field(default_factory=WebCorsSettings)
+    cors: WebCorsSettings = Field(default_factory=_unset)
 
 
 class A2aPeerSettings(BaseModel):
@@ -1043,32 +1050,32 @@ class MeshSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="allow", validate_default=True)
 
     profiles: list[str] = Field(default_factory=list, description="Active profiles (MESH_PROFILES_ACTIVE)")
-    agent: AgentSettings = Field(default_factory=AgentSettings)
-    server: ServerSettings = Field(default_factory=ServerSettings)
-    registry: RegistrySettings = Field(default_factory=RegistrySettings)
-    tls: TlsSettings = Field(default_factory=TlsSettings)
-    auth: AuthSettings = Field(default_factory=AuthSettings)
-    mesh: MeshCallSettings = Field(default_factory=MeshCallSettings)
-    scan: ScanSettings = Field(default_factory=ScanSettings)
-    auto_configuration: AutoConfigurationSettings = Field(default_factory=AutoConfigurationSettings)
-    tools: ToolSettings = Field(default_factory=ToolSettings)
-    jobs: JobSettings = Field(default_factory=JobSettings)
-    logging: LoggingSettings = Field(default_factory=LoggingSettings)
-    client: ClientSettings = Field(default_factory=ClientSettings)
-    tracing: TracingSettings = Field(default_factory=TracingSettings)
-    mcp: McpSettings = Field(default_factory=McpSettings)
-    health: HealthSettings = Field(default_factory=HealthSettings)
-    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
-    llm: LlmSettings = Field(default_factory=LlmSettings)
-    config: ConfigSettings = Field(default_factory=ConfigSettings)
-    commands: CommandSettings = Field(default_factory=CommandSettings)
-    status: StatusSettings = Field(default_factory=StatusSettings)
-    prompts: PromptSettings = Field(default_factory=PromptSettings)
-    resources: ResourceSettings = Field(default_factory=ResourceSettings)
-    skills: SkillSettings = Field(default_factory=SkillSettings)
-    web: WebSettings = Field(default_factory=WebSettings)
-    media: MediaSettings = Field(default_factory=MediaSettings)
-    a2a: A2aSettings = Field(default_factory=A2aSettings)
+    agent: AgentSettings = Field(default_factory=_unset)
+    server: ServerSettings = Field(default_factory=_unset)
+    registry: RegistrySettings = Field(default_factory=_unset)
+    tls: TlsSettings = Field(default_factory=_unset)
+    auth: AuthSettings = Field(default_factory=_unset)
+    mesh: MeshCallSettings = Field(default_factory=_unset)
+    scan: ScanSettings = Field(default_factory=_unset)
+    auto_configuration: AutoConfigurationSettings = Field(default_factory=_unset)
+    tools: ToolSettings = Field(default_factory=_unset)
+    jobs: JobSettings = Field(default_factory=_unset)
+    logging: LoggingSettings = Field(default_factory=_unset)
+    client: ClientSettings = Field(default_factory=_unset)
+    tracing: TracingSettings = Field(default_factory=_unset)
+    mcp: McpSettings = Field(default_factory=_unset)
+    health: HealthSettings = Field(default_factory=_unset)
+    metrics: MetricsSettings = Field(default_factory=_unset)
+    llm: LlmSettings = Field(default_factory=_unset)
+    config: ConfigSettings = Field(default_factory=_unset)
+    commands: CommandSettings = Field(default_factory=_unset)
+    status: StatusSettings = Field(default_factory=_unset)
+    prompts: PromptSettings = Field(default_factory=_unset)
+    resources: ResourceSettings = Field(default_factory=_unset)
+    skills: SkillSettings = Field(default_factory=_unset)
+    web: WebSettings = Field(default_factory=_unset)
+    media: MediaSettings = Field(default_factory=_unset)
+    a2a: A2aSettings = Field(default_factory=_unset)
 
     @classmethod
     def settings_customise_sources(
