@@ -10,6 +10,10 @@ clients are told, when anything they see changed. With `discovery="search"` the 
 A call reaches the agents through the mesh's proxies (`mesh/proxy_factory.py`, the gateway's settings:
 `tools.timeout`, TLS, credentials). The headers of `mesh.propagate_headers` travel on, and so does the
 caller's `Authorization`: an agent that checks tokens checks the client's, as it would if called directly.
+
+The gateway traces as an agent does (`tracing.*`): while it serves, its tracer is the process's
+(`observation.install`), so each call is a server span continuing the caller's trace and its call to the
+agent a client span whose context travels on; the spans are exported as an agent's are.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
+from .. import observation
 from .._version import __version__
 from ..config.settings import MeshSettings
 from ..edge import EdgePolicy
@@ -48,6 +53,17 @@ INSTRUCTIONS = {
 }
 
 
+def _tracer(settings: MeshSettings) -> observation.Tracer:
+    """The tracer an agent with these settings would have: the tracing feature's while `tracing.enabled`
+    or logs are JSON (they name each call), else the core's no-op."""
+    json_logs = settings.logging.format == "json"
+    if not (settings.tracing.enabled or json_logs):
+        return observation.Tracer()
+    from ..tracing.tracer import SpanTracer
+
+    return SpanTracer(settings.tracing, agent=settings.agent.name, json_logs=json_logs)
+
+
 def _provider(offer: Offer) -> Provider:
     timeout = offer.kwargs.get("stream_timeout")
     return Provider(
@@ -72,8 +88,11 @@ class MeshGateway:
         registry_url: str,
         only: GatewayFilter | None = None,
         discovery: Discovery = "all",
+        tracer: observation.Tracer | None = None,
     ) -> None:
         self.settings = settings
+        self.tracer = tracer or _tracer(settings)
+        self._replaced: observation.Tracer | None = None  # the process's tracer while this one serves
         self.only = only or GatewayFilter()
         self.discovery = discovery
         self.proxies = McpMeshToolProxyFactory(settings)
@@ -119,6 +138,8 @@ class MeshGateway:
         return protect_agent(self.settings, self.tools, self.asgi)
 
     async def start(self) -> None:
+        self.tracer.start()
+        self._replaced = observation.install(self.tracer)
         await self.follower.start()
         self.state.ready = self.state.started = True
         if self.url:
@@ -135,6 +156,9 @@ class MeshGateway:
         self.endpoint.close_streams()
         await self.follower.stop()
         await self.proxies.aclose()
+        if self._replaced is not None:
+            observation.install(self._replaced)
+            self._replaced = None
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, _app: Any) -> AsyncIterator[None]:
