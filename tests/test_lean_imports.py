@@ -7,6 +7,7 @@ the process imported (timings are not looked at: start-up times are benchmarks, 
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -67,6 +68,49 @@ def test_mesh_help_loads_the_parser_only() -> None:
         "mesh_framework.scaffold",
         "mesh_framework.scaffold.command",
     }
+
+
+def test_a_command_loads_its_own_group_only() -> None:
+    """`mesh run` (an agent's start) parses with the run group's parser alone: no other command's module.
+    (The groups are imported by `importlib.import_module`, which `-X importtime` does not report.)"""
+    code = (
+        "import contextlib, io, sys\n"
+        "from mesh_framework.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main(['run', '--help'])\n"
+        "assert 'usage: mesh run' in out.getvalue() and '--reload' in out.getvalue()\n"
+        "print(' '.join(sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set(done.stdout.split())
+    groups = {m for m in modules if m.startswith(("mesh_framework.cli.", "mesh_framework.scaffold"))}
+    assert "mesh_framework.cli.run" in groups
+    assert not groups & {
+        "mesh_framework.cli.agents",
+        "mesh_framework.cli.call",
+        "mesh_framework.cli.catalog",
+        "mesh_framework.cli.config",
+        "mesh_framework.cli.install",
+        "mesh_framework.cli.shell_completion",
+        "mesh_framework.scaffold.command",
+    }
+
+
+def test_a_lone_group_parses_as_the_whole_parser() -> None:
+    from mesh_framework.cli import entry
+
+    def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        found = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return dict(found.choices)
+
+    whole = commands(entry.build_parser())
+    for name, parser in whole.items():
+        alone = commands(entry.build_parser(name))
+        assert name in alone and set(alone) < set(whole)
+        assert alone[name].format_help() == parser.format_help()
 
 
 def test_mesh_list_reads_the_registry_without_loading_settings() -> None:

@@ -20,31 +20,19 @@ mesh completion bash|zsh            a shell completion script
 
 `--json` gives machine-readable output (list, status, config, beans, catalog list/show, call). Exit codes:
 0 ok, 1 error, 2 usage, 3 the registry or agent cannot be reached; errors are one line on stderr. The
-commands live in `mesh_framework.cli`, one module per group; this module assembles them.
+commands live in `mesh_framework.cli`, one module per group; this module assembles them, importing only the
+group of the command run (the whole parser for help and completion).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from ..errors import MeshError
-from ..scaffold import command as scaffold_command
-from . import (
-    agents,
-    beans,
-    call,
-    catalog,
-    config,
-    console,
-    gateway,
-    install,
-    resolution_explain,
-    run,
-    shell_completion,
-)
 from .common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -103,7 +91,29 @@ class _Version(argparse.Action):
         parser.exit(EXIT_OK)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The command groups in `mesh --help` order: the module whose `register` adds them (relative to this
+# package) and the commands it adds. `mesh COMMAND ...` imports only COMMAND's module (start-up: `mesh run`
+# is an agent's start); help, completion and anything unknown get the whole parser.
+_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (".run", ("run", "registry")),
+    (".config", ("config",)),
+    (".beans", ("beans",)),
+    (".agents", ("list", "status")),
+    (".resolution_explain", ("explain",)),
+    (".call", ("call",)),
+    (".console", ("console",)),
+    (".gateway", ("gateway",)),
+    (".catalog", ("catalog",)),
+    ("..scaffold.command", ("new",)),
+    (".install", ("install", "stdio")),
+    (".shell_completion", ("completion",)),
+)
+_WITH_APP_OPTIONS = {".run", ".config", ".beans"}
+_WITH_ROOT = {".shell_completion"}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `mesh` parser: every command, or only the group of `command` (what `main` parses it with)."""
     parser = Parser(
         prog="mesh",
         description="Run and inspect mesh_framework agents.",
@@ -111,23 +121,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run.register(commands, _app_options)
-    config.register(commands, _app_options)
-    beans.register(commands, _app_options)
-    agents.register(commands)
-    resolution_explain.register(commands)
-    call.register(commands)
-    console.register(commands)
-    gateway.register(commands)
-    catalog.register(commands)
-    scaffold_command.register(commands)
-    install.register(commands)
-    shell_completion.register(commands, parser)
+    for module_name, names in _GROUPS:
+        if command is not None and command not in names:
+            continue
+        module = importlib.import_module(module_name, __package__)
+        if module_name in _WITH_APP_OPTIONS:
+            module.register(commands, _app_options)
+        elif module_name in _WITH_ROOT:
+            module.register(commands, parser)
+        else:
+            module.register(commands)
     return parser
 
 
+def _only(argv: Sequence[str]) -> str | None:
+    """The command `argv` names first, when its group alone can parse it (not `completion`, which
+    describes the whole parser)."""
+    first = argv[0] if argv else None
+    known = {name for _, names in _GROUPS for name in names}
+    return first if first in known and first != "completion" else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args, unknown = build_parser().parse_known_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args, unknown = build_parser(_only(argv)).parse_known_args(argv)
     if unknown:  # said by the command they were given to (argparse would say `mesh: ...`)
         command = " ".join(["mesh", args.command, *([args.action] if getattr(args, "action", None) else [])])
         print(
