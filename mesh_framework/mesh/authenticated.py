@@ -5,7 +5,7 @@ the call's error, naming the token endpoint and why."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
 from ..security.client_credentials import TokenEndpointError
@@ -37,6 +37,7 @@ class AuthenticatedTransport:
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
         idempotent: bool = False,
+        on_notification: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> dict[str, Any]:
         for attempt in range(2):
             sent = await self._authorization(url)
@@ -48,6 +49,7 @@ class AuthenticatedTransport:
                     timeout=timeout,
                     headers={**(headers or {}), "authorization": sent},
                     idempotent=idempotent,
+                    on_notification=on_notification,
                 )
             except RemoteError as exc:
                 if attempt == 0 and exc.invalid_token and self.credential.refused(url, sent):
