@@ -23,11 +23,11 @@ from .transport import McpTransport, ProviderUnreachable, RemoteError
 __all__ = [
     "DEFAULT_STREAM_TIMEOUT",
     "Answer",
-    "CallRefused",
     "DownEndpoints",
     "InProcessMcpMeshTool",
     "McpMeshToolProxy",
     "Provider",
+    "ProviderRefused",
     "unwrap_result",
 ]
 
@@ -89,7 +89,7 @@ def unwrap_result(result: Mapping[str, Any], *, tool: str, agent: str, definitio
     return list(content) if content else None
 
 
-class CallRefused(ToolExecutionError):
+class ProviderRefused(ToolExecutionError):
     """The provider refused the call with a JSON-RPC error instead of answering it (an unknown tool,
     invalid params, a request state that fails its check, an undeclared client capability): its `code`,
     `data`, `refusal` (its message) and the HTTP `status` it came with, for a caller relaying the
@@ -336,7 +336,7 @@ class McpMeshToolProxy(McpMeshTool):
                         span.event("failover", {"mesh.timeout": provider.endpoint})
                         continue
                     if exc.code is not None:  # a JSON-RPC refusal: the call did not run
-                        raise CallRefused(exc, tool=tool, agent=provider.agent_id) from None
+                        raise ProviderRefused(exc, tool=tool, agent=provider.agent_id) from None
                     raise ToolExecutionError(str(exc), tool=tool, agent=provider.agent_id) from None
                 except asyncio.CancelledError:
                     if observer is not None:  # the caller left: a call, not an error

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
-from ..mesh.proxy import CallRefused, McpMeshToolProxy
+from ..mesh.proxy import McpMeshToolProxy, ProviderRefused
 from ..protocol.mcp_error import McpError
 from ..protocol.param_headers import header_params, mirrored_headers
 from ..protocol.request_state import RequestStateSigner
@@ -128,7 +128,7 @@ class MeshGatewayTool(MeshToolWrapper):
             return await (running if left is None else within(left, running))
         except Expired:
             return self._budget_spent(left or 0.0)
-        except CallRefused as refused:  # the agent's JSON-RPC error is the client's
+        except ProviderRefused as refused:  # the agent's JSON-RPC error is the client's
             logger.info("gateway: tool '%s' refused: %s", self.name, refused.refusal)
             raise _as_mcp_error(refused) from None
         except ToolExecutionError as exc:
@@ -178,7 +178,7 @@ class MeshGatewayTool(MeshToolWrapper):
         return mirrored_headers(self.mirrored, arguments) or None if self.mirrored and arguments else None
 
 
-def _as_mcp_error(refused: CallRefused) -> McpError:
+def _as_mcp_error(refused: ProviderRefused) -> McpError:
     """The agent's refusal as the gateway's: the same code, message and data; on the 2026-07-28 path the
     agent's HTTP status (a handshake-era agent answers 200: the status the endpoint gives that code)."""
     legacy = 404 if refused.code == METHOD_NOT_FOUND else 400
