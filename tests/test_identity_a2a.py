@@ -241,6 +241,10 @@ def test_the_app_s_own_token_verifier_guards_its_a2a_skills() -> None:
             assert answer.status_code == 200, answer.text
             return str(answer.json()["result"]["task"]["artifacts"][0]["parts"][0]["text"])
 
+        card = httpx2.get(agent.base_url + "/.well-known/agent-card.json", timeout=10, trust_env=False).json()
+        assert card["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
+        legacy = httpx2.get(agent.base_url + "/a2a/erase/.well-known/agent.json", timeout=10, trust_env=False)
+        assert legacy.json()["authentication"] == {"schemes": ["bearer"]}
         assert post("whoami", None).status_code == 401
         unknown = post("whoami", "nope")
         assert unknown.status_code == 401 and 'error="invalid_token"' in unknown.headers["www-authenticate"]

@@ -43,10 +43,13 @@ def verifier_configured(settings: MeshSettings) -> bool:
     return bool(settings.auth.tokens or settings.auth.jwks_url)
 
 
-def agent_card(settings: MeshSettings, skills: list[A2aSkill], url: str) -> AgentCard:
-    """The current dialect's card of `skills`, served at `url`."""
+def agent_card(
+    settings: MeshSettings, skills: list[A2aSkill], url: str, *, secured: bool | None = None
+) -> AgentCard:
+    """The current dialect's card of `skills`, served at `url`; `secured`: the skills need a bearer token
+    (default: a verifier is configured; the app's own TokenVerifier is not in the settings)."""
     agent = settings.agent
-    secured = verifier_configured(settings)
+    secured = verifier_configured(settings) if secured is None else secured
     return AgentCard(
         security_schemes={
             "bearer": SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(scheme="Bearer"))
@@ -65,9 +68,12 @@ def agent_card(settings: MeshSettings, skills: list[A2aSkill], url: str) -> Agen
     )
 
 
-def legacy_card(settings: MeshSettings, skill: A2aSkill, url: str) -> dict[str, Any]:
-    """MCP Mesh's `agent.json` card of one skill, served at `url`."""
+def legacy_card(
+    settings: MeshSettings, skill: A2aSkill, url: str, *, secured: bool | None = None
+) -> dict[str, Any]:
+    """MCP Mesh's `agent.json` card of one skill, served at `url` (`secured`: as `agent_card`'s)."""
     agent = settings.agent
+    secured = verifier_configured(settings) if secured is None else secured
     return {
         "name": agent.name,
         "description": agent.description or agent.name,
@@ -86,7 +92,7 @@ def legacy_card(settings: MeshSettings, skill: A2aSkill, url: str) -> dict[str, 
             }
         ],
         "url": url,
-        "authentication": {"schemes": ["bearer"] if verifier_configured(settings) else []},
+        "authentication": {"schemes": ["bearer"] if secured else []},
     }
 
 

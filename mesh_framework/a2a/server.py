@@ -77,6 +77,7 @@ def skill_routes(
     placeholder = agent_card(settings, skills, path)
     executor = SkillExecutor(by_id, runner, settings.a2a.max_task_bytes)
     guard = _guard(settings, verifier)
+    secured = guard is not None  # the cards name the bearer scheme the guard asks for
     store = BoundedTaskStore(settings.a2a.max_tasks, settings.a2a.max_task_bytes)
     handler = DefaultRequestHandler(executor, store, placeholder)
     builder = SkillContextBuilder()
@@ -88,7 +89,7 @@ def skill_routes(
         from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 
         base = advertised_base(settings, request)
-        return JSONResponse(agent_card_to_dict(agent_card(settings, skills, base + path)))
+        return JSONResponse(agent_card_to_dict(agent_card(settings, skills, base + path, secured=secured)))
 
     async def skill_card(request: Request) -> Response:
         skill = by_id.get(request.path_params["skill"])
@@ -101,11 +102,11 @@ def skill_routes(
             )
         url = f"{advertised_base(settings, request)}{path}/{skill.id}"
         if name == "agent.json":
-            return JSONResponse(legacy_card(settings, skill, url))
+            return JSONResponse(legacy_card(settings, skill, url, secured=secured))
         if name == "agent-card.json":
             from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 
-            return JSONResponse(agent_card_to_dict(agent_card(settings, [skill], url)))
+            return JSONResponse(agent_card_to_dict(agent_card(settings, [skill], url, secured=secured)))
         return JSONResponse(
             {"error": f"no card {name!r}; use agent-card.json or agent.json"}, status_code=404
         )
