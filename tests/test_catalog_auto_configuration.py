@@ -113,8 +113,8 @@ def test_a_server_the_gateway_names_outside_the_catalog_stops_loading(folder: Pa
     with pytest.raises(ConfigError) as raised:
         load(folder, "catalog_plain_app", PLAIN, **{"mcp.servers": servers, "mcp.gateway": ["notes", "web"]})
     assert raised.value.problems == [
-        "mcp.gateway = ['web'] (from command line (--gateway)): no such MCP server in the catalog (it has: notes); add "
-        "it to mcp.servers or a catalog file"
+        "mcp.gateway = ['web'] (from command line (--gateway)): no such MCP server in the catalog "
+        "(it has: notes); add it to mcp.servers or a catalog file"
     ]
 
 

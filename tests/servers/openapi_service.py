@@ -33,7 +33,9 @@ async def get_pet(pet_id: int) -> dict[str, Any]:
 
 
 @app.get("/pets", operation_id="list_pets", tags=["pets"], description="Every pet, at most `limit`.")
-async def list_pets(limit: int = 10, kind: Annotated[list[str] | None, Query()] = None) -> list[dict[str, Any]]:
+async def list_pets(
+    limit: int = 10, kind: Annotated[list[str] | None, Query()] = None
+) -> list[dict[str, Any]]:
     pets = [p for p in PETS.values() if kind is None or p["kind"] in kind]
     return pets[:limit]
 
@@ -73,9 +75,7 @@ async def add_note(text: Annotated[str, Body(media_type="text/plain")]) -> dict[
 
 # The routes openapi/shop.yaml (OpenAPI 3.0) describes: not in the app's own document.
 @app.get("/shop/orders/{order_id}", include_in_schema=False)
-async def get_order(
-    order_id: int, request: Request, x_tenant: Annotated[str, Header()]
-) -> dict[str, Any]:
+async def get_order(order_id: int, request: Request, x_tenant: Annotated[str, Header()]) -> dict[str, Any]:
     return {"id": order_id, "tenant": x_tenant, "query": request.url.query, "item": "tea", "quantity": 1}
 
 
