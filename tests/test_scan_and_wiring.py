@@ -103,3 +103,23 @@ def test_unknown_module_and_module_without_agent() -> None:
         MeshApplication.load("no_such_app_module", environ={})
     with pytest.raises(WiringError, match="no @mesh_agent class in this module"):
         MeshApplication.load("tests.apps.wiring_ok.parts", environ={})
+
+
+def test_a_function_is_located_at_its_first_decorator_line() -> None:
+    """`describe_location` names a function by its first line (its first decorator), read without tokenizing
+    the source; a parameter by its own line; code with no source by its name."""
+    import functools
+    import inspect
+
+    from mesh_framework.di.wiring import describe_location
+    from tests.apps.wiring_ok import parts
+
+    function = parts.welcome
+    path, start = inspect.getsourcefile(function), inspect.getsourcelines(function)[1]
+    assert path is not None and describe_location(function).endswith(f"{path.rpartition('/')[2]}:{start}")
+    assert describe_location(functools.wraps(function)(lambda: None)) == describe_location(function)
+    parameter = next(iter(inspect.signature(function).parameters))
+    assert int(describe_location(function, parameter).rpartition(":")[2]) >= start
+    generated: dict[str, object] = {}
+    exec("def made():\n    pass\n", generated)
+    assert describe_location(generated["made"]) == "made"

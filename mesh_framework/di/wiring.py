@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import collections.abc
 import inspect
+import linecache
 import re
 import textwrap
 import typing
@@ -70,6 +71,11 @@ def bean_name(cls: type) -> str:
 def describe_location(function: Any, parameter: str | None = None) -> str:
     """`path/to/file.py:LINE` of a function, or of one of its parameters when it can be found."""
     function = inspect.unwrap(function)
+    code = getattr(function, "__code__", None)
+    if parameter is None and code is not None:  # at start-up for every prompt and LLM tool: no tokenizing
+        path = inspect.getsourcefile(function)
+        if path is not None and linecache.getlines(path, function.__globals__):
+            return f"{display_path(path)}:{code.co_firstlineno}"
     try:
         path = inspect.getsourcefile(function) or "<unknown>"
         lines, start = inspect.getsourcelines(function)
