@@ -63,7 +63,13 @@ def _syntax_problem(path: Path, text: str, exc: json.JSONDecodeError) -> str:
             "remove them, or add the entry by hand"
         )
     before = text[: exc.pos].rstrip()
-    if before.endswith(",") and rest.lstrip().startswith(("}", "]")):
+    trailing = before.endswith(",") and rest.lstrip().startswith(("}", "]"))
+    if exc.msg.startswith("Illegal trailing comma"):  # Python 3.13 names it, at the comma itself
+        after = exc.pos + 1 + len(text[exc.pos + 1 :]) - len(text[exc.pos + 1 :].lstrip())
+        line, column = text.count("\n", 0, after) + 1, after - text.rfind("\n", 0, after)
+        where = f"{path}:{line}:{column}"
+        trailing = True
+    if trailing:  # where the comma's value should have been, on every Python
         return f"{where}: a trailing comma, which JSON does not allow; remove it and run mesh install again"
     return f"{where}: not valid JSON ({exc.msg}); fix the file and run mesh install again"
 
