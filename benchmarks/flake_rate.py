@@ -6,7 +6,8 @@ stopped by their PIDs at the end), and the failures counted.
     .venv/bin/python benchmarks/flake_rate.py --label after --runs 20 ctrl_c jobs_wait
 
 Writes benchmarks/results/flake_rates.json (kept figures: a family's row per label, a later run replacing
-the same label's) and benchmarks/results/flake_rates.md, a table made from it.
+the same label's; `run`: when and under what load the last invocation ran, as every results file says) and
+benchmarks/results/flake_rates.md, a table made from it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from typing import Any
 __all__ = ["FAMILIES", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import Run  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results"
 PYTEST = [str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest"]
 
@@ -107,6 +112,8 @@ def write_table(figures: dict[str, Any]) -> None:
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, labels in figures.items():
+        if name == "run":
+            continue
         for label, row in labels.items():
             failures = row["failures"].items()
             failing = ", ".join(f"`{test.split('::')[-1]}` x{count}" for test, count in failures)
@@ -130,12 +137,15 @@ def main() -> int:
         parser.error(f"unknown families {sorted(unknown)}; choose from {', '.join(FAMILIES)}")
     path = RESULTS / "flake_rates.json"
     figures: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    run = Run()
     for name in options.families or list(FAMILIES):
         print(f"{name}: {options.runs} runs, {options.hogs} hogs", flush=True)
         with hogs(options.hogs):
             row = run_family(FAMILIES[name][1], options.runs)
         row.update(hogs=options.hogs, date=dt.date.today().isoformat())
         figures.setdefault(name, {})[options.label] = row
+        figures["run"] = run.record()
+        run = Run()  # the next family's record starts now
         path.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
         write_table(figures)
         print(f"{name}: {row['failed_runs']} of {row['runs']} runs failed {row['failures']}", flush=True)
