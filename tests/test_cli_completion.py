@@ -55,7 +55,7 @@ def test_the_parser_is_described_completely() -> None:
         "install",
         "stdio",
     }
-    assert commands["catalog"].subcommands == ["list", "show", "export"]
+    assert commands["catalog"].subcommands == ["list", "show", "export", "login", "logout"]
     assert "--json" in commands["catalog list"].options and "--reload" in commands["run"].options
     assert commands["completion"].values == {"": ["bash", "zsh"]}
     assert commands["config"].values["--config"] == ["__files__"]
@@ -68,7 +68,7 @@ def test_the_parser_is_described_completely() -> None:
         (["mesh", "st"], ["status", "stdio"]),
         (["mesh", "install", "c"], ["claude-code", "claude-desktop", "cursor"]),
         (["mesh", "c"], ["call", "catalog", "completion", "config", "console"]),
-        (["mesh", "catalog", ""], ["export", "list", "show"]),
+        (["mesh", "catalog", ""], ["export", "list", "login", "logout", "show"]),
         (["mesh", "catalog", "list", "--j"], ["--json"]),
         (["mesh", "run", "--re"], ["--registry-port", "--registry-url", "--reload"]),
         (["mesh", "completion", ""], ["bash", "zsh"]),
@@ -103,7 +103,7 @@ def test_zsh_completes_like_bash(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         return sorted(line for line in done.stdout.splitlines() if line)
 
-    assert [w for w in complete("mesh", "catalog", "") if w] == ["export", "list", "show"]
+    assert [w for w in complete("mesh", "catalog", "") if w] == ["export", "list", "login", "logout", "show"]
     assert complete("mesh", "completion", "") == ["bash", "zsh"]
     assert "--explain" in complete("mesh", "config", "--")
     assert complete("mesh", "config", "--config", "") == ["__files__"]
