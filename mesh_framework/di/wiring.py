@@ -74,7 +74,8 @@ def describe_location(function: Any, parameter: str | None = None) -> str:
     code = getattr(function, "__code__", None)
     if parameter is None and code is not None:  # at start-up for every prompt and LLM tool: no tokenizing
         path = inspect.getsourcefile(function)
-        if path is not None and linecache.getlines(path, function.__globals__):
+        # a real file (Python 3.13 keeps the source of code exec'd from a string, named "<string>")
+        if path is not None and not path.startswith("<") and linecache.getlines(path, function.__globals__):
             return f"{display_path(path)}:{code.co_firstlineno}"
     try:
         path = inspect.getsourcefile(function) or "<unknown>"
