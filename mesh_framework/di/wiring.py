@@ -74,11 +74,12 @@ def describe_location(function: Any, parameter: str | None = None) -> str:
     code = getattr(function, "__code__", None)
     if parameter is None and code is not None:  # at start-up for every prompt and LLM tool: no tokenizing
         path = inspect.getsourcefile(function)
-        # a real file (Python 3.13 keeps the source of code exec'd from a string, named "<string>")
         if path is not None and not path.startswith("<") and linecache.getlines(path, function.__globals__):
             return f"{display_path(path)}:{code.co_firstlineno}"
     try:
         path = inspect.getsourcefile(function) or "<unknown>"
+        if path.startswith("<"):  # no file (Python 3.13 keeps the source of exec'd code as "<string>")
+            raise OSError(path)
         lines, start = inspect.getsourcelines(function)
     except (OSError, TypeError):
         return getattr(function, "__qualname__", repr(function))
