@@ -141,8 +141,15 @@ def _wait_for(
     raise AssertionError(f"process did not start (exit {process.poll()}):\n{''.join(output)}")
 
 
-def wait_until(predicate: object, timeout: float = 10.0, interval: float = 0.05) -> object:
-    """Poll `predicate()` until it returns something truthy (bounded); returns that value."""
+def wait_until(
+    predicate: object,
+    timeout: float = 10.0,
+    interval: float = 0.05,
+    *,
+    processes: Sequence[AgentProcess] = (),
+) -> object:
+    """Poll `predicate()` until it returns something truthy (bounded); returns that value. On failure the
+    message ends with the last lines of each of `processes` (what they logged while the test waited)."""
     deadline = time.monotonic() + timeout
     last: object = None
     while time.monotonic() < deadline:
@@ -150,7 +157,8 @@ def wait_until(predicate: object, timeout: float = 10.0, interval: float = 0.05)
         if last:
             return last
         time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout}s (last value: {last!r})")
+    logs = "".join(f"\n--- {p.process.args!r}:\n{''.join(p.output[-40:])}" for p in processes)
+    raise AssertionError(f"condition not met within {timeout}s (last value: {last!r}){logs}")
 
 
 def metric(base_url: str, name: str, **labels: str) -> float | None:

@@ -178,7 +178,17 @@ def test_dependencies_of_routes_resolve_through_the_registry_and_follow_the_prov
                 assert get(provider, "/api/shout?text=me").json() == {"text": "ME"}
                 assert get(provider, "/api/missing").json()["capability"] == "nowhere"
             # the provider stopped (it unregistered): the route answers 503 again
-            wait_until(lambda: get(gateway, "/api/shout?text=hi").status_code == 503, timeout=20)
+            answers: list[str] = []  # what the route answered meanwhile, shown if it never turns 503
+
+            def unavailable() -> bool:
+                answer = get(gateway, "/api/shout?text=hi")
+                answers[:] = [f"{answer.status_code} {answer.text[:200]}"]
+                return answer.status_code == 503
+
+            try:
+                wait_until(unavailable, timeout=20, processes=(registry, gateway, provider))
+            except AssertionError as exc:
+                raise AssertionError(f"the route last answered {answers}: {exc}") from None
 
 
 def test_an_agent_with_tools_and_routes_registers_both() -> None:
