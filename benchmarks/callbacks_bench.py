@@ -432,9 +432,14 @@ def started(procs: list[Any]) -> Iterator[list[Any]]:
 
 def gateway_available() -> str | None:
     """None when this checkout re-serves catalog servers (`mcp.gateway`), else why not."""
-    homes = ("mesh_framework.callbacks.gateway", "mesh_framework.gateway")  # its module, now and before
+    homes = (
+        "mesh_framework.callbacks.catalog_gateway",
+        "mesh_framework.gateway",
+    )  # its module, now and before
     if all(importlib.util.find_spec(home) is None for home in homes):
-        return "the catalog gateway (mesh_framework.callbacks.gateway) does not exist in this checkout"
+        return (
+            "the catalog gateway (mesh_framework.callbacks.catalog_gateway) does not exist in this checkout"
+        )
     from mesh_framework.config import settings
 
     source = Path(settings.__file__).read_text()

@@ -47,7 +47,7 @@ from profile_inproc import call_once  # noqa: E402
 
 from mesh_framework import MeshApplication, observation  # noqa: E402
 from mesh_framework.config.settings import TracingSettings  # noqa: E402
-from mesh_framework.console import BUCKET_BOUNDS, SPAN_BUFFER, ConsolePush, TrafficRecorder  # noqa: E402
+from mesh_framework.console_feed import BUCKET_BOUNDS, SPAN_BUFFER, ConsolePush, TrafficRecorder  # noqa: E402
 from mesh_framework.registry.console.board import BUCKET_SECONDS, WINDOW_SECONDS, ConsoleBoard  # noqa: E402
 from mesh_framework.tracing import SpanTracer, state  # noqa: E402
 from mesh_framework.tracing.sampling import TraceBudget  # noqa: E402

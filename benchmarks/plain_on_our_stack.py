@@ -1,9 +1,9 @@
 """Anchor a'': benchmarks/plain_app.py's route served by the agents' own HTTP stack.
 
-The same socket (`mesh_framework.serving.bind_socket`: TCP_NODELAY), the same uvicorn configuration and
-protocol (`mesh_framework.application.server.uvicorn_server`: header deadline, each answer in one write) as
-`mesh run` gives an agent, with default settings and logging at WARNING; only the application differs. Our
-`tools/call` measured against this shows what the framework costs on top of its own HTTP stack.
+The same socket (`mesh_framework.serving.bind_socket`: TCP_NODELAY), the same uvicorn configuration
+and protocol (`mesh_framework.application.agent_server.uvicorn_server`: header deadline, each answer in one
+write) as `mesh run` gives an agent, with default settings and logging at WARNING; only the application
+differs. Our `tools/call` measured against this shows what the framework costs on top of its own HTTP stack.
 
     .venv/bin/python benchmarks/plain_on_our_stack.py --host 127.0.0.1 --port N
 """
@@ -16,7 +16,7 @@ import sys
 
 from plain_app import app
 
-from mesh_framework.application.server import serve_until_stopped, uvicorn_server
+from mesh_framework.application.agent_server import serve_until_stopped, uvicorn_server
 from mesh_framework.config.settings import MeshSettings
 from mesh_framework.serving import bind_socket
 

@@ -22,12 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .application.agent_server import bind_agent_socket, serve_until_stopped, uvicorn_server
 from .application.beans import overriding, section_of
 from .application.building import build_agent
 from .application.lifespan import AgentLifecycle
 from .application.loading import load_application
 from .application.observability import wire_observability
-from .application.server import bind_agent_socket, serve_until_stopped, uvicorn_server
 from .application.shutdown import GracefulStop
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings

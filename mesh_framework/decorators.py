@@ -204,7 +204,7 @@ def mesh_tool(
             "prepare= takes a function (ctx, arguments) and applies to background tools only; a plain "
             "tool returns InputRequired from its body"
         )
-    # Keywords a feature reads (recorded, not advertised): a2a=True serves an A2A skill (a2a/marks.py).
+    # Keywords a feature reads (recorded, not advertised): a2a=True serves an A2A skill (a2a/a2a_marks.py).
     options = {"a2a": True} if kwargs.pop("a2a", False) else {}
     if task:
         kwargs = {**kwargs, "task": True}

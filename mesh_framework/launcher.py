@@ -352,7 +352,7 @@ async def _running_registry(port: int) -> str | None:
     another `mesh run`), which the agents then join; None when there is none (or `port` is 0)."""
     import httpx2
 
-    from .mesh.embedded import embedded_registry_url, registry_answers
+    from .mesh.embedded_lookup import embedded_registry_url, registry_answers
 
     if not port:
         return None

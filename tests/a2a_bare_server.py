@@ -11,7 +11,7 @@ import sys
 import uvicorn
 from starlette.applications import Starlette
 
-from mesh_framework.a2a.server import skill_routes
+from mesh_framework.a2a.a2a_server import skill_routes
 from mesh_framework.app import MeshApplication
 from mesh_framework.serving import UvicornServer, bind_socket
 

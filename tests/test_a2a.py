@@ -467,7 +467,7 @@ def tool_schema(agent: AgentProcess, tool: str) -> dict[str, Any]:
 
 def test_mesh_tool_a2a_true_is_a_skill_with_the_tools_defaults_and_mesh_a2a_wins() -> None:
     from mesh_framework import mesh_a2a, mesh_tool
-    from mesh_framework.a2a.marks import A2aSkillSpec, skill_mark
+    from mesh_framework.a2a.a2a_marks import A2aSkillSpec, skill_mark
     from mesh_framework.decorators import TOOL_ATTR
 
     @mesh_tool(a2a=True, owner="docs")

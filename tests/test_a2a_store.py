@@ -13,7 +13,7 @@ from a2a.server.context import ServerCallContext
 from a2a.types import Task, TaskState
 
 from mesh_framework import MeshApplication, WiringError, mesh_a2a
-from mesh_framework.a2a.server import BoundedTaskStore
+from mesh_framework.a2a.a2a_server import BoundedTaskStore
 from tests.agents import ROOT
 
 
@@ -57,14 +57,14 @@ def loaded_after_build(app: str) -> set[str]:
 
 def test_only_an_agent_with_skills_loads_the_a2a_sdk() -> None:
     plain = loaded_after_build("tests.apps.stream_app")
-    assert "a2a" not in plain and "mesh_framework.a2a.server" not in plain
+    assert "a2a" not in plain and "mesh_framework.a2a.a2a_server" not in plain
     # the no-skill answers come from the auto-configuration, which loads no other A2A module
     assert "mesh_framework.a2a.auto_configuration" in plain
     assert not {
         m for m in plain if m.startswith("mesh_framework.a2a.") and not m.endswith("auto_configuration")
     }
     skilled = loaded_after_build("tests.apps.a2a_app")
-    assert {"a2a", "mesh_framework.a2a.server", "mesh_framework.a2a.beans"} <= skilled
+    assert {"a2a", "mesh_framework.a2a.a2a_server", "mesh_framework.a2a.beans"} <= skilled
 
 
 def test_two_tools_with_one_skill_id_stop_the_start_with_both_named() -> None:

@@ -45,3 +45,34 @@ def test_regenerating_replaces_only_the_section_between_the_markers() -> None:
     assert updated(updated(page)) == updated(page)
     with pytest.raises(ValueError, match="markers"):
         updated("# A page without them\n")
+
+
+# Names that say what a module is to its package (its errors, its store, its client, its planning, ...): with
+# the package in front they are unambiguous, and the same role keeps the same name in every package. The
+# framework's conventions are role names too: `auto_configuration` and `beans` in every feature package.
+# fmt: off
+ROLE_NAMES = frozenset({
+    "__init__", "__main__", "auto_configuration", "beans", "board", "call_scoped", "client", "clients",
+    "content", "context", "decorator", "definitions", "discovery", "errors", "events", "failures", "guard",
+    "injection", "loading", "local", "masking", "media", "messages", "model", "naming", "placeholders",
+    "plan", "planning", "policy", "provider", "push", "route", "routes", "runner", "state", "store",
+    "streaming", "tool", "tools", "wire", "wiring",
+})
+# fmt: on
+
+
+def test_module_names_repeat_across_folders_only_for_role_names() -> None:
+    """A name that is a thing (a server, a catalog, a console, a gateway, marks) names one module: five
+    `server.py` in five folders read the same in a traceback, an editor's tab and a grep."""
+    homes: dict[str, list[str]] = {}
+    for module, _ in module_docstrings():
+        if module.endswith(
+            ".py"
+        ):  # a package may share a module's name: `registry/jobs.py` is the registry's
+            homes.setdefault(module.rsplit("/", 1)[-1].removesuffix(".py"), []).append(module)
+    repeated = {name: found for name, found in homes.items() if len(found) > 1 and name not in ROLE_NAMES}
+    assert repeated == {}, (
+        f"module names that repeat across folders: {repeated}; name each after what it is in its package "
+        "(a2a/a2a_server.py, routes/route_marks.py), or, for a role every package has, add it to ROLE_NAMES"
+    )
+    assert homes["a2a_server"] == ["a2a/a2a_server.py"]  # the walk sees modules in folders

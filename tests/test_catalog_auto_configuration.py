@@ -15,7 +15,7 @@ import pytest
 
 from mesh_framework import ConfigError, MeshApplication
 from mesh_framework.cli import main
-from mesh_framework.cli.beans import bean_report
+from mesh_framework.cli.beans_command import bean_report
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,9 +11,9 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from mesh_framework.console import BUCKET_BOUNDS, TrafficRecorder, percentile
-from mesh_framework.registry.app import build_registry_app
+from mesh_framework.console_feed import BUCKET_BOUNDS, TrafficRecorder, percentile
 from mesh_framework.registry.console import ConsoleBoard
+from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 from mesh_framework.tracing import spans as span_helpers
 from mesh_framework.tracing.carriers import inject_trace

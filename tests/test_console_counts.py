@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from mesh_framework.console import TrafficRecorder
+from mesh_framework.console_feed import TrafficRecorder
 from mesh_framework.llm.types import LlmUsage
 from tests.agents import AgentProcess, run_starter_with_model, wait_until
 from tests.llm_fakes import FakeLlmServer, fake_openai, streamed

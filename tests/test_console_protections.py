@@ -17,7 +17,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from mesh_framework.registry.app import build_registry_app
+from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 from mesh_framework.registry.ui.remote import remote_console_app
 from tests.agents import run_agent, run_registry, wait_until

@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from mesh_framework.console import BUCKET_BOUNDS, TrafficRecorder, percentile
+from mesh_framework.console_feed import BUCKET_BOUNDS, TrafficRecorder, percentile
 from mesh_framework.metrics.call_counters import CallCounters
 from mesh_framework.metrics.mesh_metrics import LATENCY_BUCKETS
 from mesh_framework.tracing import spans as span_helpers

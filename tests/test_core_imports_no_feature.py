@@ -55,7 +55,7 @@ FEATURES = {
     "callbacks",
     "catalog",
     "command_tools",
-    "console",
+    "console_feed",
     "health",
     "jobs",
     "llm",

@@ -24,12 +24,12 @@ from mesh_framework import (
     status_section,
 )
 from mesh_framework.argument_completion import COMPLETER_ATTR
-from mesh_framework.command_tools.marks import COMMAND_ATTR
+from mesh_framework.command_tools.command_marks import COMMAND_ATTR
 from mesh_framework.decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, LLM_ATTR, TOOL_ATTR
 from mesh_framework.health.indicator import INDICATOR_ATTR
 from mesh_framework.prompts.decorator import PROMPT_ATTR
 from mesh_framework.resources.decorator import RESOURCE_ATTR
-from mesh_framework.status.marks import STATUS_ATTR
+from mesh_framework.status.status_marks import STATUS_ATTR
 
 
 def recorded(decorator: Callable[[Any], Any], attr: str, target: Any = None) -> Any:

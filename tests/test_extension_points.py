@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mesh_framework import MeshApplication, WiringError
-from mesh_framework.cli.beans import bean_report
+from mesh_framework.cli.beans_command import bean_report
 from mesh_framework.testing import mesh_client
 
 pytestmark = pytest.mark.timeout(60)

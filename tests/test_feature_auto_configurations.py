@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mesh_framework import MeshApplication
-from mesh_framework.cli.beans import bean_report
+from mesh_framework.cli.beans_command import bean_report
 from mesh_framework.mesh.registration import heartbeat_payload
 from mesh_framework.testing.client import SyncMeshClient
 

@@ -21,7 +21,7 @@ from schemathesis.checks import (
 from starlette.routing import Route
 
 import mesh_framework.registry as registry_package
-from mesh_framework.registry.app import build_registry_app
+from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 from tests.agents import AgentProcess, run_registry
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from mesh_framework.registry.app import build_registry_app
+from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 from mesh_framework.registry.ui.remote import remote_console_app
 from tests.agents import AgentProcess, run_registry

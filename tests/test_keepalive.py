@@ -17,11 +17,11 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 
-from mesh_framework.application.server import uvicorn_server
+from mesh_framework.application.agent_server import uvicorn_server
 from mesh_framework.config.settings import MeshSettings
 from mesh_framework.mesh.heartbeat import Heartbeat, RegistryClient, RegistryError
 from mesh_framework.mesh.http_pool import IDEMPOTENT, build_http_client
-from mesh_framework.registry.app import build_registry_app
+from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 from mesh_framework.serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
 from tests.test_registry import ADDER

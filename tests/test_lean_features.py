@@ -39,14 +39,14 @@ class Lean:
 FEATURES = {
     "jobs": "mesh_framework.jobs.service",
     "llm": "mesh_framework.llm.wiring",
-    "catalog": "mesh_framework.catalog.catalog",
+    "catalog": "mesh_framework.catalog.server_catalog",
     "callbacks": "mesh_framework.callbacks.mcp",
-    "gateway": "mesh_framework.callbacks.gateway",
+    "gateway": "mesh_framework.callbacks.catalog_gateway",
     "metrics": "prometheus_client",
     "security": "mesh_framework.security.authorization",
-    "prompts": "mesh_framework.prompts.catalog",
-    "resources": "mesh_framework.resources.catalog",
-    "skills": "mesh_framework.skills.catalog",
+    "prompts": "mesh_framework.prompts.prompt_catalog",
+    "resources": "mesh_framework.resources.resource_catalog",
+    "skills": "mesh_framework.skills.skill_catalog",
 }
 # Every module of these packages stays unloaded in the minimal app (jobs.context and jobs.model hold the
 # JobContext a tool may take, so they load with the tools), but a feature's auto-configuration and its
@@ -63,9 +63,9 @@ UNUSED_PACKAGES = (
     "mesh_framework.security.authorization",
     "mesh_framework.security.verifiers",
     "mesh_framework.di.features",
-    "mesh_framework.prompts.catalog",
+    "mesh_framework.prompts.prompt_catalog",
     "mesh_framework.prompts.markdown",
-    "mesh_framework.resources.catalog",
+    "mesh_framework.resources.resource_catalog",
     "mesh_framework.resources.files",
     "mesh_framework.skills",
     "mesh_framework.registry",
@@ -216,9 +216,13 @@ def test_joining_without_a_registry_url_loads_the_embedded_registry_but_not_its_
 ) -> None:
     """The registry's server, store and routes load when the agent starts the registry, once it serves."""
     modules = built_modules(tmp_path, "lean_embedded", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True})
-    assert "mesh_framework.registry.embedded" in modules
+    assert "mesh_framework.registry.in_process" in modules
     assert (
-        not {"mesh_framework.registry.server", "mesh_framework.registry.app", "mesh_framework.registry.store"}
+        not {
+            "mesh_framework.registry.registry_server",
+            "mesh_framework.registry.registry_app",
+            "mesh_framework.registry.store",
+        }
         & modules
     )
 

@@ -91,8 +91,8 @@ def test_a_command_loads_its_own_group_only() -> None:
     assert not groups & {
         "mesh_framework.cli.agents",
         "mesh_framework.cli.call",
-        "mesh_framework.cli.catalog",
-        "mesh_framework.cli.config",
+        "mesh_framework.cli.catalog_commands",
+        "mesh_framework.cli.config_command",
         "mesh_framework.cli.install",
         "mesh_framework.cli.shell_completion",
         "mesh_framework.scaffold.command",

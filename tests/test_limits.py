@@ -198,7 +198,7 @@ def test_parallel_requests_over_the_concurrency_limit_are_refused_not_queued_for
 async def test_the_registry_answers_slow_headers_408_too(monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    import mesh_framework.registry.server as registry_server
+    import mesh_framework.registry.registry_server as registry_server
 
     monkeypatch.setattr(registry_server, "HEADER_TIMEOUT", 0.5)
     async with registry_server.RegistryServer("127.0.0.1", 0) as registry:

@@ -128,9 +128,9 @@ async def test_the_probes_metrics_and_status_come_before_the_web_routes_and_a_st
 
 def test_an_app_without_web_routes_loads_none_of_their_modules_nor_the_console_s(tmp_path: Path) -> None:
     modules = built_modules(tmp_path, "lean_no_web", PLAIN_TOOL, MINIMAL)
-    deciding = {"mesh_framework.routes.marks", "mesh_framework.routes.auto_configuration"}
+    deciding = {"mesh_framework.routes.route_marks", "mesh_framework.routes.auto_configuration"}
     assert [m for m in modules if m.startswith("mesh_framework.routes.") and m not in deciding] == []
-    assert "mesh_framework.console.push" not in modules
+    assert "mesh_framework.console_feed.push" not in modules
     route = (
         '\nfrom mesh_framework import mesh_route\n\n@mesh_route("/hi")\nasync def hi() -> dict:\n'
         "    return {}\n"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from mesh_framework.registry.app import build_registry_app
 from mesh_framework.registry.inputs import MAX_JSON_DEPTH, BodyError, parse_json
+from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 
 pytestmark = pytest.mark.timeout(60)

@@ -17,10 +17,10 @@ import httpx2
 import pytest
 
 from mesh_framework import MeshApplication, observation
-from mesh_framework.cli.beans import bean_report
+from mesh_framework.cli.beans_command import bean_report
 from mesh_framework.observation import Tracer
-from mesh_framework.registry.embedded import InProcessRegistry
-from mesh_framework.registry.server import RegistryServer
+from mesh_framework.registry.in_process import InProcessRegistry
+from mesh_framework.registry.registry_server import RegistryServer
 from mesh_framework.testing.client import SyncMeshClient
 from mesh_framework.tracing import SpanTracer
 
@@ -58,7 +58,7 @@ def add(a: int, b: int) -> int:
 OWN_REGISTRY = """
 from mesh_framework import component, mesh_agent, mesh_tool
 from mesh_framework.extension import EmbeddedRegistry
-from mesh_framework.registry.server import RegistryServer
+from mesh_framework.registry.registry_server import RegistryServer
 
 ASKED = []
 

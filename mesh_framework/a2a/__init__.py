@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .a2a_marks import A2aSkillSpec, mesh_a2a
     from .client import A2aClient, A2aError, A2aPeer
-    from .marks import A2aSkillSpec, mesh_a2a
     from .wire import A2aEvent, A2aTask
 
 __all__ = ["A2aClient", "A2aError", "A2aEvent", "A2aPeer", "A2aSkillSpec", "A2aTask", "mesh_a2a"]
@@ -23,8 +23,8 @@ _HOMES = {
     "A2aPeer": ".client",
     "A2aEvent": ".wire",
     "A2aTask": ".wire",
-    "A2aSkillSpec": ".marks",
-    "mesh_a2a": ".marks",
+    "A2aSkillSpec": ".a2a_marks",
+    "mesh_a2a": ".a2a_marks",
 }
 
 

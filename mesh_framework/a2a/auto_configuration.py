@@ -28,7 +28,7 @@ A2A_ORDER = 0
 
 def serves_skills(context: ConditionContext) -> tuple[bool, str]:
     """A scanned tool is served as an A2A skill (`@mesh_a2a`, `@mesh_tool(a2a=True)`)."""
-    marks = sys.modules.get("mesh_framework.a2a.marks")  # loaded by a @mesh_a2a; else no tool carries one
+    marks = sys.modules.get("mesh_framework.a2a.a2a_marks")  # loaded by a @mesh_a2a; else no tool carries one
     for tool in context.scan.tools if context.scan is not None else ():
         if tool.spec.options.get("a2a") or (marks is not None and marks.skill_mark(tool.spec) is not None):
             return True, f"tool {tool.key} is an A2A skill"

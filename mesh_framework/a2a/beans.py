@@ -34,5 +34,5 @@ class A2aSkillBeans:
 class A2aClientBeans:
     @bean(lazy=True)
     def a2a_clients(self, settings: MeshSettings, factory: McpMeshToolProxyFactory) -> A2aClients:
-        """The `A2aClient` of each peer a tool names (a tool takes `a2a_clients[peer]`, a2a/marks.py)."""
+        """The `A2aClient` of each peer a tool names (a tool takes `a2a_clients[peer]`, a2a/a2a_marks.py)."""
         return A2aClients(settings, factory)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args, get_origin
 from ..errors import MeshError, ToolExecutionError
 from ..sse import MEDIA_TYPE, aiter_events
 from ..tools.injection import Injection, InjectionRule
-from .marks import PEER_CLIENTS
+from .a2a_marks import PEER_CLIENTS
 from .wire import (
     CARD_PATHS,
     A2aEvent,

@@ -1,4 +1,4 @@
-"""Which A2A routes an agent serves: its skills' (a2a/server.py, loading `a2a-sdk`), or, without skills,
+"""Which A2A routes an agent serves: its skills' (a2a/a2a_server.py, loading `a2a-sdk`), or, without skills,
 card requests answered with a clear 404."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from starlette.routing import BaseRoute
 from ..config.settings import MeshSettings
 from ..errors import WiringError
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .a2a_marks import skill_mark
 from .auto_configuration import no_skill_routes
-from .marks import skill_mark
 from .skills import skills_of
 
 __all__ = ["a2a_routes"]
@@ -36,7 +36,7 @@ def a2a_routes(
     if clashes:
         raise WiringError(clashes)
     try:
-        from .server import skill_routes
+        from .a2a_server import skill_routes
     except ImportError as exc:
         raise WiringError(
             [f"A2A skills need the a2a extra: pip install 'mesh-framework[a2a]' ({exc})"]

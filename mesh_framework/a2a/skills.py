@@ -8,7 +8,7 @@ from typing import Any
 from ..config.settings import MeshSettings
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .marks import PEER_CLIENTS, A2aSkillSpec, skill_mark
+from .a2a_marks import PEER_CLIENTS, A2aSkillSpec, skill_mark
 
 __all__ = ["A2aSkill", "a2a_heartbeat_fields", "consumes_a2a", "skills_of"]
 

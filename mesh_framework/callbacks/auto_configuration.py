@@ -1,7 +1,7 @@
 """The catalog's tool callbacks and the catalog gateway as an auto-configuration: an app that uses MCP
 servers (catalog/auto_configuration.py) gets their callbacks, connected on first use (or reached before
 serving with `mcp.fail_fast`), and with `mcp.gateway` the gateway re-serving their tools
-(callbacks/beans.py, callbacks/gateway_beans.py); any other loads none of their modules."""
+(callbacks/beans.py, callbacks/catalog_gateway_beans.py); any other loads none of their modules."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ def serves_gateway(context: ConditionContext) -> tuple[bool, str]:
 
 @configuration
 @conditional(serves_gateway, "mcp.gateway names servers")
-@imports("mesh_framework.callbacks.gateway_beans:GatewayBeans")
+@imports("mesh_framework.callbacks.catalog_gateway_beans:GatewayBeans")
 class CatalogGatewayUsed:
-    """Gates the catalog gateway's beans (callbacks/gateway_beans.py) on `mcp.gateway`."""
+    """Gates the catalog gateway's beans (callbacks/catalog_gateway_beans.py) on `mcp.gateway`."""
 
 
 @configuration

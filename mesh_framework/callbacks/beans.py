@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog.catalog import McpServerCatalog
+from ..catalog.server_catalog import McpServerCatalog
 from ..config.settings import MeshSettings
 from ..di.conditions import ConditionContext, conditional
 from ..di.configuration import bean, configuration
@@ -17,8 +17,8 @@ from .mcp import McpToolCallbackProvider
 
 __all__ = ["FAIL_FAST_PHASE", "CallbackBeans", "build_tool_callbacks"]
 
-# Before the features' other lifecycles (and the gateway's, callbacks/gateway_beans.py): the catalog is
-# reached before anything else starts.
+# Before the features' other lifecycles (and the gateway's, callbacks/catalog_gateway_beans.py): the
+# catalog is reached before anything else starts.
 FAIL_FAST_PHASE = -200
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ..catalog.catalog import McpServerCatalog
+from ..catalog.server_catalog import McpServerCatalog
 from ..errors import ConfigError, MeshError, ToolExecutionError
 from ..events import ApplicationEventPublisher
 from ..tools.context import ToolContext

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .catalog import CatalogBuilder, McpServerCatalog, catalog_from_settings
     from .definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
     from .loading import load_catalog, parse_server
     from .masking import masked
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
         GeminiCliRunner,
     )
     from .selection import select_servers
+    from .server_catalog import CatalogBuilder, McpServerCatalog, catalog_from_settings
     from .translators import (
         FORMATS,
         anthropic_toolsets,
@@ -63,19 +63,19 @@ __all__ = [
 
 _LOCATIONS = {
     "AgentRunResult": ".runner",
-    "CatalogBuilder": ".catalog",
+    "CatalogBuilder": ".server_catalog",
     "ClaudeCodeRunner": ".runner",
     "CodingAgentError": ".runner",
     "CodingAgentRunner": ".runner",
     "FORMATS": ".translators",
     "GeminiCliRunner": ".runner",
     "HttpDefinition": ".definitions",
-    "McpServerCatalog": ".catalog",
+    "McpServerCatalog": ".server_catalog",
     "McpServerDefinition": ".definitions",
     "SseDefinition": ".definitions",
     "StdioDefinition": ".definitions",
     "anthropic_toolsets": ".translators",
-    "catalog_from_settings": ".catalog",
+    "catalog_from_settings": ".server_catalog",
     "load_catalog": ".loading",
     "masked": ".masking",
     "parse_server": ".loading",

@@ -14,7 +14,7 @@ __all__ = ["CATALOG_TYPES", "CatalogAutoConfiguration", "names_servers", "uses_c
 
 # The catalog's beans a component or tool may ask for by type (matched by name: nothing imported).
 CATALOG_TYPES = (
-    "mesh_framework.catalog.catalog.McpServerCatalog",
+    "mesh_framework.catalog.server_catalog.McpServerCatalog",
     "mesh_framework.callbacks.mcp.McpToolCallbackProvider",
 )
 

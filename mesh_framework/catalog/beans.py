@@ -12,7 +12,7 @@ from ..di.configuration import bean, configuration
 from ..errors import ConfigError
 from ..extension import LoadPlan, ScannedApp
 from .auto_configuration import names_servers
-from .catalog import McpServerCatalog, catalog_from_settings
+from .server_catalog import McpServerCatalog, catalog_from_settings
 
 __all__ = ["CatalogBeans", "McpCatalogPlan", "server_catalog"]
 

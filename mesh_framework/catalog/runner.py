@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import CatalogError, MeshError
-from .catalog import McpServerCatalog
 from .definitions import McpServerDefinition
 from .selection import select_servers
+from .server_catalog import McpServerCatalog
 from .translators import to_claude_code, to_gemini
 
 __all__ = ["AgentRunResult", "ClaudeCodeRunner", "CodingAgentError", "CodingAgentRunner", "GeminiCliRunner"]

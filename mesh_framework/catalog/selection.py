@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .catalog import McpServerCatalog
 from .definitions import McpServerDefinition
+from .server_catalog import McpServerCatalog
 
 __all__ = ["select_servers"]
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..config.loader import is_secret_header
 from ..errors import CatalogError
-from .catalog import McpServerCatalog
 from .definitions import McpServerDefinition, StdioDefinition
+from .server_catalog import McpServerCatalog
 
 __all__ = [
     "FORMATS",

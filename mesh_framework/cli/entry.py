@@ -96,19 +96,19 @@ class _Version(argparse.Action):
 # is an agent's start); help, completion and anything unknown get the whole parser.
 _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (".run", ("run", "registry")),
-    (".config", ("config",)),
-    (".beans", ("beans",)),
+    (".config_command", ("config",)),
+    (".beans_command", ("beans",)),
     (".agents", ("list", "status")),
     (".resolution_explain", ("explain",)),
     (".call", ("call",)),
-    (".console", ("console",)),
-    (".gateway", ("gateway",)),
-    (".catalog", ("catalog",)),
+    (".console_command", ("console",)),
+    (".gateway_command", ("gateway",)),
+    (".catalog_commands", ("catalog",)),
     ("..scaffold.command", ("new",)),
     (".install", ("install", "stdio")),
     (".shell_completion", ("completion",)),
 )
-_WITH_APP_OPTIONS = {".run", ".config", ".beans"}
+_WITH_APP_OPTIONS = {".run", ".config_command", ".beans_command"}
 _WITH_ROOT = {".shell_completion"}
 
 

@@ -1,5 +1,5 @@
 """Click (and Typer) commands served as MCP tools: `@mcp_command` and `commands.expose`."""
 
-from .marks import CommandMark, mcp_command
+from .command_marks import CommandMark, mcp_command
 
 __all__ = ["CommandMark", "mcp_command"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..di.conditions import ConditionContext, conditional
 from ..di.configuration import configuration, imports
-from .marks import declares_commands
+from .command_marks import declares_commands
 
 __all__ = ["CommandToolsAutoConfiguration", "serves_commands"]
 

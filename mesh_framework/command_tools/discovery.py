@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ..config.loader import LoadedSettings
-from .marks import CommandMark, mark_of
+from .command_marks import CommandMark, mark_of
 from .naming import check_name, tool_name
 from .schema import CommandSchema, analyze_command
 

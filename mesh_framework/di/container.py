@@ -30,8 +30,8 @@ from ..propagation import HeaderAllowlist
 from ..protocol.asgi import AgentState, build_asgi_app, no_lifespan
 from ..protocol.features import FeatureHandlers
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
+from ..protocol.mcp_server import McpEndpoint
 from ..protocol.request_state import RequestStateSigner
-from ..protocol.server import McpEndpoint
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 

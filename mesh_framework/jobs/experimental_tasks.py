@@ -18,7 +18,7 @@ import base64
 import binascii
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.server import McpError
+from ..protocol.mcp_server import McpError
 from ..protocol.versions import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from ..tools.wrapper import error_result
 from .mcp_tasks import POLL_INTERVAL_MS, TASK_STATUS, iso_time, visible_job

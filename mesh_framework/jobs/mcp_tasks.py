@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..input_required import REQUEST_CAPABILITIES
-from ..protocol.server import McpError
+from ..protocol.mcp_server import McpError
 from ..protocol.versions import (
     INTERNAL_ERROR,
     INVALID_PARAMS,

@@ -1,6 +1,6 @@
 """`MeshGateway`: every healthy tool of the mesh served at one MCP endpoint, kept live from the registry.
 
-The endpoint is the agents' own (`protocol/server.py`: both protocol eras, stateless, the Host/Origin
+The endpoint is the agents' own (`protocol/mcp_server.py`: both protocol eras, stateless, the Host/Origin
 guard, `tools/list_changed` on a `GET` stream and on `subscriptions/listen`), behind the guarded edge for
 every other path (`/health`, `/ready`, ...). The tool list follows the registry (`follower.py`): each new
 listing is planned into served tools (`catalog.py`), the endpoint's list is rendered again and listening
@@ -33,10 +33,10 @@ from ..mesh.proxy import DEFAULT_STREAM_TIMEOUT, McpMeshToolProxy, Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..propagation import HeaderAllowlist
 from ..protocol.asgi import AgentApp, AgentState, build_asgi_app
-from ..protocol.server import McpEndpoint
+from ..protocol.mcp_server import McpEndpoint
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .catalog import GatewayFilter, Offer, ServedTool, offers_of, plan_tools
 from .follower import RegistryFollower
+from .offers import GatewayFilter, Offer, ServedTool, offers_of, plan_tools
 from .search import ToolSearch, discovery_tools
 from .tools import MeshGatewayTool, PassThroughState
 

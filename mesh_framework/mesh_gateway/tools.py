@@ -43,7 +43,7 @@ from ..specs import ToolSpec
 from ..tools.context import LOG_LEVELS, ToolContext
 from ..tools.signature import ToolSignature
 from ..tools.wrapper import MeshToolWrapper, error_result
-from .catalog import ServedTool
+from .offers import ServedTool
 
 __all__ = ["AnyArguments", "MeshGatewayTool", "PassThroughState"]
 

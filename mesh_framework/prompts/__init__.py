@@ -12,10 +12,10 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .arguments import Argument, ArgumentError, analyze_arguments
-    from .catalog import Prompt, PromptCatalog, PromptError
     from .decorator import PromptSpec, mesh_prompt
     from .markdown import MarkdownPrompt, PromptFileError, load_prompt_file, load_prompt_folder
     from .messages import PromptMessage, to_messages
+    from .prompt_catalog import Prompt, PromptCatalog, PromptError
 
 __all__ = [
     "Argument",
@@ -38,9 +38,9 @@ _LOCATIONS = {
     "Argument": ".arguments",
     "ArgumentError": ".arguments",
     "MarkdownPrompt": ".markdown",
-    "Prompt": ".catalog",
-    "PromptCatalog": ".catalog",
-    "PromptError": ".catalog",
+    "Prompt": ".prompt_catalog",
+    "PromptCatalog": ".prompt_catalog",
+    "PromptError": ".prompt_catalog",
     "PromptFileError": ".markdown",
     "PromptMessage": ".messages",
     "PromptSpec": ".decorator",

@@ -19,14 +19,14 @@ from ..di.scan import ScannedFeature, ScanResult
 from ..di.wiring import describe_location
 from ..errors import ConfigError, WiringError, display_path
 from ..protocol.features import FeatureHandlers
-from ..resources.catalog import FunctionResource, ResourceCatalog, TemplateResource
 from ..resources.decorator import ResourceSpec
 from ..resources.files import StaticFile, find_files
+from ..resources.resource_catalog import FunctionResource, ResourceCatalog, TemplateResource
 from ..resources.template import UriTemplate
 from .arguments import Argument, analyze_arguments, context_parameter
-from .catalog import Prompt, PromptCatalog
 from .decorator import PromptSpec
 from .markdown import load_prompt_folder
+from .prompt_catalog import Prompt, PromptCatalog
 
 __all__ = ["FeaturePlan", "build_features", "plan_features"]
 

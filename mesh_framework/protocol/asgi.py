@@ -17,7 +17,7 @@ from ..config.settings import MeshSettings
 from ..edge import EdgePolicy, GuardedEdge
 from .drain import Drain
 from .job_polls import polls_a_job
-from .server import McpEndpoint
+from .mcp_server import McpEndpoint
 
 __all__ = ["AgentApp", "AgentState", "build_asgi_app"]
 

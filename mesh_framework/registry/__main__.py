@@ -17,7 +17,7 @@ from ..logs import configure_logging
 from ..security.tls import ServerTls
 from .audit import DEFAULT_HISTORY
 from .auth import check_bind
-from .server import serve_registry
+from .registry_server import serve_registry
 from .store import DEFAULT_TIMEOUT
 
 

@@ -7,7 +7,7 @@ from ..config.settings import MeshSettings
 from ..di.conditions import conditional_on_missing_bean
 from ..di.configuration import bean, configuration
 from ..extension import EmbeddedRegistry
-from .embedded import InProcessRegistry
+from .in_process import InProcessRegistry
 
 __all__ = ["RegistryBeans"]
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .catalog import FunctionResource, ResourceCatalog, ResourceError, TemplateResource
     from .contents import to_contents
     from .decorator import ResourceSpec, mesh_resource
     from .files import StaticFile, find_files
+    from .resource_catalog import FunctionResource, ResourceCatalog, ResourceError, TemplateResource
     from .template import UriTemplate
 
 __all__ = [
@@ -31,12 +31,12 @@ __all__ = [
 ]
 
 _LOCATIONS = {
-    "FunctionResource": ".catalog",
-    "ResourceCatalog": ".catalog",
-    "ResourceError": ".catalog",
+    "FunctionResource": ".resource_catalog",
+    "ResourceCatalog": ".resource_catalog",
+    "ResourceError": ".resource_catalog",
     "ResourceSpec": ".decorator",
     "StaticFile": ".files",
-    "TemplateResource": ".catalog",
+    "TemplateResource": ".resource_catalog",
     "UriTemplate": ".template",
     "find_files": ".files",
     "mesh_resource": ".decorator",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..di.conditions import ConditionContext, conditional
 from ..di.configuration import configuration, imports
-from .marks import declares_routes
+from .route_marks import declares_routes
 
 __all__ = ["RoutesAutoConfiguration", "serves_web"]
 

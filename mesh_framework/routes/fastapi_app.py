@@ -45,7 +45,7 @@ from ..services import (
 from ..specs import DependencySpec, Selector, ToolSpec
 from ..tools.signature import ToolSignature, analyze_signature
 from ..tools.wrapper import MeshToolWrapper
-from .marks import SERVE_ATTR
+from .route_marks import SERVE_ATTR
 
 __all__ = [
     "SERVE_ATTR",

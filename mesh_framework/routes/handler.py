@@ -32,8 +32,8 @@ from ..security.caller import current_access_token
 from ..security.challenge import WELL_KNOWN, scope_refusal
 from ..tools.injected import fill_injected
 from ..tools.wrapper import MeshToolWrapper
+from .event_stream import EventStreamResponse
 from .planning import RoutePlan
-from .sse import EventStreamResponse
 
 __all__ = ["RouteHandler"]
 

@@ -21,7 +21,7 @@ from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
 from ..specs import ToolSpec
 from ..tools.signature import SignatureError, ToolSignature, analyze_signature
-from .marks import ROUTE_ATTR, RouteSpec
+from .route_marks import ROUTE_ATTR, RouteSpec
 
 __all__ = ["ROUTE_KEY_PREFIX", "RoutePlan", "plan_routes"]
 

@@ -28,8 +28,8 @@ from ..protocol.drain import Drain
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .handler import RouteHandler
-from .marks import SERVE_ATTR
 from .planning import RoutePlan, plan_routes
+from .route_marks import SERVE_ATTR
 
 __all__ = ["MountedAppError", "StaticFolder", "WebApp", "WebPlan", "build_web", "plan_web", "start_mounted"]
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .catalog import SkillCatalog
     from .endpoint import EXTENSION_ID, SkillsExtension
     from .frontmatter import SkillFileError
     from .loading import Skill, SkillFile, load_skill_folder
+    from .skill_catalog import SkillCatalog
 
 __all__ = [
     "EXTENSION_ID",
@@ -29,7 +29,7 @@ __all__ = [
 _LOCATIONS = {
     "EXTENSION_ID": ".endpoint",
     "Skill": ".loading",
-    "SkillCatalog": ".catalog",
+    "SkillCatalog": ".skill_catalog",
     "SkillFile": ".loading",
     "SkillFileError": ".frontmatter",
     "SkillsExtension": ".endpoint",

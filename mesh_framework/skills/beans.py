@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ..di.configuration import bean, configuration
 from ..extension import EndpointExtension, LoadPlan, ScannedApp
-from .catalog import SkillCatalog
 from .endpoint import SkillsExtension
 from .loading import Skill, find_skill_folders, load_skills
+from .skill_catalog import SkillCatalog
 
 __all__ = ["SkillsBeans", "SkillsPlan"]
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..extension import EndpointExtension, EndpointMethod
-from .catalog import SkillCatalog
+from .skill_catalog import SkillCatalog
 
 __all__ = ["EXTENSION_ID", "SkillsExtension"]
 

@@ -2,6 +2,6 @@
 `GET /status`."""
 
 from .board import StatusBoard, StatusSection
-from .marks import status_section
+from .status_marks import status_section
 
 __all__ = ["StatusBoard", "StatusSection", "status_section"]

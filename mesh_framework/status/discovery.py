@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import StatusBoard, StatusSection
-from .marks import STATUS_ATTR, StatusSectionSpec
+from .status_marks import STATUS_ATTR, StatusSectionSpec
 
 __all__ = ["StatusPlan", "build_status_board", "plan_status_sections"]
 

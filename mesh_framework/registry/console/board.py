@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...console.recorder import BUCKET_BOUNDS, percentile
+from ...console_feed.recorder import BUCKET_BOUNDS, percentile
 from ...errors import MeshError
 
 __all__ = [

@@ -245,7 +245,7 @@ def _open_browser(url: str) -> None:
 def _load(args: argparse.Namespace) -> tuple[Any, McpSettings | None]:
     """The catalog (None: neither an app nor files named) and, with an app, its `mcp` settings."""
     from ..app import MeshApplication
-    from ..catalog.catalog import load_catalog_with_origins
+    from ..catalog.server_catalog import load_catalog_with_origins
 
     if args.file:
         return load_catalog_with_origins(args.file), None
@@ -254,7 +254,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, McpSettings | None]:
         return None, None
     app = MeshApplication.load(app_name, profiles=profiles(args), config=args.config)
     if "mcp_catalog" not in app.container.providers:  # the app names no MCP server
-        from ..catalog.catalog import McpServerCatalog
+        from ..catalog.server_catalog import McpServerCatalog
 
         return McpServerCatalog(), app.settings.mcp
     return app.container.mcp_catalog(), app.settings.mcp

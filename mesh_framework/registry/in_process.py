@@ -19,16 +19,16 @@ import httpx2
 from ..config.environment import embedded_registry_url
 from ..config.settings import RegistrySettings
 from ..extension import EmbeddedRegistry
-from ..mesh.embedded import registry_answers
+from ..mesh.embedded_lookup import registry_answers
 
 if TYPE_CHECKING:
-    from .server import RegistryServer
+    from .registry_server import RegistryServer
 
 __all__ = ["InProcessRegistry"]
 
 logger = logging.getLogger("mesh_framework.mesh")
 
-REGISTRY_TASK = "mesh-registry"  # the name registry/server.py gives the task serving the registry
+REGISTRY_TASK = "mesh-registry"  # the name registry/registry_server.py gives the task serving the registry
 
 
 class _QuietRegistryServer(logging.Filter):
@@ -62,7 +62,7 @@ class InProcessRegistry(EmbeddedRegistry):
         self.running: RegistryServer | None = None  # the registry this process runs
 
     async def _start(self) -> RegistryServer:
-        from .server import start_registry
+        from .registry_server import start_registry
 
         settings = self.settings
         token = settings.token.get_secret_value() if settings.token else None

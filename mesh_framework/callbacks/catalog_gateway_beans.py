@@ -11,7 +11,7 @@ from ..errors import ConfigError
 from ..events import ApplicationEventPublisher
 from ..extension import AgentInitializer, BeanLookup, BuiltAgent, ServingLifecycle
 from .beans import FAIL_FAST_PHASE
-from .gateway import CatalogGateway
+from .catalog_gateway import CatalogGateway
 from .mcp import McpToolCallbackProvider
 
 __all__ = ["GATEWAY_PHASE", "GatewayBeans"]

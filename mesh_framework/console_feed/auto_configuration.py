@@ -17,6 +17,6 @@ def _joins_a_registry(context: ConditionContext) -> tuple[bool, str]:
 
 @configuration
 @conditional(_joins_a_registry, "registry.enabled")
-@imports("mesh_framework.console.beans:ConsoleBeans")
+@imports("mesh_framework.console_feed.beans:ConsoleBeans")
 class ConsoleAutoConfiguration:
     """Gates the console's beans (console/beans.py) on the agent joining a registry."""

@@ -20,9 +20,9 @@ import uvicorn
 from ..protocol.http_protocol import agent_http_protocol
 from ..security.tls import ServerTls
 from ..serving import KEEP_ALIVE_TIMEOUT, UvicornServer, bind_socket
-from .app import build_registry_app
 from .audit import DEFAULT_HISTORY
 from .auth import check_bind
+from .registry_app import build_registry_app
 from .store import DEFAULT_TIMEOUT, RegistryStore
 
 __all__ = ["RegistryServer", "serve_registry", "start_registry"]

@@ -2,7 +2,7 @@
 `registry.embedded_port` (`embedded_registry_url`), and whether a registry answers there.
 
 Running one in the agent's own process, and taking it over when the agent that ran it stops, is the
-registry feature's (extension.EmbeddedRegistry, registry/embedded.py).
+registry feature's (extension.EmbeddedRegistry, registry/in_process.py).
 """
 
 from __future__ import annotations

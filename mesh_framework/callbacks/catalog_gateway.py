@@ -36,7 +36,7 @@ from .provider import ToolsChanged
 
 __all__ = ["GatewayTool", "CatalogGateway"]
 
-logger = logging.getLogger("mesh_framework.callbacks.gateway")
+logger = logging.getLogger("mesh_framework.callbacks.catalog_gateway")
 
 
 class _AnyArguments(BaseModel):

@@ -22,7 +22,7 @@ from .recorder import TrafficRecorder
 
 __all__ = ["ConsolePush"]
 
-logger = logging.getLogger("mesh_framework.console")
+logger = logging.getLogger("mesh_framework.console_feed")
 
 
 class ConsolePush:
