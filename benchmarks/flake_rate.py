@@ -39,20 +39,20 @@ PYTEST = [str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest"]
 FAMILIES: dict[str, tuple[str, list[str]]] = {
     "ctrl_c": (
         "`mesh call --wait` interrupted with Ctrl-C cancels the job",
-        ["tests/test_cli_json.py::test_ctrl_c_while_waiting_cancels_the_job"],
+        ["tests/cli/test_cli_json.py::test_ctrl_c_while_waiting_cancels_the_job"],
     ),
     "jobs_wait": (
         "`mesh call --wait` while the agent running the job stops",
-        ["tests/test_jobs_shutdown.py", "-k", "mesh_call_wait"],
+        ["tests/jobs/test_jobs_shutdown.py", "-k", "mesh_call_wait"],
     ),
     "console_10k": (
         "the console page after 10,000 traces",
-        ["tests/test_console_page.py::test_ten_thousand_traces_keep_the_bound_and_the_page_responsive"],
+        ["tests/console/test_console_page.py::test_ten_thousand_traces_keep_the_bound_and_the_page_responsive"],
     ),
-    "streams_at_stop": ("streams open when an agent stops", ["tests/test_streams_at_stop.py"]),
+    "streams_at_stop": ("streams open when an agent stops", ["tests/server/test_streams_at_stop.py"]),
     "chat_page": (
         "the starter's chat page",
-        ["tests/test_starter_chat_page.py", "tests/test_starter_chat.py"],
+        ["tests/starter/test_starter_chat_page.py", "tests/starter/test_starter_chat.py"],
     ),
 }
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)

@@ -1,6 +1,6 @@
 """The fuzz suite with a long budget: `python benchmarks/fuzz_long.py [EXAMPLES]` (default 2000 per test).
 
-Runs tests/test_fuzz_mcp.py, test_fuzz_registry.py and test_fuzz_files.py with FUZZ_EXAMPLES set (the
+Runs tests/server/test_fuzz_mcp.py, test_fuzz_registry.py and test_fuzz_files.py with FUZZ_EXAMPLES set (the
 test command runs the same properties with fewer examples). Results: benchmarks/results/fuzz.json, with
 pytest's summary line and the exit status (benchmarks/report.py writes the page from it).
 """
@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import ROOT, Run, save_results
 
-FILES = ["tests/test_fuzz_mcp.py", "tests/test_fuzz_registry.py", "tests/test_fuzz_files.py"]
+FILES = ["tests/server/test_fuzz_mcp.py", "tests/registry/test_fuzz_registry.py", "tests/settings/test_fuzz_files.py"]
 
 
 def main() -> int:

@@ -49,7 +49,7 @@ for version in $versions; do
   if [ "$explicit" = 0 ] && [ ${#modules[@]} = 0 ]; then
     mapfile -t modules < <("$root/.venv-$version/bin/python" -c 'from pathlib import Path
 from tests.conftest import starts_servers
-print(*(p for p in sorted(Path("tests").glob("test_*.py")) if not starts_servers(p)), sep="\n")')
+print(*(p for p in sorted(Path("tests").rglob("test_*.py")) if not starts_servers(p)), sep="\n")')
   fi
   "$root/.venv-$version/bin/python" -m pytest -m no_servers "$@" ${modules[@]+"${modules[@]}"} \
     || failed="$failed $version"

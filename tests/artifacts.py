@@ -2,7 +2,8 @@
 
 Every run writes them under `build/test-artifacts/` (git-ignored), so running the suite leaves the tree as
 it was. The screenshots the docs show are the same files: `MESH_UPDATE_DOCS_IMAGES=1 .venv/bin/pytest
-tests/test_console_page.py tests/test_starter_chat_page.py` writes them to `docs/images/` instead.
+tests/console/test_console_page.py tests/starter/test_starter_chat_page.py` writes them to `docs/images/`
+instead.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The module map of docs/architecture.md: every module of mesh_framework with its docstring's summary (its
 first paragraph, on one line), written between the page's two markers. Regenerate it after adding, moving
-or documenting a module: `.venv/bin/python -m tests.module_map` (tests/test_architecture_modules.py
+or documenting a module: `.venv/bin/python -m tests.module_map` (tests/docs/test_architecture_modules.py
 fails until the page matches the package)."""
 
 from __future__ import annotations

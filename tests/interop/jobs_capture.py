@@ -2,7 +2,7 @@
 
     python -m tests.interop.jobs_capture
 
-The same sequence of requests is replayed against our embedded registry by tests/test_jobs_registry.py,
+The same sequence of requests is replayed against our embedded registry by tests/jobs/test_jobs_registry.py,
 which compares statuses and answer shapes (ids and times differ from run to run).
 """
 

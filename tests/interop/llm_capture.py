@@ -1,4 +1,5 @@
-"""Write the LLM interop exchanges of tests/test_interop_llm.py out as fixtures (tests/interop/llm_captures/).
+"""Write the LLM interop exchanges of tests/interop/test_interop_llm.py out as fixtures
+(tests/interop/llm_captures/).
 
     .venv/bin/python -m tests.interop.llm_capture
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.interop.mcp_mesh import Exchange, MeshTap
-from tests.test_interop_llm import (
+from tests.interop.test_interop_llm import (
     SUM_TURNS,
     TEXT_TURNS,
     Called,

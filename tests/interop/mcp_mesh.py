@@ -44,6 +44,7 @@ __all__ = [
     "free_port",
     "meshctl",
     "missing_tools",
+    "ours",
     "registry_agents",
     "run_mesh_python_agent",
     "run_mesh_registry",
@@ -77,6 +78,11 @@ _AGENT_NAME_RE = re.compile(r"@mesh\.agent\(\s*(?:[^)]*?\bname\s*=\s*)?[\"']([^\
 
 
 # --- small helpers ---------------------------------------------------------------------------
+
+
+def ours(registry: MeshRegistry, **extra: str) -> dict[str, str]:
+    """The environment of one of our agents in `registry`'s mesh (heartbeats every second), plus `extra`."""
+    return {"MCP_MESH_REGISTRY_URL": registry.url, "MCP_MESH_HEALTH_INTERVAL": "1", **extra}
 
 
 def missing_tools() -> list[str]:

@@ -2,7 +2,7 @@
 
 Run with the mcp-mesh venv's Python: `tasks_client.py URL`. Against `tests.apps.tasks_app`, it creates,
 polls, reads, lists and cancels tasks with the SDK's `session.experimental` API, and prints what it saw
-as one JSON object for tests/test_jobs_experimental_tasks_sdk.py to check.
+as one JSON object for tests/jobs/test_jobs_experimental_tasks_sdk.py to check.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Type-checked by tests/test_services_typing.py (mypy --strict): a service parameter is an instance of
-the declared type, so its methods' arguments and results are checked like any other call."""
+"""Type-checked by tests/services/test_services_typing.py (mypy --strict): a service parameter is an
+instance of the declared type, so its methods' arguments and results are checked like any other call."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The agent whose tools ask the client for input, called by `relay_front`'s tools
-(tests/test_relayed_input.py): `ask_name` asks once, `ask_date` asks with a state of its own, and
+(tests/clients/test_relayed_input.py): `ask_name` asks once, `ask_date` asks with a state of its own, and
 `nested_name` calls `ask_name` in this same process, so its question crosses one more hop."""
 
 from __future__ import annotations

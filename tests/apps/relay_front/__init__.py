@@ -1,5 +1,6 @@
-"""The agent whose tools call `relay_back`'s, which ask the client for input (tests/test_relayed_input.py).
-None of them takes a ToolContext: the questions are relayed by the framework."""
+"""The agent whose tools call `relay_back`'s, which ask the client for input
+(tests/clients/test_relayed_input.py). None of them takes a ToolContext: the questions are relayed by the
+framework."""
 
 from __future__ import annotations
 

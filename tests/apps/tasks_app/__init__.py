@@ -1,4 +1,5 @@
-"""The fixtures the MCP conformance suite's tasks scenarios (SEP-2663) call (tests/test_jobs_mcp_tasks.py)."""
+"""The fixtures the MCP conformance suite's tasks scenarios (SEP-2663) call
+(tests/jobs/test_jobs_mcp_tasks.py)."""
 
 from mesh_framework import mesh_agent
 

@@ -1,7 +1,7 @@
 """Our `@mesh_llm` consumer for the mcp-mesh interop tests: a structured answer from the mesh's LLM.
 
 Its provider is the mesh's `llm` capability preferring tag `fake` (an mcp-mesh `@mesh.llm_provider` in
-tests/test_interop_llm.py); the model may use the mesh's `add`.
+tests/interop/test_interop_llm.py); the model may use the mesh's `add`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,19 @@
+"""docs/operations.md: each Python block runs alone in a fresh `mesh new shop` project (the app its
+examples load), with the framework installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..agents import ROOT
+from ..docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
+
+DOC = ROOT / "docs" / "operations.md"
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def test_operations_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(DOC.read_text(), DOC, new_project(tmp_path), framework_site, files=set(), runs=4)

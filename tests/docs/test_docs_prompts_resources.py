@@ -1,0 +1,33 @@
+"""docs/prompts-resources.md: its titled blocks are written into a fresh `mesh new` project, and each of
+its other Python blocks runs there alone (or after the block it says it continues), with the framework
+installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..agents import ROOT
+from ..docs_examples import framework_site, new_project, run_page  # noqa: F401 (fixture)
+
+DOC = ROOT / "docs" / "prompts-resources.md"
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def test_prompts_resources_page_examples_run(tmp_path: Path, framework_site: Path) -> None:  # noqa: F811
+    run_page(
+        DOC.read_text(),
+        DOC,
+        new_project(tmp_path),
+        framework_site,
+        files={
+            "docs_agent/__init__.py",
+            "docs_agent/content.py",
+            "docs_agent/prompts/release_notes.md",
+            "docs_agent/config/application.yaml",
+            "docs_agent/handbook/oncall.md",
+        },
+        runs=2,
+    )

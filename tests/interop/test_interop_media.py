@@ -1,0 +1,204 @@
+"""Media with the real MCP Mesh 3.8, both ways, on its Go registry and one shared store (a local folder, then
+S3 on a real S3 API server): a chart an mcp-mesh agent stores (`mesh.MediaResult`) is read by our tool, an
+upload to our route is read by its `mesh.MediaParam` tool, and its tool calls our `render` through the mesh
+and reads our `resource_link`."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.agents import run_agent
+from tests.agents import wait_until as wait_for
+from tests.interop.mcp_mesh import (
+    AGENTS_DIR,
+    call_mesh_tool,
+    run_mesh_python_agent,
+    run_mesh_registry,
+)
+from tests.llm_fakes import fake_openai, text, tool_call
+from tests.media_files import png
+from tests.s3_server import S3_ENV, s3_server
+
+pytestmark = pytest.mark.timeout(150)
+
+MESH_PROVIDER = Path(__file__).resolve().parent.parent / "interop" / "llm_provider.py"  # mcp-mesh provider
+
+
+def result_of(message: dict[str, Any]) -> dict[str, Any]:
+    assert "result" in message, message
+    result: dict[str, Any] = message["result"]
+    return result
+
+
+def structured(message: dict[str, Any]) -> Any:
+    result = result_of(message)
+    assert not result.get("isError"), result
+    return result.get("structuredContent") or json.loads(result["content"][0]["text"])
+
+
+def exchange(tmp_path: Path, shared: dict[str, str], base: str, stored: Callable[[str], bytes]) -> None:
+    """Both agents on the store `shared` configures; `base` is where its URIs start, `stored(name)` the
+    bytes the store holds under `name`."""
+    with run_mesh_registry(tmp_path / "registry") as registry:
+        ours_env = {
+            **shared,
+            "MCP_MESH_REGISTRY_URL": registry.url,
+            "MCP_MESH_HEALTH_INTERVAL": "1",
+            "MESH_REGISTRY__ENABLED": "true",
+        }
+        with (
+            run_agent("tests.apps.media_app", env=ours_env) as ours,
+            run_mesh_python_agent(AGENTS_DIR / "media_chart.py", registry, env=shared) as theirs,
+        ):
+            # theirs -> ours: mcp-mesh's MediaResult link, read by our MediaParam tool
+            [link] = result_of(call_mesh_tool(theirs.endpoint, "mesh_chart", {}))["content"]
+            assert link["type"] == "resource_link"
+            assert link["uri"] == f"{base}mesh-chart.png"
+            size = len(stored("mesh-chart.png"))
+            assert link["size"] == size
+            measured = structured(call_mesh_tool(ours.base_url, "measure", {"image": link["uri"]}))
+            assert measured == {"size": size, "mime": "image/png"}
+
+            # ours -> theirs: an upload to our route, read by mcp-mesh's MediaParam tool
+            image = png(4000)
+            files = {"file": ("upload.png", image, "image/png")}
+            uploaded = httpx2.post(ours.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
+            uri = uploaded.json()["uri"]
+            assert uri.startswith(f"{base}upload-") and uri.endswith(".png")  # a name of its own
+            inspected = structured(call_mesh_tool(theirs.endpoint, "mesh_inspect", {"image": uri}))
+            assert inspected == {"size": len(image), "mime": "image/png"}
+
+            # theirs calls our render through the mesh and reads the resource_link it answers
+            answer: Any = None
+
+            def read_ours() -> bool:
+                nonlocal answer
+                answer = result_of(call_mesh_tool(theirs.endpoint, "mesh_render_inspect", {"size": 40_000}))
+                return not answer.get("isError") and "uri" in (answer.get("structuredContent") or {})
+
+            assert wait_for(read_ours, timeout=40), (answer, theirs.output()[-3000:])
+            written = len(stored("for-mesh.png"))
+            assert answer["structuredContent"] == {
+                "uri": f"{base}for-mesh.png",
+                "size": written,
+                "mime": "image/png",
+                "link_size": written,
+            }
+
+
+def test_media_on_a_shared_folder_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    exchange(
+        tmp_path,
+        {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)},
+        f"file://{store}/media/",
+        lambda name: (store / "media" / name).read_bytes(),
+    )
+
+
+def test_media_on_a_shared_s3_bucket_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
+    with s3_server("shared-media") as s3:
+        shared = {
+            **S3_ENV,
+            "MCP_MESH_MEDIA_STORAGE": "s3",
+            "MCP_MESH_MEDIA_STORAGE_BUCKET": "shared-media",
+            "MCP_MESH_MEDIA_STORAGE_ENDPOINT": s3.endpoint,
+        }
+        client = s3.client()
+
+        def stored(name: str) -> bytes:
+            data: bytes = client.get_object(Bucket="shared-media", Key=f"media/{name}")["Body"].read()
+            return data
+
+        exchange(tmp_path, shared, "s3://shared-media/media/", stored)
+
+
+def data_url_bytes(part: dict[str, Any]) -> bytes:
+    url = part["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,"), url[:60]
+    return base64.b64decode(url.split(",", 1)[1])
+
+
+def test_mcp_mesh_consumer_sends_media_to_our_provider_whose_tool_image_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    """mcp-mesh's `llm(question, media=[uri])` through our provider, which runs the loop: our `render`
+    answers a resource_link that the provider reads from the shared store (MCP Mesh's shape to OpenAI)."""
+    store = tmp_path / "store"
+    image = png(3000)
+    (store / "media").mkdir(parents=True)
+    (store / "media" / "photo.png").write_bytes(image)
+    shared = {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)}
+    script = [tool_call("render", {"size": 30_000}, id="call_1"), text("A photo and a chart.")]
+    with fake_openai(script) as model, run_mesh_registry(tmp_path / "registry") as registry:
+        ours = {**shared, "MCP_MESH_REGISTRY_URL": registry.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+        provider_env = {
+            **ours,
+            "MESH_LLM__VENDORS__OPENAI__BASE_URL": model.base_url,
+            "MESH_LLM__VENDORS__OPENAI__API_KEY": "sk-test",
+        }
+        with (
+            run_agent("tests.apps.llm_provider_app", env=provider_env),
+            run_agent("tests.apps.media_app", env={**ours, "MESH_REGISTRY__ENABLED": "true"}),
+            run_mesh_python_agent(AGENTS_DIR / "media_asker.py", registry, env=shared) as asker,
+        ):
+            answer: Any = None
+            arguments = {"question": "What is this?", "image": f"file://{store}/media/photo.png"}
+
+            def answered() -> bool:
+                nonlocal answer
+                answer = result_of(call_mesh_tool(asker.endpoint, "mesh_describe", arguments))
+                return not answer.get("isError")
+
+            assert wait_for(answered, timeout=60), (answer, asker.output()[-3000:])
+            assert answer["content"][0]["text"] == "A photo and a chart."
+    first, second = model.requests
+    said, picture = first["messages"][-1]["content"]
+    assert said["text"] == "What is this?"
+    assert data_url_bytes(picture) == image  # mcp-mesh's consumer read the store
+    *_, tool_message, images = second["messages"]
+    assert tool_message == {"role": "tool", "tool_call_id": "call_1", "content": "[Image from tool result]"}
+    assert images["content"][0] == {
+        "type": "text",
+        "text": "Here are the images from the tool results above:",
+    }
+    assert data_url_bytes(images["content"][1]) == (store / "media" / "chart.png").read_bytes()
+
+
+def test_our_consumer_sends_media_to_an_mcp_mesh_provider(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    image = png(2000)
+    (store / "media").mkdir(parents=True)
+    (store / "media" / "photo.png").write_bytes(image)
+    with fake_openai([text("A grey photo.")]) as model, run_mesh_registry(tmp_path / "registry") as registry:
+        provider_env = {"FAKE_OPENAI_BASE_URL": model.base_url, "FAKE_OPENAI_API_KEY": "sk-test"}
+        ours = {
+            "MCP_MESH_MEDIA_STORAGE_PATH": str(store),
+            "MCP_MESH_REGISTRY_URL": registry.url,
+            "MCP_MESH_HEALTH_INTERVAL": "1",
+            "MESH_REGISTRY__ENABLED": "true",
+        }
+        with (
+            run_mesh_python_agent(MESH_PROVIDER, registry, env=provider_env),
+            run_agent("tests.apps.media_app", env=ours) as consumer,
+        ):
+            answer: Any = None
+            arguments = {"question": "What is this?", "image": f"file://{store}/media/photo.png"}
+
+            def answered() -> bool:
+                nonlocal answer
+                answer = result_of(call_mesh_tool(consumer.base_url, "describe_mesh", arguments))
+                return not answer.get("isError")
+
+            assert wait_for(answered, timeout=60), (answer, consumer.text()[-3000:])
+            assert answer["content"][0]["text"] == "A grey photo."
+    said, picture = model.requests[0]["messages"][-1]["content"]
+    assert said == {"type": "text", "text": "What is this?"}
+    assert data_url_bytes(picture) == image

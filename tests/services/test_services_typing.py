@@ -1,0 +1,39 @@
+"""mypy sees a service parameter as the declared type: tests/typecheck/services_usage.py passes
+`mypy --strict`, and misuse (a wrong argument type, a missing attribute of the typed result) is reported."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MISUSE = """\
+from tests.typecheck.services_usage import MediaService
+
+
+async def misuse(media: MediaService) -> None:
+    caption = await media.caption(text=3)
+    caption.missing
+"""
+
+
+@pytest.mark.timeout(180)
+def test_mypy_checks_service_calls_as_calls_of_the_declared_type(tmp_path: Path) -> None:
+    misuse = tmp_path / "misuse.py"
+    misuse.write_text(MISUSE)
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path)]
+    usage = "tests/typecheck/services_usage.py"
+    run = subprocess.run(
+        [*command, usage, str(misuse)], cwd=ROOT, check=False, capture_output=True, text=True, timeout=170
+    )
+    errors = sorted(line.split(": error: ")[1] for line in run.stdout.splitlines() if ": error: " in line)
+    assert usage not in run.stdout, run.stdout
+    assert errors == [
+        '"Caption" has no attribute "missing"  [attr-defined]',
+        'Argument "text" to "caption" of "MediaService" has incompatible type "int"; '
+        'expected "str"  [arg-type]',
+    ], run.stdout
