@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, type check, docs, then every test (unit, integration, conformance, real
-# clients) on .venv's Python, spread over the machine's cores (pytest-xdist, a test module to a worker),
-# then the tests that start no server on the further supported Pythons (scripts/test-pythons.sh). Each
-# phase ends with a line `== PHASE: SECONDS s`.
+# The whole test suite: lint, then every test (unit, integration, conformance, real clients) on .venv's
+# Python, spread over the machine's cores (pytest-xdist, a test module to a worker), with the type check,
+# the docs build and the tests that start no server on the further supported Pythons
+# (scripts/test-pythons.sh) running beside it at a lower priority. Each phase ends with a line
+# `== PHASE: SECONDS s`.
 #
-#   scripts/test.sh            everything (what CI runs)
+#   scripts/test.sh            everything (what CI runs): lint, then the main pytest run with the type
+#                              check, the docs build and the further Pythons beside it
 #   scripts/test.sh --quick    lint and the tests that start no process (`pytest -m quick`): well under a
 #                              minute, for the edit-test loop
-#   scripts/test.sh ARGS...    lint, types, docs, then `pytest ARGS` alone (no other Pythons)
+#   scripts/test.sh ARGS...    lint, types, docs and `pytest ARGS` alone (no other Pythons)
 #
 # MESH_TEST_WORKERS: pytest's worker processes (default: one a core, at least 2; more finish sooner on a
 # quiet machine, but the tests that time processes they start then see a crowded one); 0 runs the tests
@@ -61,15 +63,37 @@ fi
 phase setup tools
 status=0  # every phase runs; the command fails when one did
 phase ruff lint || status=1
-phase mypy .venv/bin/mypy || status=1
-phase docs env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet || status=1
+
+# Beside the main pytest run, at a lower priority: the type check, the docs build and (for the whole run)
+# the further Pythons. They keep the CPU busy; the main run mostly waits on the processes its tests start,
+# so these take the cores it leaves idle and yield them whenever it wants them (nice). Each one's output
+# goes to build/test-logs/ and is shown, with its `== PHASE` line, once the main run has ended.
+logs="$root/build/test-logs"
+rm -rf "$logs" && mkdir -p "$logs"
+beside_names=()
+beside_pids=()
+beside() {  # beside NAME COMMAND...: run it niced in the background, its output to a log of its own
+  local name="$1"
+  shift
+  ( phase "$name" nice -n 15 "$@" ) >"$logs/${#beside_names[@]}.log" 2>&1 &
+  beside_names+=("$name")
+  beside_pids+=("$!")
+}
+beside mypy .venv/bin/mypy
+beside docs env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
+if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, one worker each
+  for other in ${MESH_TEST_PYTHONS-3.12 3.13}; do
+    beside "Python $other" env MESH_TEST_PYTHONS="$other" "$root/scripts/test-pythons.sh" -p no:xdist
+  done
+fi
 
 version="$(.venv/bin/python -c 'import platform; print(platform.python_version())')"
 echo "== pytest (Python $version, $workers workers)"
 phase "pytest (Python $version)" .venv/bin/pytest "${parallel[@]}" "$@" || status=1
-if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, after the main run (beside it, on
-  # two cores, the tests that time the processes they start failed by chance)
-  "$root/scripts/test-pythons.sh" "${parallel[@]}" || status=1
-fi
+for index in "${!beside_pids[@]}"; do
+  wait "${beside_pids[$index]}" || status=1
+  echo "== beside the main run: ${beside_names[$index]}"
+  cat "$logs/$index.log"
+done
 echo "== total: $SECONDS s"
 exit "$status"
