@@ -33,10 +33,10 @@ from _common import Run, save_results  # noqa: E402
 from soak import Pacer  # noqa: E402
 
 from tests.agents import AgentProcess, run_agent, run_registry, stop  # noqa: E402
-from tests.tcp_proxy import TcpProxy  # noqa: E402
 from tests.mesh.test_faults import free_port  # noqa: E402
 from tests.registry.test_registry import agent as registration  # noqa: E402
 from tests.registry.test_registry import tool  # noqa: E402
+from tests.tcp_proxy import TcpProxy  # noqa: E402
 
 SETTLE = 3.0
 

@@ -47,7 +47,9 @@ FAMILIES: dict[str, tuple[str, list[str]]] = {
     ),
     "console_10k": (
         "the console page after 10,000 traces",
-        ["tests/console/test_console_page.py::test_ten_thousand_traces_keep_the_bound_and_the_page_responsive"],
+        [
+            "tests/console/test_console_page.py::test_ten_thousand_traces_keep_the_bound_and_the_page_responsive"
+        ],
     ),
     "streams_at_stop": ("streams open when an agent stops", ["tests/server/test_streams_at_stop.py"]),
     "chat_page": (

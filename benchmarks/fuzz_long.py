@@ -16,7 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import ROOT, Run, save_results
 
-FILES = ["tests/server/test_fuzz_mcp.py", "tests/registry/test_fuzz_registry.py", "tests/settings/test_fuzz_files.py"]
+FILES = [
+    "tests/server/test_fuzz_mcp.py",
+    "tests/registry/test_fuzz_registry.py",
+    "tests/settings/test_fuzz_files.py",
+]
 
 
 def main() -> int:
