@@ -10,14 +10,14 @@ import os
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, Mapping
 from types import ModuleType
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
 import httpx2
 from pydantic import SecretStr
 
 from ...config.settings import LlmVendorSettings
 from ...mesh.http_pool import asyncio_transport
-from ..model import LlmModel, LlmProviderError
+from ..model import LlmError, LlmModel, LlmProviderError
 from ..types import LlmTurn
 
 __all__ = [
@@ -82,8 +82,8 @@ class VendorModel(LlmModel, Generic[ClientT]):
     base URL, retries and timeout then count), shown without their key, errors read alike from both SDKs.
 
     An adapter names its `vendor` and its SDK module `sdk` (whose `APITimeoutError`, `APIConnectionError`
-    and `APIStatusError` are read by `_provider_error`), the SDK's base error `sdk_error`, and creates its
-    client in `_new_client`.
+    and `APIStatusError` are read by `_provider_error`), the SDK's base error `sdk_error`, and the function
+    that creates its client, `_sdk_client` (its module's `new_client`).
     """
 
     vendor: ClassVar[str]
@@ -119,11 +119,23 @@ class VendorModel(LlmModel, Generic[ClientT]):
         if isinstance(client.timeout, int | float):
             self.timeout = client.timeout
 
+    @staticmethod
     @abstractmethod
+    def _sdk_client(
+        base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+    ) -> SdkClient:
+        """The adapter module's `new_client`: the SDK client for these settings, or LlmError saying why
+        it cannot be made."""
+
     def _new_client(
         self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
     ) -> ClientT:
-        """The SDK client this model creates (and closes), or LlmError saying why it cannot."""
+        """The SDK client this model creates (and closes), or LlmError naming the model and saying why it
+        cannot."""
+        try:
+            return cast(ClientT, self._sdk_client(base_url, api_key, timeout, max_retries))
+        except LlmError as error:
+            raise LlmError(f"{self.name}: {error}") from None
 
     @classmethod
     def from_settings(cls, model: str, settings: LlmVendorSettings | None = None) -> Self:

@@ -73,14 +73,7 @@ class AnthropicModel(VendorModel[anthropic.AsyncAnthropic]):
     base_url_env = _BASE_URL_ENV
     sdk: ClassVar[ModuleType] = anthropic  # its APITimeoutError, APIConnectionError, APIStatusError
     sdk_error = anthropic.AnthropicError
-
-    def _new_client(
-        self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
-    ) -> anthropic.AsyncAnthropic:
-        try:
-            return new_client(base_url, api_key, timeout, max_retries)
-        except LlmError as error:
-            raise LlmError(f"{self.name}: {error}") from None
+    _sdk_client = staticmethod(new_client)
 
     async def complete(
         self,

@@ -41,6 +41,28 @@ _BASE_URL_ENV = "OPENAI_BASE_URL"
 _DIRECT_POST = is_tested("openai", openai.__version__)
 
 
+def new_client(
+    base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
+) -> openai.AsyncOpenAI:
+    """An `AsyncOpenAI` on our network layer; the SDK reads OPENAI_BASE_URL and OPENAI_API_KEY for what is
+    not given. LlmError (saying where to set a key) when it cannot be made."""
+    try:
+        return openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key_of(api_key, base_url, _ENV, _BASE_URL_ENV),
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
+        )
+    except openai.OpenAIError as error:
+        hint = (
+            "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
+            "OPENAI_API_KEY, or a base URL (llm.vendors.openai.base_url or OPENAI_BASE_URL) for a "
+            "server that needs none."
+        )
+        raise LlmError(hint if "credentials" in str(error) else str(error)) from None
+
+
 class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
     """One model of an OpenAI-compatible Chat Completions API.
 
@@ -58,14 +80,7 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
     sdk: ClassVar[ModuleType] = openai  # its APITimeoutError, APIConnectionError, APIStatusError
     sdk_error = openai.OpenAIError
     direct_post = _DIRECT_POST
-
-    def _new_client(
-        self, base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
-    ) -> openai.AsyncOpenAI:
-        try:
-            return new_client(base_url, api_key, timeout, max_retries)
-        except LlmError as error:
-            raise LlmError(f"{self.name}: {error}") from None
+    _sdk_client = staticmethod(new_client)
 
     async def complete(
         self,
@@ -169,28 +184,6 @@ class OpenAIChatModel(VendorModel[openai.AsyncOpenAI]):
         if response_schema is not None:
             request["response_format"] = response_format(response_schema)
         return request
-
-
-def new_client(
-    base_url: str | None, api_key: str | SecretStr | None, timeout: float, max_retries: int
-) -> openai.AsyncOpenAI:
-    """An `AsyncOpenAI` on our network layer; the SDK reads OPENAI_BASE_URL and OPENAI_API_KEY for what is
-    not given. LlmError (saying where to set a key) when it cannot be made."""
-    try:
-        return openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key_of(api_key, base_url, _ENV, _BASE_URL_ENV),
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=sdk_http_client(openai.DefaultAsyncHttpxClient),
-        )
-    except openai.OpenAIError as error:
-        hint = (
-            "no API key. Set llm.vendors.openai.api_key (MESH_LLM__VENDORS__OPENAI__API_KEY) or "
-            "OPENAI_API_KEY, or a base URL (llm.vendors.openai.base_url or OPENAI_BASE_URL) for a "
-            "server that needs none."
-        )
-        raise LlmError(hint if "credentials" in str(error) else str(error)) from None
 
 
 def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
