@@ -122,6 +122,22 @@ def _histogram(value: Any, where: str) -> dict[str, int]:
     }
 
 
+# What each column of a pushed row must be: tools (tool, calls, errors, seconds, histogram), edges
+# (capability, endpoint, calls, errors, seconds, histogram), tokens (model, tool, input, output, requests).
+_Column = Callable[[Any, str], Any]
+_TOOL_COLUMNS: tuple[_Column, ...] = (_text, _int, _int, _number, _histogram)
+_EDGE_COLUMNS: tuple[_Column, ...] = (_text, _text, _int, _int, _number, _histogram)
+_TOKEN_COLUMNS: tuple[_Column, ...] = (_text, _text, _int, _int, _int)
+
+
+def _checked(rows: list[list[Any]], name: str, columns: tuple[_Column, ...]) -> list[tuple[Any, ...]]:
+    """`rows` (each as wide as `columns`) with every value checked by its column; PushError names where."""
+    return [
+        tuple(check(row[j], f"{name}[{i}][{j}]") for j, check in enumerate(columns))
+        for i, row in enumerate(rows)
+    ]
+
+
 class ConsoleBoard:
     """The registry's console data. `clock` (seconds) is `time.time` unless a test gives one."""
 
@@ -146,41 +162,13 @@ class ConsoleBoard:
         if not isinstance(body, dict):
             raise PushError("", "the push must be a JSON object")
         agent = _text(body.get("agent_id"), "agent_id")
-        tools = self._rows(body, "tools", 5)
-        edges = self._rows(body, "edges", 6)
-        tokens = self._rows(body, "tokens", 5)
+        tools = self._rows(body, "tools", len(_TOOL_COLUMNS))
+        edges = self._rows(body, "edges", len(_EDGE_COLUMNS))
+        tokens = self._rows(body, "tokens", len(_TOKEN_COLUMNS))
         spans = self._rows(body, "spans", 9)
-        checked_tools = [
-            (
-                _text(r[0], f"tools[{i}][0]"),
-                _int(r[1], f"tools[{i}][1]"),
-                _int(r[2], f"tools[{i}][2]"),
-                _number(r[3], f"tools[{i}][3]"),
-                _histogram(r[4], f"tools[{i}][4]"),
-            )
-            for i, r in enumerate(tools)
-        ]
-        checked_edges = [
-            (
-                _text(r[0], f"edges[{i}][0]"),
-                _text(r[1], f"edges[{i}][1]"),
-                _int(r[2], f"edges[{i}][2]"),
-                _int(r[3], f"edges[{i}][3]"),
-                _number(r[4], f"edges[{i}][4]"),
-                _histogram(r[5], f"edges[{i}][5]"),
-            )
-            for i, r in enumerate(edges)
-        ]
-        checked_tokens = [
-            (
-                _text(r[0], f"tokens[{i}][0]"),
-                _text(r[1], f"tokens[{i}][1]"),
-                _int(r[2], f"tokens[{i}][2]"),
-                _int(r[3], f"tokens[{i}][3]"),
-                _int(r[4], f"tokens[{i}][4]"),
-            )
-            for i, r in enumerate(tokens)
-        ]
+        checked_tools = _checked(tools, "tools", _TOOL_COLUMNS)
+        checked_edges = _checked(edges, "edges", _EDGE_COLUMNS)
+        checked_tokens = _checked(tokens, "tokens", _TOKEN_COLUMNS)
         checked_spans = [self._span(r, i, agent) for i, r in enumerate(spans)]
         now = self.clock()
         bucket = int(now // BUCKET_SECONDS) * BUCKET_SECONDS
