@@ -20,14 +20,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..events import ApplicationEventPublisher
 from ..specs import ToolSpec
 from ..tools.context import ToolContext
-from ..tools.signature import ToolSignature
+from ..tools.forwarding import forwarding_signature
 from ..tools.wrapper import MeshToolWrapper, error_result
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .definition import ToolCallback
@@ -37,10 +35,6 @@ from .provider import ToolsChanged
 __all__ = ["GatewayTool", "CatalogGateway"]
 
 logger = logging.getLogger("mesh_framework.callbacks.catalog_gateway")
-
-
-class _AnyArguments(BaseModel):
-    model_config = ConfigDict(extra="allow")
 
 
 def _forward() -> None:  # the spec's function: gateway tools have no Python body of their own
@@ -54,16 +48,7 @@ class GatewayTool(MeshToolWrapper):
 
     def __init__(self, callback: ToolCallback) -> None:
         definition = callback.definition
-        signature = ToolSignature(
-            arguments_model=_AnyArguments,
-            injected=(),
-            input_schema=dict(definition.input_schema),
-            output_schema=dict(definition.output_schema) if definition.output_schema else None,
-            output_adapter=None,
-            wraps_result=False,
-            is_async=True,
-            wants_context=False,
-        )
+        signature = forwarding_signature(definition.input_schema, output_schema=definition.output_schema)
         spec = ToolSpec(
             function=_forward,
             name=definition.name,

@@ -25,8 +25,6 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..mesh.proxy import McpMeshToolProxy, ProviderRefused
@@ -41,19 +39,13 @@ from ..protocol.versions import (
 )
 from ..specs import ToolSpec
 from ..tools.context import LOG_LEVELS, ToolContext
-from ..tools.signature import ToolSignature
+from ..tools.forwarding import forwarding_signature
 from ..tools.wrapper import MeshToolWrapper, error_result
 from .offers import ServedTool
 
-__all__ = ["AnyArguments", "MeshGatewayTool", "PassThroughState"]
+__all__ = ["MeshGatewayTool", "PassThroughState"]
 
 logger = logging.getLogger("mesh_framework.mesh_gateway")
-
-
-class AnyArguments(BaseModel):
-    """Arguments as sent: the agent that runs the tool validates them."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class PassThroughState(RequestStateSigner):
@@ -69,21 +61,6 @@ class PassThroughState(RequestStateSigner):
 
 def _relay() -> None:  # the spec's function: a gateway tool has no Python body
     """A tool of the mesh, served by the gateway."""
-
-
-def gateway_signature(input_schema: Mapping[str, Any]) -> ToolSignature:
-    """Every gateway tool takes a call's context (the endpoint answers it as an event stream, so progress
-    and chunks reach the client, and the context carries the round of a multi-round-trip call)."""
-    return ToolSignature(
-        arguments_model=AnyArguments,
-        injected=(),
-        input_schema=dict(input_schema),
-        output_schema=None,
-        output_adapter=None,
-        wraps_result=False,
-        is_async=True,
-        wants_context=True,
-    )
 
 
 class MeshGatewayTool(MeshToolWrapper):
@@ -103,7 +80,9 @@ class MeshGatewayTool(MeshToolWrapper):
             key=f"mesh_gateway.{served.name}",
             name=served.name,
             spec=spec,
-            signature=gateway_signature(served.input_schema),
+            # Every gateway tool takes a call's context: the endpoint answers it as an event stream, so
+            # progress and chunks reach the client, and the context carries the round of a multi-round call.
+            signature=forwarding_signature(served.input_schema, wants_context=True),
             target=_relay,
             description=served.description,
             timeout=None,  # the proxy's (tools.timeout) and the caller's budget bound the call

@@ -13,13 +13,12 @@ from typing import Any
 
 import httpx2
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from pydantic import BaseModel, ConfigDict
 
 from ..deadline import Expired, within
 from ..errors import MeshError
 from ..specs import ToolSpec
 from ..tools.context import ToolContext
-from ..tools.signature import ToolSignature
+from ..tools.forwarding import forwarding_signature
 from ..tools.wrapper import MESH_ARGUMENT_KEYS, MeshToolWrapper, error_result
 from .encoding import cookie_value, header_value, path_value, query_pairs, scalar
 from .operations import FORM, Operation
@@ -29,10 +28,6 @@ __all__ = ["OpenApiTool", "ServiceTarget", "short_body"]
 logger = logging.getLogger("mesh_framework.openapi")
 
 MAX_BODY_TEXT = 300  # characters of an error answer's body quoted in the tool's error
-
-
-class _AnyArguments(BaseModel):
-    model_config = ConfigDict(extra="allow")
 
 
 def _call() -> None:  # the spec's function: an OpenAPI tool has no Python body
@@ -66,16 +61,7 @@ class OpenApiTool(MeshToolWrapper):
     __slots__ = ("operation", "target", "validator")
 
     def __init__(self, operation: Operation, target: ServiceTarget) -> None:
-        signature = ToolSignature(
-            arguments_model=_AnyArguments,
-            injected=(),
-            input_schema=operation.input_schema,
-            output_schema=None,
-            output_adapter=None,
-            wraps_result=False,
-            is_async=True,
-            wants_context=False,
-        )
+        signature = forwarding_signature(operation.input_schema)
         spec = ToolSpec(
             function=_call,
             name=operation.name,
