@@ -16,11 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..events import ApplicationEventPublisher
 from ..specs import ToolSpec
@@ -76,12 +74,7 @@ class GatewayTool(MeshToolWrapper):
         deadline: float | None = None,
     ) -> dict[str, Any]:
         try:
-            if deadline is None:
-                return await self.callback.call_result(arguments, context)
-            left = max(deadline - time.monotonic(), 0.0)
-            return await within(left, self.callback.call_result(arguments, context))
-        except Expired:
-            return self._budget_spent(left)
+            return await self._within_budget(self.callback.call_result(arguments, context), deadline)
         except ToolExecutionError as exc:
             logger.warning("gateway tool '%s' failed: %s", self.name, exc)
             return error_result(str(exc))

@@ -21,11 +21,9 @@ endpoint answers nothing before the agent's first frame (`protocol/context_strea
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..mesh.proxy import McpMeshToolProxy, ProviderRefused
 from ..protocol.mcp_error import McpError
@@ -98,15 +96,12 @@ class MeshGatewayTool(MeshToolWrapper):
         *,
         deadline: float | None = None,
     ) -> dict[str, Any]:
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
         try:
             if context is not None and context.progress_token is not None and self.served.streams:
                 running = self._stream(arguments, context)
             else:
                 running = self._call(arguments, context)
-            return await (running if left is None else within(left, running))
-        except Expired:
-            return self._budget_spent(left or 0.0)
+            return await self._within_budget(running, deadline)
         except ProviderRefused as refused:  # the agent's JSON-RPC error is the client's
             logger.info("gateway: tool '%s' refused: %s", self.name, refused.refusal)
             raise _as_mcp_error(refused) from None

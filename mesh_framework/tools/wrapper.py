@@ -256,6 +256,19 @@ class MeshToolWrapper:
         """A body's return value as this tool's `CallToolResult` wire dict."""
         return self._to_result(value)
 
+    async def _within_budget(
+        self, running: Awaitable[dict[str, Any]], deadline: float | None
+    ) -> dict[str, Any]:
+        """`running`'s result, bounded only by what is left of the caller's budget (`deadline`, monotonic
+        time): for the tools that forward a call and have no timeout of their own."""
+        if deadline is None:
+            return await running
+        left = max(deadline - time.monotonic(), 0.0)
+        try:
+            return await within(left, running)
+        except Expired:
+            return self._budget_spent(left)
+
     def _budget_spent(self, after: float) -> dict[str, Any]:
         logger.warning("tool '%s' ran out of its caller's time budget after %.3gs", self.name, after)
         return error_result(

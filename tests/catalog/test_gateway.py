@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import json
 import sys
+import time
 from typing import Any
 
-from mesh_framework import MeshApplication
+from mesh_framework import FunctionToolCallback, MeshApplication
+from mesh_framework.callbacks.catalog_gateway import GatewayTool
 from mesh_framework.testing import mesh_client
 
 from ..agents import ROOT, run_agent, run_cli, run_registry, wait_until
@@ -40,6 +42,24 @@ async def test_gateway_tools_are_served_beside_local_ones() -> None:
         assert local["structuredContent"] == {"result": "the local one"}
         # Both eras list them.
         assert "good" in names(await client.list_tools(modern=False))
+
+
+async def test_a_gateway_tool_answers_within_the_callers_budget() -> None:
+    """A forwarded call is bounded by the caller's budget: past it, the tool answers that the budget ran out
+    (the forwarded call cancelled); without a budget it answers what the server answered."""
+    release = asyncio.Event()
+
+    async def slow(text: str) -> str:
+        await release.wait()
+        return text
+
+    tool = GatewayTool(FunctionToolCallback.of(slow))
+    spent = await tool.call({"text": "late"}, deadline=time.monotonic() + 0.05)
+    assert spent["isError"]
+    assert "the caller's time budget (X-Mesh-Timeout) ran out" in spent["content"][0]["text"]
+    release.set()
+    answer = await tool.call({"text": "in time"})
+    assert not answer["isError"] and answer["content"][0]["text"] == "in time"
 
 
 async def test_gateway_follows_the_servers_tool_list() -> None:
