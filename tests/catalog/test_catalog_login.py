@@ -3,7 +3,8 @@ PKCE, a client ID metadata document as the client id, a loopback redirect); the 
 user (under $XDG_STATE_HOME, 0600 in 0700), renewed with the refresh token, forgotten by `logout`, and sent
 by the user's agent to that server. The authorization server is node-oidc-provider (tests/servers/oidc)
 fetching the client's document over https from 127.0.0.1; the server is a real agent behind JWT
-authorization; the browser is played by `sign_in` (login and consent forms)."""
+authorization; the browser is played by `sign_in` (login and consent forms). The `mesh` commands run in
+this process (tests/cli_in_process.py) but the one a test interrupts with Ctrl-C, a process."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from mesh_framework.catalog.user_auth import UserLoginAuth
 from mesh_framework.catalog.user_tokens import UserTokenStore, token_directory
 from mesh_framework.config.settings import McpSettings
 from mesh_framework.testing import mesh_client
-from tests.agents import AgentProcess, agent_env, run_agent, run_cli
+from tests.agents import AgentProcess, agent_env, run_agent
+from tests.cli_in_process import CliRun, run_cli_in_process, start_cli
 from tests.servers.client_metadata import ClientMetadataServer, client_metadata_server
 from tests.servers.oidc_server import NODE, OidcServer, oidc_server, sign_in
 
@@ -85,13 +87,14 @@ def catalog_file(folder: Path, **servers: dict[str, Any]) -> str:
     return str(path)
 
 
-class Login:
-    """`mesh catalog login ...` running: its sign-in URL once printed; its end."""
+class LoginProcess:
+    """`mesh catalog login ...` running as a process (to be interrupted): its sign-in URL once printed; its
+    end."""
 
-    def __init__(self, args: list[str], state: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, args: list[str], state: Path) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mesh_framework.cli", "catalog", "login", *args, "--no-browser"],
-            env=agent_env({"XDG_STATE_HOME": str(state), **(env or {})}),
+            env=agent_env({"XDG_STATE_HOME": str(state)}),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -108,19 +111,39 @@ class Login:
         return self.process.returncode, out, err
 
 
+class Login:
+    """`mesh catalog login ...` running in this process: its sign-in URL once printed; its end."""
+
+    def __init__(
+        self, args: list[str], monkeypatch: pytest.MonkeyPatch, env: dict[str, str] | None = None
+    ) -> None:
+        self.run: CliRun = start_cli(["catalog", "login", *args, "--no-browser"], monkeypatch, env)
+
+    def url(self) -> str:
+        line = self.run.first_line()  # the CLI's first line (at its end, an empty one)
+        assert line.startswith(PROMPT), line + self.finish()[2]
+        return line.removeprefix(PROMPT).strip()
+
+    def finish(self) -> tuple[int, str, str]:
+        done = self.run.finish(timeout=60)
+        return done.returncode, done.stdout, done.stderr
+
+
 def claims(token: str) -> dict[str, Any]:
     body = token.split(".")[1]
     return dict(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
 
 
-def login_with_the_document(books: AgentProcess, document: ClientMetadataServer, state: Path) -> str:
+def login_with_the_document(
+    books: AgentProcess, document: ClientMetadataServer, monkeypatch: pytest.MonkeyPatch
+) -> str:
     """Sign alice in to `books` of an app's catalog, the app's settings naming the document's URL; the
     CLI's output."""
     env = {
         "MESH_MCP__SERVERS": json.dumps({"books": {"type": "http", "url": books.mcp_url}}),
         "MESH_MCP__OAUTH_CLIENT_ID_URL": document.client_id,
     }
-    login = Login(["books", "tests.apps.catalog_login_app"], state, env)
+    login = Login(["books", "tests.apps.catalog_login_app"], monkeypatch, env)
     page = sign_in(login.url(), "alice")
     assert page.status_code == 200 and "You can close this window" in page.text and "Signed in" in page.text
     code, out, err = login.finish()
@@ -129,10 +152,14 @@ def login_with_the_document(books: AgentProcess, document: ClientMetadataServer,
 
 
 def test_login_keeps_the_user_s_tokens_for_the_server_readable_by_the_user_only(
-    books: AgentProcess, document: ClientMetadataServer, oauth: OidcServer, state: Path
+    books: AgentProcess,
+    document: ClientMetadataServer,
+    oauth: OidcServer,
+    state: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before = document.fetches
-    out = login_with_the_document(books, document, state)
+    out = login_with_the_document(books, document, monkeypatch)
     assert f"signed in to 'books' ({books.mcp_url}) at {oauth.issuer} with scope 'read'" in out
     folder = state / "mesh" / "tokens"
     [path] = folder.glob("*.json")
@@ -151,7 +178,7 @@ def test_login_keeps_the_user_s_tokens_for_the_server_readable_by_the_user_only(
 def test_the_authorization_request_carries_pkce_state_resource_and_scope(
     books: AgentProcess, document: ClientMetadataServer, state: Path, folder: Path
 ) -> None:
-    login = Login(
+    login = LoginProcess(
         ["books", "--file", catalog_file(folder, books={"type": "http", "url": books.mcp_url}),
          "--client-id-url", document.client_id],
         state,
@@ -169,10 +196,14 @@ def test_the_authorization_request_carries_pkce_state_resource_and_scope(
 
 
 def test_an_answer_with_another_state_is_refused(
-    books: AgentProcess, document: ClientMetadataServer, state: Path, folder: Path
+    books: AgentProcess,
+    document: ClientMetadataServer,
+    state: Path,
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     catalog = catalog_file(folder, books={"type": "http", "url": books.mcp_url})
-    login = Login(["books", "--file", catalog, "--client-id-url", document.client_id], state)
+    login = Login(["books", "--file", catalog, "--client-id-url", document.client_id], monkeypatch)
     redirect = parse_qs(urlsplit(login.url()).query)["redirect_uri"][0]
     page = httpx2.get(redirect, params={"code": "stolen", "state": "forged"}, timeout=10)
     code, _out, err = login.finish()
@@ -183,10 +214,15 @@ def test_an_answer_with_another_state_is_refused(
 
 
 def test_a_user_who_denies_gets_the_server_s_refusal(
-    books: AgentProcess, document: ClientMetadataServer, oauth: OidcServer, state: Path, folder: Path
+    books: AgentProcess,
+    document: ClientMetadataServer,
+    oauth: OidcServer,
+    state: Path,
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     catalog = catalog_file(folder, books={"type": "http", "url": books.mcp_url})
-    login = Login(["books", "--file", catalog, "--client-id-url", document.client_id], state)
+    login = Login(["books", "--file", catalog, "--client-id-url", document.client_id], monkeypatch)
     page = sign_in(login.url(), deny=True)
     code, _out, err = login.finish()
     assert "Sign-in refused" in page.text and "You can close this window" in page.text
@@ -198,9 +234,9 @@ def test_a_user_who_denies_gets_the_server_s_refusal(
 
 
 async def test_the_agent_calls_the_server_with_the_user_s_sign_in(
-    books: AgentProcess, document: ClientMetadataServer, state: Path
+    books: AgentProcess, document: ClientMetadataServer, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    login_with_the_document(books, document, state)
+    login_with_the_document(books, document, monkeypatch)
     servers = json.dumps({"books": {"type": "http", "url": books.mcp_url}})
     app = MeshApplication.load("tests.apps.catalog_login_app", environ={"MESH_MCP__SERVERS": servers})
     async with mesh_client(app) as client:
@@ -228,9 +264,9 @@ async def test_without_a_sign_in_the_agent_names_the_command_to_sign_in_with(
 
 
 async def test_a_sign_in_due_to_expire_is_renewed_with_its_refresh_token(
-    books: AgentProcess, document: ClientMetadataServer, state: Path
+    books: AgentProcess, document: ClientMetadataServer, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    login_with_the_document(books, document, state)
+    login_with_the_document(books, document, monkeypatch)
     store = UserTokenStore()
     first = store.find(books.mcp_url)
     assert first is not None and first.expires_at is not None
@@ -247,9 +283,9 @@ async def test_a_sign_in_due_to_expire_is_renewed_with_its_refresh_token(
 
 
 async def test_a_token_the_server_refuses_is_renewed_once(
-    books: AgentProcess, document: ClientMetadataServer, state: Path
+    books: AgentProcess, document: ClientMetadataServer, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    login_with_the_document(books, document, state)
+    login_with_the_document(books, document, monkeypatch)
     store = UserTokenStore()
     first = store.find(books.mcp_url)
     assert first is not None
@@ -264,9 +300,13 @@ async def test_a_token_the_server_refuses_is_renewed_once(
 
 
 async def test_a_spent_refresh_token_fails_the_call_naming_the_command_to_run(
-    books: AgentProcess, document: ClientMetadataServer, state: Path, caplog: pytest.LogCaptureFixture
+    books: AgentProcess,
+    document: ClientMetadataServer,
+    state: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    login_with_the_document(books, document, state)
+    login_with_the_document(books, document, monkeypatch)
     store = UserTokenStore()
     first = store.find(books.mcp_url)
     assert first is not None and first.expires_at is not None
@@ -281,24 +321,24 @@ async def test_a_spent_refresh_token_fails_the_call_naming_the_command_to_run(
     assert "invalid_grant" in message and message.endswith("run `mesh catalog login books` again")
 
 
-def test_logout_forgets_the_sign_in(books: AgentProcess, document: ClientMetadataServer, state: Path) -> None:
-    login_with_the_document(books, document, state)
-    env = {
-        "XDG_STATE_HOME": str(state),
-        "MESH_MCP__SERVERS": json.dumps({"books": {"type": "http", "url": books.mcp_url}}),
-    }
-    out = run_cli(["catalog", "logout", "books", "tests.apps.catalog_login_app"], env=env)
+def test_logout_forgets_the_sign_in(
+    books: AgentProcess, document: ClientMetadataServer, state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    login_with_the_document(books, document, monkeypatch)
+    env = {"MESH_MCP__SERVERS": json.dumps({"books": {"type": "http", "url": books.mcp_url}})}
+    logout = ["catalog", "logout", "books", "tests.apps.catalog_login_app"]
+    out = run_cli_in_process(logout, monkeypatch, env)
     assert (out.returncode, out.stdout) == (
         0,
         f"signed out of 'books' ({books.mcp_url}): 1 sign-in(s) forgotten\n",
     )
     assert not list((state / "mesh" / "tokens").glob("*.json"))
-    again = run_cli(["catalog", "logout", "books", "tests.apps.catalog_login_app"], env=env)
+    again = run_cli_in_process(logout, monkeypatch, env)
     assert again.stdout == f"not signed in to 'books' ({books.mcp_url}); nothing to forget\n"
 
 
 def test_an_authorization_server_without_cimd_gets_the_registered_client_id(
-    document: ClientMetadataServer, state: Path, folder: Path
+    document: ClientMetadataServer, state: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     registered = [{"client_id": "mesh-cli", "redirect_uris": ["http://127.0.0.1/callback"]}]
     with (
@@ -310,10 +350,10 @@ def test_an_authorization_server_without_cimd_gets_the_registered_client_id(
             not in httpx2.get(plain.issuer + "/.well-known/openid-configuration", timeout=10).json()
         )
         catalog = catalog_file(folder, books={"type": "http", "url": other.mcp_url})
-        refused = run_cli(
+        refused = run_cli_in_process(
             ["catalog", "login", "books", "--file", catalog, "--client-id-url", document.client_id,
              "--no-browser"],
-            env={"XDG_STATE_HOME": str(state)},
+            monkeypatch,
         )  # fmt: skip
         assert refused.returncode == 1
         assert refused.stderr == (
@@ -323,7 +363,7 @@ def test_an_authorization_server_without_cimd_gets_the_registered_client_id(
         )
         login = Login(
             ["books", "--file", catalog, "--client-id-url", document.client_id, "--client-id", "mesh-cli"],
-            state,
+            monkeypatch,
         )
         sign_in(login.url(), "bob")
         code, _out, err = login.finish()
@@ -350,6 +390,7 @@ def test_bad_input_gets_one_line_and_the_exit_code(
     open_server: AgentProcess,
     state: Path,
     folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     catalog = catalog_file(
         folder,
@@ -357,9 +398,7 @@ def test_bad_input_gets_one_line_and_the_exit_code(
         local={"command": "true"},
         open={"type": "http", "url": open_server.mcp_url},
     )
-    result = run_cli(
-        ["catalog", "login", *args, "--file", catalog, "--no-browser"], env={"XDG_STATE_HOME": str(state)}
-    )
+    result = run_cli_in_process(["catalog", "login", *args, "--file", catalog, "--no-browser"], monkeypatch)
     assert result.returncode == exit_code
     assert result.stderr.startswith("mesh catalog login: ") and said in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
@@ -422,13 +461,17 @@ def subject(answer: httpx2.Response) -> str:
 
 
 def test_a_sign_in_not_made_in_time_ends_the_login(
-    books: AgentProcess, document: ClientMetadataServer, state: Path, folder: Path
+    books: AgentProcess,
+    document: ClientMetadataServer,
+    state: Path,
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     catalog = catalog_file(folder, books={"type": "http", "url": books.mcp_url})
-    result = run_cli(
+    result = run_cli_in_process(
         ["catalog", "login", "books", "--file", catalog, "--client-id-url", document.client_id,
          "--no-browser", "--timeout", "0.5"],
-        env={"XDG_STATE_HOME": str(state)},
+        monkeypatch,
     )  # fmt: skip
     assert result.stdout.startswith(PROMPT)  # the URL was shown; nobody opened it
     assert (result.returncode, result.stderr) == (
