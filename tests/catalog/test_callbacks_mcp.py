@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -112,24 +113,33 @@ async def test_our_own_agent_over_http_is_a_catalog_server() -> None:
             await tools.aclose()
 
 
+@pytest.fixture(scope="module")
+def stateful() -> Iterator[HttpDefinition]:
+    """The stateful SDK server, one for the module: each test grows it by tools of its own names."""
+    with stateful_http() as definition:
+        yield definition
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_list_changed_invalidates_and_publishes_tools_changed(mode: str) -> None:
+async def test_list_changed_invalidates_and_publishes_tools_changed(
+    mode: str, stateful: HttpDefinition
+) -> None:
     publisher = ApplicationEventPublisher()
     seen: list[ToolsChanged] = []
     publisher.subscribe(ToolsChanged, seen.append)
-    with stateful_http() as definition:
-        connection = McpConnection("stateful", definition, mode=mode, connect_timeout=15)
-        tools = McpToolCallbackProvider([connection], publisher=publisher)
-        try:
-            before = [c.definition.name for c in await tools.get_tool_callbacks()]
-            assert "grown" not in before
-            await (await tools.find("grow")).call({"name": "grown"})
-            await asyncio.wait_for(_until(lambda: seen), 10)
-            assert seen[0].connection == "stateful" and "grown" in [t.name for t in seen[0].tools]
-            assert "grown" in [c.definition.name for c in await tools.get_tool_callbacks()]
-            assert await (await tools.find("grown")).call({"text": "yes"}) == "grown: yes"
-        finally:
-            await tools.aclose()
+    grown = f"grown_{mode}"
+    connection = McpConnection("stateful", stateful, mode=mode, connect_timeout=15)
+    tools = McpToolCallbackProvider([connection], publisher=publisher)
+    try:
+        before = [c.definition.name for c in await tools.get_tool_callbacks()]
+        assert grown not in before
+        await (await tools.find("grow")).call({"name": grown})
+        await asyncio.wait_for(_until(lambda: seen), 10)
+        assert seen[0].connection == "stateful" and grown in [t.name for t in seen[0].tools]
+        assert grown in [c.definition.name for c in await tools.get_tool_callbacks()]
+        assert await (await tools.find(grown)).call({"text": "yes"}) == f"{grown}: yes"
+    finally:
+        await tools.aclose()
 
 
 async def _until(predicate: Any) -> None:
@@ -137,24 +147,23 @@ async def _until(predicate: Any) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_headers_static_from_settings_and_per_call() -> None:
+async def test_headers_static_from_settings_and_per_call(stateful: HttpDefinition) -> None:
     calls = iter(range(1, 100))
-    with stateful_http() as definition:
-        static = HttpDefinition(definition.url, {"Authorization": "Bearer static"})
-        tools = McpToolCallbackProvider(
-            [
-                McpConnection("static", static, headers={"X-Tenant": "acme"}),
-                McpConnection("dynamic", definition, headers=lambda: {"X-Call": str(next(calls))}),
-            ]
-        )
-        try:
-            seen = await (await tools.find("headers")).call({})
-            assert seen["authorization"] == "Bearer static" and seen["x-tenant"] == "acme"
-            first = await (await tools.find("alt_1_headers")).call({})
-            second = await (await tools.find("alt_1_headers")).call({})
-            assert int(second["x-call"]) > int(first["x-call"])
-        finally:
-            await tools.aclose()
+    static = HttpDefinition(stateful.url, {"Authorization": "Bearer static"})
+    tools = McpToolCallbackProvider(
+        [
+            McpConnection("static", static, headers={"X-Tenant": "acme"}),
+            McpConnection("dynamic", stateful, headers=lambda: {"X-Call": str(next(calls))}),
+        ]
+    )
+    try:
+        seen = await (await tools.find("headers")).call({})
+        assert seen["authorization"] == "Bearer static" and seen["x-tenant"] == "acme"
+        first = await (await tools.find("alt_1_headers")).call({})
+        second = await (await tools.find("alt_1_headers")).call({})
+        assert int(second["x-call"]) > int(first["x-call"])
+    finally:
+        await tools.aclose()
 
 
 async def test_name_generators() -> None:
