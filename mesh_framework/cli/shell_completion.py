@@ -112,14 +112,14 @@ def _case(name: str, table: dict[str, list[str]], arguments: str = '"$1"') -> st
     return "\n".join(lines)
 
 
-BASH = """\
-# bash completion for `mesh` (printed by `mesh completion bash`)
-@HELPERS@
+def _walk(first: str, cursor: str, words: str) -> str:
+    """The loop both scripts run over the words before the cursor (the shell's array `words`, from index
+    `first` to `cursor`): the command path they name, and `skip` set when the last is an option awaiting
+    its value."""
+    return f'    for ((i = {first}; i < {cursor}; i++)); do\n        word="${{{words}[i]}}"\n' + _WALK
 
-_mesh() {
-    local cur="${COMP_WORDS[COMP_CWORD]}" cmdpath="" word i skip=0 valued values
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        word="${COMP_WORDS[i]}"
+
+_WALK = """\
         if ((skip)); then skip=0; continue; fi
         if [[ "$word" == -* ]]; then
             valued=" $(_mesh_valued "$cmdpath") "
@@ -129,7 +129,16 @@ _mesh() {
         if [[ " $(_mesh_subcommands "$cmdpath") " == *" $word "* ]]; then
             cmdpath="${cmdpath:+$cmdpath }$word"
         fi
-    done
+    done"""
+
+
+BASH = """\
+# bash completion for `mesh` (printed by `mesh completion bash`)
+@HELPERS@
+
+_mesh() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" cmdpath="" word i skip=0 valued values
+@WALK@
     if ((skip)); then
         values="$(_mesh_values "$cmdpath" "${COMP_WORDS[COMP_CWORD-1]}")"
         if [[ "$values" == __files__ ]]; then
@@ -143,7 +152,7 @@ _mesh() {
         COMPREPLY=($(compgen -W "$(_mesh_subcommands "$cmdpath") $(_mesh_values "$cmdpath" "")" -- "$cur"))
     fi
 }
-complete -o default -F _mesh mesh"""
+complete -o default -F _mesh mesh""".replace("@WALK@", _walk("1", "COMP_CWORD", "COMP_WORDS"))
 
 ZSH = """\
 #compdef mesh
@@ -152,18 +161,7 @@ ZSH = """\
 
 _mesh() {
     local cur="${words[CURRENT]}" cmdpath="" word i skip=0 valued values candidates
-    for ((i = 2; i < CURRENT; i++)); do
-        word="${words[i]}"
-        if ((skip)); then skip=0; continue; fi
-        if [[ "$word" == -* ]]; then
-            valued=" $(_mesh_valued "$cmdpath") "
-            [[ "$word" != *=* && "$valued" == *" $word "* ]] && skip=1
-            continue
-        fi
-        if [[ " $(_mesh_subcommands "$cmdpath") " == *" $word "* ]]; then
-            cmdpath="${cmdpath:+$cmdpath }$word"
-        fi
-    done
+@WALK@
     if ((skip)); then
         values="$(_mesh_values "$cmdpath" "${words[CURRENT-1]}")"
         if [[ "$values" == __files__ ]]; then _files; else compadd -- ${=values}; fi
@@ -179,4 +177,4 @@ if [[ "${zsh_eval_context[-1]}" == loadautofunc ]]; then
     _mesh "$@"
 else
     compdef _mesh mesh
-fi"""
+fi""".replace("@WALK@", _walk("2", "CURRENT", "words"))
