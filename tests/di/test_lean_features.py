@@ -4,21 +4,23 @@ catalog, catalog callbacks, the catalog gateway, metrics (nor prometheus_client)
 prompt and resource catalogs, the registry or the span helpers of tracing; each of them is imported once
 the app uses it (the registry's server only once the agent starts the embedded registry).
 
-Each check loads and builds the app in a fresh interpreter and reads `sys.modules` there.
+Each check loads and builds the app as a fresh interpreter would and reads `sys.modules` there: in a fork
+of one process that imported only `mesh_framework.app` (tests/forked_imports.py), what the check's code
+imports first.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ..agents import ROOT
+from ..forked_imports import Forks, forks
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -78,9 +80,17 @@ UNUSED_PACKAGES = (
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
 
-def built_modules(directory: Path, name: str, tools: str, cli: dict[str, object], then: str = "") -> set[str]:
-    """Load and build the app `name` (written to `directory`) in a fresh interpreter, run `then` (`app`,
-    `asgi` are defined); its modules."""
+@pytest.fixture(scope="module")
+def interpreter() -> Iterator[Forks]:
+    with forks() as forking:
+        yield forking
+
+
+def built_modules(
+    interpreter: Forks, directory: Path, name: str, tools: str, cli: dict[str, object], then: str = ""
+) -> set[str]:
+    """Load and build the app `name` (written to `directory`) as a fresh interpreter would, run `then`
+    (`app`, `asgi` are defined); its modules."""
     (directory / f"{name}.py").write_text(textwrap.dedent(APP.format(tools=tools)))
     code = (
         "import json, sys\n"
@@ -90,17 +100,7 @@ def built_modules(directory: Path, name: str, tools: str, cli: dict[str, object]
         f"{then}\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
-    environ["PYTHONPATH"] = os.pathsep.join([str(directory), str(ROOT)])
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(cli)],
-        cwd=directory,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=100,
-        check=False,
-    )
+    done = interpreter.run(code, [json.dumps(cli)], directory)
     assert done.returncode == 0, done.stderr[-2000:]
     return set(json.loads(done.stdout.splitlines()[-1]))
 
@@ -115,20 +115,24 @@ def loaded(modules: set[str], feature: str) -> bool:
     return FEATURES[feature] in modules
 
 
-def test_a_minimal_app_imports_no_feature_package(tmp_path: Path) -> None:
-    modules = built_modules(tmp_path, "lean_minimal", PLAIN_TOOL, MINIMAL)
+def test_a_minimal_app_imports_no_feature_package(interpreter: Forks, tmp_path: Path) -> None:
+    modules = built_modules(interpreter, tmp_path, "lean_minimal", PLAIN_TOOL, MINIMAL)
     unused = sorted(m for m in modules if m.startswith(UNUSED_PACKAGES) and not deciding(m))
     assert unused == []
     assert "mesh_framework.tools.wrapper" in modules  # it did build the tool
 
 
-def test_metrics_on_loads_prometheus(tmp_path: Path) -> None:
-    modules = built_modules(tmp_path, "lean_metrics", PLAIN_TOOL, {**MINIMAL, "metrics.enabled": True})
+def test_metrics_on_loads_prometheus(interpreter: Forks, tmp_path: Path) -> None:
+    modules = built_modules(
+        interpreter, tmp_path, "lean_metrics", PLAIN_TOOL, {**MINIMAL, "metrics.enabled": True}
+    )
     assert loaded(modules, "metrics") and "mesh_framework.metrics.mesh_metrics" in modules
     assert not loaded(modules, "llm") and not loaded(modules, "jobs")
 
 
-def test_a_component_asking_for_metrics_gets_them_while_metrics_are_off(tmp_path: Path) -> None:
+def test_a_component_asking_for_metrics_gets_them_while_metrics_are_off(
+    interpreter: Forks, tmp_path: Path
+) -> None:
     component = (
         PLAIN_TOOL + "\nfrom mesh_framework import component\n"
         "from mesh_framework.metrics import MeshMetrics\n\n"
@@ -141,81 +145,97 @@ def test_a_component_asking_for_metrics_gets_them_while_metrics_are_off(tmp_path
         "local = TestClient(asgi, base_url='http://127.0.0.1')\n"
         "assert local.get('/metrics').status_code == 404  # not served: metrics are off\n"
     )
-    assert loaded(built_modules(tmp_path, "lean_counts", component, MINIMAL, check), "metrics")
+    assert loaded(built_modules(interpreter, tmp_path, "lean_counts", component, MINIMAL, check), "metrics")
 
 
-def test_a_background_tool_or_a_registry_loads_the_job_service(tmp_path: Path) -> None:
+def test_a_background_tool_or_a_registry_loads_the_job_service(interpreter: Forks, tmp_path: Path) -> None:
     background = '\n@mesh_tool(capability="slow", background=True)\nasync def slow() -> int:\n    return 1\n'
-    assert loaded(built_modules(tmp_path, "lean_jobs", background, MINIMAL), "jobs")
+    assert loaded(built_modules(interpreter, tmp_path, "lean_jobs", background, MINIMAL), "jobs")
     # the registry is not reached by a build: joining happens once the agent serves
-    with_registry = built_modules(tmp_path, "lean_joins", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True})
+    with_registry = built_modules(
+        interpreter, tmp_path, "lean_joins", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True}
+    )
     assert loaded(with_registry, "jobs")
 
 
-def test_an_llm_tool_loads_the_llm_modules(tmp_path: Path) -> None:
+def test_an_llm_tool_loads_the_llm_modules(interpreter: Forks, tmp_path: Path) -> None:
     tool = (
         '\n@mesh_tool(capability="ask")\n@mesh_llm("openai/gpt-4o-mini")\n'
         "async def ask(q: str, llm: MeshLlmAgent) -> str:\n    return await llm(q)\n"
     )
-    modules = built_modules(tmp_path, "lean_llm", tool, MINIMAL)
+    modules = built_modules(interpreter, tmp_path, "lean_llm", tool, MINIMAL)
     assert loaded(modules, "llm") and loaded(modules, "callbacks")
     assert not {"openai", "anthropic"} & {m.split(".")[0] for m in modules}  # vendors: on first call
 
 
-def test_catalog_servers_load_the_catalog_and_a_gateway_the_gateway(tmp_path: Path) -> None:
+def test_catalog_servers_load_the_catalog_and_a_gateway_the_gateway(
+    interpreter: Forks, tmp_path: Path
+) -> None:
     server = {"command": sys.executable, "args": ["-c", "pass"]}
     with_servers = built_modules(
-        tmp_path, "lean_catalog", PLAIN_TOOL, {**MINIMAL, "mcp.servers": {"s": server}}
+        interpreter, tmp_path, "lean_catalog", PLAIN_TOOL, {**MINIMAL, "mcp.servers": {"s": server}}
     )
     assert loaded(with_servers, "catalog") and not loaded(with_servers, "gateway")
     gateway = {**MINIMAL, "mcp.servers": {"s": server}, "mcp.gateway": ["s"]}
-    with_gateway = built_modules(tmp_path, "lean_gateway", PLAIN_TOOL, gateway)
+    with_gateway = built_modules(interpreter, tmp_path, "lean_gateway", PLAIN_TOOL, gateway)
     assert loaded(with_gateway, "gateway") and loaded(with_gateway, "callbacks")
 
 
-def test_auth_settings_or_scoped_tools_load_authorization(tmp_path: Path) -> None:
+def test_auth_settings_or_scoped_tools_load_authorization(interpreter: Forks, tmp_path: Path) -> None:
     tokens = {**MINIMAL, "auth.tokens": [{"token": "t0ken-value-long-enough", "scopes": ["read"]}]}
-    assert loaded(built_modules(tmp_path, "lean_auth", PLAIN_TOOL, tokens), "security")
+    assert loaded(built_modules(interpreter, tmp_path, "lean_auth", PLAIN_TOOL, tokens), "security")
     verifier = (
         PLAIN_TOOL + "\nfrom mesh_framework import component\n"
         "from mesh_framework.security import StaticTokenVerifier\n\n"
         "@component\nclass Tokens(StaticTokenVerifier):\n"
         "    def __init__(self) -> None:\n        super().__init__([('t0ken-value-long-enough', (), 'c')])\n"
     )
-    assert loaded(built_modules(tmp_path, "lean_verifier", verifier, MINIMAL), "security")
+    assert loaded(built_modules(interpreter, tmp_path, "lean_verifier", verifier, MINIMAL), "security")
 
 
-def test_a_prompt_a_resource_or_a_prompt_folder_loads_their_catalogs(tmp_path: Path) -> None:
+def test_a_prompt_a_resource_or_a_prompt_folder_loads_their_catalogs(
+    interpreter: Forks, tmp_path: Path
+) -> None:
     prompt = (
         "\nfrom mesh_framework import mesh_prompt\n\n"
         '@mesh_prompt()\ndef greet(name: str) -> str:\n    return f"Hello {name}"\n'
     )
-    modules = built_modules(tmp_path, "lean_prompt", PLAIN_TOOL + prompt, MINIMAL)
+    modules = built_modules(interpreter, tmp_path, "lean_prompt", PLAIN_TOOL + prompt, MINIMAL)
     assert loaded(modules, "prompts") and loaded(modules, "resources")
     resource = (
         "\nfrom mesh_framework import mesh_resource\n\n"
         '@mesh_resource("data://x")\ndef x() -> str:\n    return "x"\n'
     )
-    assert loaded(built_modules(tmp_path, "lean_resource", PLAIN_TOOL + resource, MINIMAL), "resources")
+    assert loaded(
+        built_modules(interpreter, tmp_path, "lean_resource", PLAIN_TOOL + resource, MINIMAL), "resources"
+    )
     (tmp_path / "prompts").mkdir()  # the default prompt folder, beside the app module
     (tmp_path / "prompts" / "hello.md").write_text("---\ndescription: Say hello\n---\nHello!\n")
-    assert loaded(built_modules(tmp_path, "lean_folder", PLAIN_TOOL, MINIMAL), "prompts")
+    assert loaded(built_modules(interpreter, tmp_path, "lean_folder", PLAIN_TOOL, MINIMAL), "prompts")
 
 
-def test_tracing_or_json_logs_load_the_span_helpers(tmp_path: Path) -> None:
+def test_tracing_or_json_logs_load_the_span_helpers(interpreter: Forks, tmp_path: Path) -> None:
     traced = built_modules(
-        tmp_path, "lean_traced", PLAIN_TOOL, {**MINIMAL, "tracing.enabled": True, "tracing.exporter": "none"}
+        interpreter,
+        tmp_path,
+        "lean_traced",
+        PLAIN_TOOL,
+        {**MINIMAL, "tracing.enabled": True, "tracing.exporter": "none"},
     )
     assert "mesh_framework.tracing.spans" in traced and "mesh_framework.tracing.tracer" in traced
-    json_logs = built_modules(tmp_path, "lean_json_logs", PLAIN_TOOL, {**MINIMAL, "logging.format": "json"})
+    json_logs = built_modules(
+        interpreter, tmp_path, "lean_json_logs", PLAIN_TOOL, {**MINIMAL, "logging.format": "json"}
+    )
     assert "mesh_framework.tracing.spans" in json_logs
 
 
 def test_joining_without_a_registry_url_loads_the_embedded_registry_but_not_its_server(
-    tmp_path: Path,
+    interpreter: Forks, tmp_path: Path
 ) -> None:
     """The registry's server, store and routes load when the agent starts the registry, once it serves."""
-    modules = built_modules(tmp_path, "lean_embedded", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True})
+    modules = built_modules(
+        interpreter, tmp_path, "lean_embedded", PLAIN_TOOL, {**MINIMAL, "registry.enabled": True}
+    )
     assert "mesh_framework.registry.in_process" in modules
     assert (
         not {
@@ -227,10 +247,10 @@ def test_joining_without_a_registry_url_loads_the_embedded_registry_but_not_its_
     )
 
 
-def test_a_skill_folder_loads_the_skills_modules(tmp_path: Path) -> None:
+def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: Path) -> None:
     skill = tmp_path / "skills" / "hello"  # the default skill folder, beside the app module
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: hello\ndescription: Say hello\n---\nHello!\n")
-    modules = built_modules(tmp_path, "lean_skills", PLAIN_TOOL, MINIMAL)
+    modules = built_modules(interpreter, tmp_path, "lean_skills", PLAIN_TOOL, MINIMAL)
     assert loaded(modules, "skills") and "mesh_framework.skills.frontmatter" in modules
     assert not loaded(modules, "prompts")  # a skill folder is no prompt folder
