@@ -45,6 +45,10 @@ FAMILIES: dict[str, tuple[str, list[str]]] = {
         "`mesh call --wait` while the agent running the job stops",
         ["tests/jobs/test_jobs_shutdown.py", "-k", "mesh_call_wait"],
     ),
+    "jobs_cancel": (
+        "a cancel sent through mcp-mesh's `__mesh_job_cancel` reaches the job our agent runs",
+        ["tests/interop/test_interop_jobs.py::test_mcp_mesh_cancels_a_job_our_agent_runs"],
+    ),
     "console_10k": (
         "the console page after 10,000 traces",
         [

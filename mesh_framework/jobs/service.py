@@ -123,6 +123,14 @@ class JobService:
             self._spawn(self._cancel_remote(job_id, reason))
         return job
 
+    def cancelled_in_registry(self, job_id: str, error: str | None) -> None:
+        """The registry cancelled a job this agent runs and its forwarded cancel has not arrived (yet): end
+        the job here as the forward would, with the registry's error."""
+        with contextlib.suppress(LookupError, ValueError):  # gone, or ended meanwhile
+            job = self.runner.cancel(job_id)
+            job.error = error or job.error
+            logger.info("job %s was cancelled in the registry: %s", job_id, job.error)
+
     async def _cancel_remote(self, job_id: str, reason: str | None) -> None:
         assert self.client is not None
         try:

@@ -104,6 +104,35 @@ def test_cancelling_a_claimed_job_at_the_registry_stops_it_on_the_agent(
     assert again["isError"] is True and "already finished (cancelled)" in again["content"][0]["text"]
 
 
+def test_a_cancel_the_registry_could_not_forward_ends_the_job_when_its_agent_is_asked() -> None:
+    """The registry answers a cancel before its owner hears of it (MCP Mesh's registry forwards it in the
+    background) or without it (a forward that fails): the owner's job tools read the registry's row, and a
+    cancel found there ends the job on the agent too."""
+    with run_registry() as registry:
+        env = {
+            "MCP_MESH_REGISTRY_URL": registry.base_url,
+            "MESH_REGISTRY__HEARTBEAT_INTERVAL": "0.5",
+            "MCP_MESH_HTTP_HOST": "127.0.0.2",  # advertised to the registry; the agent listens on 127.0.0.1
+        }
+        with run_agent("tests.apps.jobs_app", env=env) as agent:
+            job_id = submit(registry, "hold", {"name": "unheard"})
+
+            def held() -> bool:
+                row = json.loads(_http_json("GET", f"{registry.base_url}/jobs/{job_id}")[2])
+                return bool(row["progress_message"] == "waiting for unheard")
+
+            wait_until(held, 20)
+            status, _type, text = _http_json(
+                "POST", f"{registry.base_url}/jobs/{job_id}/cancel", {"reason": "unheard"}
+            )
+            assert status == 200 and json.loads(text)["forwarded_to_instance_id"] is None  # it failed
+            local = value(call_mesh_tool(agent.base_url, "__mesh_job_status", {"job_id": job_id}))
+            assert local["status"] == "cancelled" and local["error"] == "cancelled: unheard"
+            # the job ended on the agent, not only in that answer: none of its jobs runs any more
+            server = value(call_mesh_tool(agent.base_url, "get_server_status", {}))
+            assert server["jobId"] == job_id and server["status"] == "cancelled"
+
+
 def _ok(message: dict[str, Any]) -> dict[str, Any] | None:
     return None if message["result"].get("isError") else message
 
