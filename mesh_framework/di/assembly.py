@@ -40,7 +40,7 @@ from ..tools.signature import SignatureError
 from .container import REPLACEABLE, MeshContainer
 from .definitions import BeanDefinition, ConfigurationDefinition, Selection, select_beans
 from .lifecycle import BeanLifecycle
-from .scan import ScanResult
+from .scan import ScannedTool, ScanResult
 from .wiring import Bean, BeanCatalog, Requirement, describe_location, is_assignable
 
 __all__ = ["add_collections", "assemble_container", "bean_name_for"]
@@ -379,7 +379,6 @@ def _plan_tools(
     plans: list[ToolPlan] = []
     problems: list[str] = []
     for tool in scan.tools:
-        where = f"{describe_location(tool.spec.function)}: tool '{tool.key}'"
         try:
             plans.append(
                 plan_tool(
@@ -395,9 +394,9 @@ def _plan_tools(
                 )
             )
         except SignatureError as exc:
-            problems.append(f"{where}: {exc}")
+            problems.append(f"{_tool_location(tool)}: {exc}")
         except WiringError as exc:
-            problems.extend(f"{where}: {p}" for p in exc.problems)
+            problems.extend(f"{_tool_location(tool)}: {p}" for p in exc.problems)
     seen: dict[str, str] = {}
     for plan in plans:
         if plan.name in seen:
@@ -407,3 +406,8 @@ def _plan_tools(
             )
         seen[plan.name] = plan.key
     return plans, problems
+
+
+def _tool_location(tool: ScannedTool) -> str:
+    """`path:LINE: tool 'key'`, found only when a problem names it (locating costs more than planning)."""
+    return f"{describe_location(tool.spec.function)}: tool '{tool.key}'"

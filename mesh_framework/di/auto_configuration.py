@@ -36,7 +36,7 @@ def discover_auto_configurations(exclude: Sequence[str]) -> tuple[list[AutoConfi
     entry point that cannot be loaded, or names no `@configuration` class)."""
     found: list[AutoConfiguration] = []
     problems: list[str] = []
-    points = sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)
+    points = sorted(_entry_points(), key=lambda p: p.name)
     names = {point.name for point in points}
     for unknown in sorted(set(exclude) - names):
         logger.warning(
@@ -44,10 +44,15 @@ def discover_auto_configurations(exclude: Sequence[str]) -> tuple[list[AutoConfi
             unknown,
             did_you_mean(unknown, sorted(names)),
         )
+    packages: dict[int, str] = {}  # a distribution's name, read (its METADATA parsed) once
     for point in points:
         if point.name in exclude:
             continue
-        package = point.dist.name if point.dist is not None else point.module
+        dist = point.dist
+        if dist is None:
+            package = point.module
+        elif (package := packages.get(id(dist), "")) == "":
+            package = packages[id(dist)] = dist.name
         where = f"auto-configuration '{point.name}' ({point.value}, package {package})"
         try:
             cls = point.load()
@@ -62,3 +67,20 @@ def discover_auto_configurations(exclude: Sequence[str]) -> tuple[list[AutoConfi
             continue
         found.append(AutoConfiguration(point.name, cls, package))
     return found, problems
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    """The group's entry points, as `importlib.metadata.entry_points(group=...)` finds them (the first
+    distribution of a name on the path wins), parsing only the `entry_points.txt` files that mention the
+    group: the others (every installed package's console scripts and plugins) are read, not parsed."""
+    found: list[importlib.metadata.EntryPoint] = []
+    seen: set[str] = set()
+    for dist in importlib.metadata.distributions():
+        name = dist._normalized_name  # type: ignore[attr-defined]  # the key entry_points() uniques by
+        if name in seen:
+            continue
+        seen.add(name)
+        text = dist.read_text("entry_points.txt")
+        if text and ENTRY_POINT_GROUP in text:
+            found.extend(dist.entry_points.select(group=ENTRY_POINT_GROUP))
+    return found

@@ -8,7 +8,7 @@ Framework beans are declared here; the application adds the scanned user compone
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterator, Mapping, Sequence
 from typing import Any
 
 from dependency_injector import containers, providers
@@ -210,6 +210,9 @@ class FrameworkTypes(Mapping[str, type]):
 
     def __getitem__(self, name: str) -> type:
         return self._present()[name]
+
+    def items(self) -> ItemsView[str, type]:  # one look at the lazy types, not one per name
+        return self._present().items()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._present())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections.abc
 import inspect
+import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -248,25 +249,38 @@ def _bean_methods(cls: type) -> list[tuple[Callable[..., Any], BeanMethodSpec]]:
 
 def _bean_type(cls: type, method: Callable[..., Any]) -> tuple[type | None, str | None]:
     """The type of the bean a method makes: its return annotation (a generator's yielded type)."""
-    where = f"{describe_location(method)}: @bean method {cls.__qualname__}.{method.__name__}"
+
+    def where() -> str:  # located only for a problem: finding the line costs more than the rest
+        return f"{describe_location(method)}: @bean method {cls.__qualname__}.{method.__name__}"
+
     try:
-        hints = typing.get_type_hints(method, include_extras=False)
+        annotation = _return_annotation(method)
     except NameError as exc:
         return None, (
-            f"{where} has an annotation that cannot be resolved at run time ({exc}); import the type "
+            f"{where()} has an annotation that cannot be resolved at run time ({exc}); import the type "
             "outside `if TYPE_CHECKING:`"
         )
-    annotation = hints.get("return")
     if annotation is None or annotation is type(None):
-        return None, f"{where} has no return annotation; annotate it with the bean's type (`-> MyClient`)"
+        return None, f"{where()} has no return annotation; annotate it with the bean's type (`-> MyClient`)"
     if (inspect.isgeneratorfunction(method) or inspect.isasyncgenfunction(method)) and get_origin(
         annotation
     ) in _GENERATORS:
         annotation = get_args(annotation)[0] if get_args(annotation) else Any
     core = annotation if isinstance(annotation, type) else get_origin(annotation)
     if not isinstance(core, type) or core is object:
-        return None, f"{where} returns {annotation!r}, not a class the container can inject; name a class"
+        return None, f"{where()} returns {annotation!r}, not a class the container can inject; name a class"
     return core, None
+
+
+def _return_annotation(method: Callable[..., Any]) -> Any:
+    """The method's return annotation resolved as `typing.get_type_hints` resolves it (in the method's
+    module), without resolving the parameters' annotations, which the bean's type does not depend on."""
+    annotations = getattr(method, "__annotations__", None) or {}
+    if "return" not in annotations:
+        return None
+    holder = types.SimpleNamespace(__annotations__={"return": annotations["return"]})
+    globalns = getattr(inspect.unwrap(method), "__globals__", {})
+    return typing.get_type_hints(holder, globalns=globalns).get("return")
 
 
 def bean_entries(definitions: Sequence[BeanDefinition]) -> list[Bean]:

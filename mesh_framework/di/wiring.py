@@ -12,6 +12,7 @@ import ast
 import collections.abc
 import inspect
 import linecache
+import os
 import re
 import textwrap
 import typing
@@ -74,7 +75,11 @@ def describe_location(function: Any, parameter: str | None = None) -> str:
     code = getattr(function, "__code__", None)
     if parameter is None and code is not None:  # at start-up for every prompt and LLM tool: no tokenizing
         path = inspect.getsourcefile(function)
-        if path is not None and not path.startswith("<") and linecache.getlines(path, function.__globals__):
+        if (
+            path is not None
+            and not path.startswith("<")
+            and (os.path.isfile(path) or linecache.getlines(path, function.__globals__))  # no reading a file
+        ):
             return f"{display_path(path)}:{code.co_firstlineno}"
     try:
         path = inspect.getsourcefile(function) or "<unknown>"
@@ -141,6 +146,8 @@ class BeanCatalog:
             spec.model: Bean(_config_name(spec), spec.model, "config") for spec in config_properties
         }
         self._framework = framework
+        self._framework_listed: tuple[tuple[str, type], ...] = ()
+        self._framework_beans: list[Bean] = []
         # components and @bean methods' beans, in definition order (di/definitions.py)
         self.components = [
             spec
@@ -160,8 +167,13 @@ class BeanCatalog:
 
     @property
     def framework(self) -> list[Bean]:
-        """Read on each use: a lazily listed framework type appears once its module is imported."""
-        return [Bean(name, cls, "framework") for name, cls in self._framework.items()]
+        """Read on each use: a lazily listed framework type appears once its module is imported (the beans
+        are made again only when the listed types changed)."""
+        listed = tuple(self._framework.items())
+        if listed != self._framework_listed:
+            self._framework_listed = listed
+            self._framework_beans = [Bean(name, cls, "framework") for name, cls in listed]
+        return self._framework_beans
 
     def can_inject(self, annotation: Any) -> bool:
         """True if `annotation` names a type the container owns (used to spot beans in tool signatures)."""
