@@ -38,6 +38,7 @@ import httpx2
 
 from ..config.settings import McpLoginSettings
 from ..errors import MeshError
+from ..security.token_response import TokenResponseError, json_object, media_type, token_response
 from .user_tokens import UserLogin, UserTokenStore
 
 __all__ = ["CALLBACK_PATH", "LoginError", "client_metadata_document", "refresh", "sign_in"]
@@ -213,23 +214,13 @@ async def _token_request(
         response = await http.post(endpoint, data=form, headers={"accept": "application/json"})
     except httpx2.HTTPError as exc:
         raise LoginError(f"{what}: the token endpoint {endpoint} cannot be reached ({_said(exc)})") from None
-    body = _json(response)
-    if response.status_code != 200:
-        if body is not None and isinstance(body.get("error"), str):
-            detail = body["error"]
-            if isinstance(body.get("error_description"), str):
-                detail += f" ({body['error_description']})"
-            hint = ""
-            if again and body["error"] == "invalid_grant":  # the refresh token is spent, revoked or expired
-                hint = f"; run `mesh catalog login {again}` again"
-            raise LoginError(f"{what}: {endpoint} refused: HTTP {response.status_code} {detail}{hint}")
-        raise LoginError(f"{what}: {endpoint} answered HTTP {response.status_code} {_kind(response)}")
-    if body is None or not isinstance(body.get("access_token"), str) or not body["access_token"]:
-        raise LoginError(f"{what}: {endpoint} answered {_kind(response)} without an access_token")
-    kind = body.get("token_type")
-    if not isinstance(kind, str) or kind.lower() != "bearer":
-        raise LoginError(f"{what}: {endpoint} issued a token of type {kind!r}, not Bearer")
-    return body
+    try:
+        return token_response(response)
+    except TokenResponseError as exc:
+        hint = ""
+        if again and exc.error == "invalid_grant":  # the refresh token is spent, revoked or expired
+            hint = f"; run `mesh catalog login {again}` again"
+        raise LoginError(f"{what}: {endpoint} {exc}{hint}") from None
 
 
 async def _plan(server: str, url: str, client: McpLoginSettings, http: httpx2.AsyncClient) -> _Plan:
@@ -361,20 +352,8 @@ async def _get_json(http: httpx2.AsyncClient, url: str) -> tuple[dict[str, Any] 
         return None, _said(exc)
     if response.status_code != 200:
         return None, f"HTTP {response.status_code}"
-    body = _json(response)
-    return (body, "") if body is not None else (None, f"{_kind(response)}, not a JSON object")
-
-
-def _json(response: httpx2.Response) -> dict[str, Any] | None:
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
-
-
-def _kind(response: httpx2.Response) -> str:
-    return response.headers.get("content-type", "without a content type").split(";")[0]
+    body = json_object(response)
+    return (body, "") if body is not None else (None, f"{media_type(response)}, not a JSON object")
 
 
 def _said(exc: BaseException) -> str:

@@ -25,13 +25,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx2
 
 from ..config.settings import ClientCredentialsSettings
 from ..errors import MeshError
+from .token_response import TokenResponseError, json_object, media_type, token_response
 
 __all__ = [
     "ACCESS_TOKEN_TYPE",
@@ -182,22 +182,11 @@ class ClientCredentialsTokens:
     def _issued(
         self, endpoint: str, response: httpx2.Response, started: float, *, exchanged: bool = False
     ) -> IssuedToken:
-        body = _json_object(response)
-        if response.status_code != 200:
-            if body is not None and isinstance(body.get("error"), str):
-                detail = body["error"]
-                if isinstance(body.get("error_description"), str):
-                    detail += f" ({body['error_description']})"
-                raise self._failed(endpoint, f"refused: HTTP {response.status_code} {detail}")
-            raise self._failed(endpoint, f"HTTP {response.status_code} {_kind(response)}")
-        if body is None:
-            raise self._failed(endpoint, f"answered {_kind(response)}, not a JSON token response")
-        value = body.get("access_token")
-        kind = body.get("token_type")
-        if not isinstance(value, str) or not value:
-            raise self._failed(endpoint, "the token response has no access_token")
-        if not isinstance(kind, str) or kind.lower() != "bearer":
-            raise self._failed(endpoint, f"token_type {kind!r} is not Bearer")
+        try:
+            body = token_response(response)
+        except TokenResponseError as exc:
+            raise self._failed(endpoint, str(exc)) from None
+        value = body["access_token"]
         issued_type = body.get("issued_token_type", ACCESS_TOKEN_TYPE)
         if exchanged and issued_type != ACCESS_TOKEN_TYPE:
             raise self._failed(endpoint, f"issued_token_type {issued_type!r} is not an access token")
@@ -230,9 +219,9 @@ class ClientCredentialsTokens:
             except httpx2.HTTPError as exc:
                 reasons.append(f"{candidate}: {type(exc).__name__}: {exc or 'connection failed'}")
                 continue
-            metadata = _json_object(response) if response.status_code == 200 else None
+            metadata = json_object(response) if response.status_code == 200 else None
             if metadata is None:
-                reasons.append(f"{candidate}: HTTP {response.status_code} {_kind(response)}")
+                reasons.append(f"{candidate}: HTTP {response.status_code} {media_type(response)}")
                 continue
             resource, servers = metadata.get("resource"), metadata.get("authorization_servers")
             named = urlsplit(resource) if isinstance(resource, str) else None
@@ -273,9 +262,9 @@ class ClientCredentialsTokens:
             except httpx2.HTTPError as exc:
                 reasons.append(f"{url}: {type(exc).__name__}: {exc or 'connection failed'}")
                 continue
-            metadata = _json_object(response) if response.status_code == 200 else None
+            metadata = json_object(response) if response.status_code == 200 else None
             if metadata is None:
-                reasons.append(f"{url}: HTTP {response.status_code} {_kind(response)}")
+                reasons.append(f"{url}: HTTP {response.status_code} {media_type(response)}")
                 continue
             if metadata.get("issuer") != issuer:  # RFC 8414 §3.3: the metadata must be the issuer's own
                 reasons.append(f"{url}: names issuer {metadata.get('issuer')!r}, not {issuer!r}")
@@ -304,15 +293,3 @@ def _key(resource: str | None, subject: str | None) -> _Key:
     # a digest, so the caller's token itself is not kept as a key beyond the call
     digest = hashlib.sha256(subject.encode()).hexdigest() if subject is not None else None
     return (digest, resource)
-
-
-def _json_object(response: httpx2.Response) -> dict[str, Any] | None:
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
-
-
-def _kind(response: httpx2.Response) -> str:
-    return response.headers.get("content-type", "without a content type").split(";")[0]
