@@ -1,14 +1,19 @@
 """The CLI's error paths: one line saying what, where and how to fix, the documented exit code, and never
-a traceback (0 ok, 1 error, 2 usage, 3 not reachable)."""
+a traceback (0 ok, 1 error, 2 usage, 3 not reachable). The commands run by the CLI's `main` in the test's
+process (`tests.cli_in_process`), against a registry and an agent that are processes; a closed pipe is a
+process's own."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from ..agents import run_agent, run_cli, run_registry, wait_until
+from ..agents import run_agent, run_registry, wait_until
+from ..cli_in_process import run_cli_in_process
 
 
 def assert_one_clean_line(stderr: str) -> None:
@@ -25,44 +30,50 @@ def assert_one_clean_line(stderr: str) -> None:
         (["call", "add", "[1, 2]"], 2, "arguments must be a JSON object"),
     ],
 )
-def test_commands_without_a_registry(args: list[str], code: int, expected: str) -> None:
-    result = run_cli([*args, "--registry-url", "http://127.0.0.1:9"])
+def test_commands_without_a_registry(
+    args: list[str], code: int, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_cli_in_process([*args, "--registry-url", "http://127.0.0.1:9"], monkeypatch)
     assert result.returncode == code, result.stderr
     assert expected in result.stderr
     assert_one_clean_line(result.stderr)
 
 
-def test_a_url_that_is_no_registry() -> None:
+def test_a_url_that_is_no_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     with run_agent("starter_app") as agent:  # answers HTTP, but is not a registry
-        result = run_cli(["list", "--registry-url", agent.base_url])
+        result = run_cli_in_process(["list", "--registry-url", agent.base_url], monkeypatch)
     assert result.returncode == 3 and "does not answer like an MCP Mesh registry" in result.stderr
     assert_one_clean_line(result.stderr)
 
 
-def test_list_and_call_against_a_registry() -> None:
+def test_list_and_call_against_a_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     with run_registry() as registry:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
-        empty = run_cli(["list"], env=env)
+
+        def mesh(*args: str) -> subprocess.CompletedProcess[str]:
+            return run_cli_in_process(args, monkeypatch, env)
+
+        empty = mesh("list")
         assert empty.returncode == 0 and "no agents registered" in empty.stdout
         with run_agent("starter_app", env=env):
-            assert wait_until(lambda: "starter" in run_cli(["list"], env=env).stdout, timeout=20)
-            listing = run_cli(["list"], env=env).stdout.splitlines()
+            assert wait_until(lambda: "starter" in mesh("list").stdout, timeout=20, interval=0.2)
+            listing = mesh("list").stdout.splitlines()
             assert listing[0].split() == ["NAME", "ID", "STATUS", "ENDPOINT", "TOOLS"]
-            typo = run_cli(["call", "ad", '{"a": 1, "b": 2}'], env=env)
+            typo = mesh("call", "ad", '{"a": 1, "b": 2}')
             assert typo.returncode == 1 and "did you mean 'add'" in typo.stderr
             assert_one_clean_line(typo.stderr)
-            failed = run_cli(["call", "add", '{"a": "x", "b": 2}'], env=env)
+            failed = mesh("call", "add", '{"a": "x", "b": 2}')
             assert failed.returncode == 1 and "Invalid arguments for tool 'add'" in failed.stderr
-            ok = run_cli(["call", "add", '{"a": 1, "b": 2}'], env=env)
+            ok = mesh("call", "add", '{"a": 1, "b": 2}')
             assert ok.returncode == 0 and ok.stdout.strip() == "3"
 
 
-def test_registry_on_a_busy_port() -> None:
+def test_registry_on_a_busy_port(monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = run_cli(["registry", "--port", str(port)])
+        result = run_cli_in_process(["registry", "--port", str(port)], monkeypatch)
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "choose another --port" in result.stderr
     assert_one_clean_line(result.stderr)
@@ -89,17 +100,23 @@ def test_registry_on_a_busy_port() -> None:
         (["catalog", "export", "--file", "x"], "mesh catalog export: the following arguments are required"),
     ],
 )
-def test_usage_errors_are_one_line_and_exit_2(args: list[str], expected: str) -> None:
-    result = run_cli(args)
+def test_usage_errors_are_one_line_and_exit_2(
+    args: list[str], expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_cli_in_process(args, monkeypatch)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith(expected), result.stderr
     assert_one_clean_line(result.stderr)
 
 
-def test_an_application_that_does_not_import_is_one_line(tmp_path: Path) -> None:
+def test_an_application_that_does_not_import_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "broken_app.py").write_text("import no_such_dependency\n")
+    monkeypatch.chdir(tmp_path)  # `mesh` imports the app from the folder it runs in
+    monkeypatch.setattr(sys, "path", list(sys.path))  # which `main` puts on the path
     for command in (["run", "broken_app", "--port", "0"], ["config", "broken_app"]):
-        result = run_cli(command, cwd=tmp_path)
+        result = run_cli_in_process(command, monkeypatch)
         assert result.returncode == 1
         assert "cannot import the application: ModuleNotFoundError: No module named 'no_such_dependency'" in (
             result.stderr
@@ -109,9 +126,6 @@ def test_an_application_that_does_not_import_is_one_line(tmp_path: Path) -> None
 
 def test_a_reader_that_leaves_early_is_no_error() -> None:
     """`mesh completion bash | head -1`: a closed pipe ends the command quietly."""
-    import subprocess
-    import sys
-
     from ..agents import ROOT, agent_env
 
     mesh = subprocess.Popen(
