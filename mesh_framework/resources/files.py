@@ -7,6 +7,7 @@ text types are served as text, the rest as base64 blobs. Files are read when a c
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import functools
 from dataclasses import dataclass
@@ -15,7 +16,9 @@ from typing import Any
 
 from .contents import blob_contents, is_text_type, text_contents
 
-__all__ = ["StaticFile", "find_files"]
+__all__ = ["SNIFF_BYTES", "StaticFile", "find_files", "guessed_type", "sniffed_type"]
+
+SNIFF_BYTES = 4096  # what is read of a file whose name says nothing of its type
 
 
 @functools.cache
@@ -28,9 +31,27 @@ def _types() -> Any:
         ("application/yaml", ".yaml"),
         ("application/yaml", ".yml"),
         ("application/toml", ".toml"),
+        ("text/x-python", ".py"),
     ):
         mimetypes.add_type(mime_type, extension)
     return mimetypes
+
+
+def guessed_type(name: str) -> str | None:
+    """The MIME type a file's name says (its extension), or None."""
+    guessed, _ = _types().guess_type(name)
+    return str(guessed) if guessed else None
+
+
+def sniffed_type(head: bytes) -> str:
+    """The MIME type of a file whose name says none, from its first bytes (`SNIFF_BYTES` of them are read):
+    text/plain when they read as UTF-8 text, else application/octet-stream."""
+    head = head[:SNIFF_BYTES]
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head)  # a character cut at the end is no error
+    except UnicodeDecodeError:
+        return "application/octet-stream"
+    return "text/plain" if b"\x00" not in head else "application/octet-stream"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,17 +86,17 @@ def find_files(entry: Path, uri_prefix: str) -> list[StaticFile]:
         relative = path.relative_to(base)
         if any(part.startswith(".") for part in relative.parts):
             continue
-        guessed, _ = _types().guess_type(path.name)
-        found.append(StaticFile(uri_prefix + relative.as_posix(), path, guessed or _sniff(path)))
+        found.append(
+            StaticFile(uri_prefix + relative.as_posix(), path, guessed_type(path.name) or _sniff(path))
+        )
     return found
 
 
 def _sniff(path: Path) -> str:
-    """text/plain for a file that reads as UTF-8 text, else application/octet-stream."""
+    """`sniffed_type` of the file's first bytes; application/octet-stream when it cannot be read."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(4096)
-        head.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+            head = handle.read(SNIFF_BYTES)
+    except OSError:
         return "application/octet-stream"
-    return "text/plain" if b"\x00" not in head else "application/octet-stream"
+    return sniffed_type(head)

@@ -12,8 +12,6 @@ accepts (512 files, 16 MiB) and a folder name that cannot be part of a URI. Hidd
 
 from __future__ import annotations
 
-import codecs
-import functools
 import hashlib
 import os
 import re
@@ -26,6 +24,7 @@ from urllib.parse import quote
 
 from ..config.loader import LoadedSettings
 from ..errors import display_path
+from ..resources.files import guessed_type, sniffed_type
 from .frontmatter import SkillFileError, check_frontmatter, read_frontmatter
 
 __all__ = [
@@ -236,7 +235,7 @@ def _files(folder: Path, base: str, manifest_uri: str, where: str) -> tuple[Skil
             total += len(data)
             uri = manifest_uri if relative == SKILL_FILE else f"{base}/{quote(relative, safe=_SAFE + '/')}"
             digest = "sha256:" + hashlib.sha256(data).hexdigest()
-            found.append(SkillFile(uri, name, _mime_type(name, data), data, digest))
+            found.append(SkillFile(uri, name, guessed_type(name) or sniffed_type(data), data, digest))
     if len(found) > MAX_FILES:
         raise SkillFileError(
             f"{where}:1: the skill has {len(found)} files; hosts accept at most {MAX_FILES}: split it"
@@ -264,30 +263,3 @@ def _check_link(path: Path, folder: Path) -> bool:
 
 def _inside(path: Path, folder: Path) -> bool:
     return path.resolve().is_relative_to(folder.resolve())
-
-
-@functools.cache
-def _types() -> Any:
-    import mimetypes
-
-    for mime_type, extension in (
-        ("text/markdown", ".md"),
-        ("application/yaml", ".yaml"),
-        ("application/yaml", ".yml"),
-        ("application/toml", ".toml"),
-        ("text/x-python", ".py"),
-    ):
-        mimetypes.add_type(mime_type, extension)
-    return mimetypes
-
-
-def _mime_type(name: str, data: bytes) -> str:
-    guessed, _ = _types().guess_type(name)
-    if guessed:
-        return str(guessed)
-    head = data[:4096]
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head)  # a character cut at the end is no error
-    except UnicodeDecodeError:
-        return "application/octet-stream"
-    return "text/plain" if b"\x00" not in head else "application/octet-stream"

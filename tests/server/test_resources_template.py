@@ -64,3 +64,14 @@ def test_static_files_get_uris_below_the_entry_and_types_from_extensions(tmp_pat
     assert "blob" in found["file:///docs/raw"].read()[0]
     [single] = find_files(folder / "guide.md", "kb://")
     assert single.uri == "kb://guide.md"
+
+
+def test_a_text_file_without_an_extension_is_text_even_when_its_sniffed_head_cuts_a_character(
+    tmp_path: Path,
+) -> None:
+    """The first 4096 bytes decide; a UTF-8 character they cut in two is no sign of binary (as for skills)."""
+    text = "a" * 4095 + "é and more"  # é's two bytes straddle byte 4096
+    (tmp_path / "notes").write_text(text, encoding="utf-8")
+    [notes] = find_files(tmp_path / "notes", "file:///")
+    assert notes.mime_type == "text/plain"
+    assert notes.read() == [{"uri": "file:///notes", "mimeType": "text/plain", "text": text}]
