@@ -15,7 +15,7 @@ from mesh_framework.config.loader import load_settings, section_rows, validate_s
 from mesh_framework.config.masking import MASK, SECRET, is_secret, masked
 from mesh_framework.config.settings import MeshSettings
 
-from ..agents import run_cli
+from ..cli_in_process import run_cli_in_process
 
 NOTES = "mcp:\n  servers:\n    notes: {command: python}\n"
 
@@ -25,33 +25,38 @@ def config(tmp_path: Path, text: str) -> Path:
     return tmp_path
 
 
-def test_max_tokens_is_shown_by_mesh_config_in_every_form(tmp_path: Path) -> None:
+def test_max_tokens_is_shown_by_mesh_config_in_every_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = config(tmp_path, "llm:\n  defaults:\n    max-tokens: 512\nregistry:\n  token: r3gistry\n")
     base = ["config", "starter_app", "--config", str(folder)]
-    table = run_cli(base)
+    table = run_cli_in_process(base, monkeypatch)
     assert table.returncode == 0, table.stderr
     rows = {line.split()[0]: line.split()[1] for line in table.stdout.splitlines() if line.strip()}
     assert rows["llm.defaults.max_tokens"] == "512" and rows["registry.token"] == MASK
-    listing = run_cli([*base, "--json"])
+    listing = run_cli_in_process([*base, "--json"], monkeypatch)
     settings = json.loads(listing.stdout)["settings"]
     assert settings["llm.defaults.max_tokens"]["value"] == 512
     assert settings["registry.token"]["value"] == MASK
-    explained = run_cli([*base, "--explain", "llm.defaults.max_tokens", "--json"])
+    explained = run_cli_in_process([*base, "--explain", "llm.defaults.max_tokens", "--json"], monkeypatch)
     explanation = json.loads(explained.stdout)
     assert explanation["value"] == 512
     assert [layer["value"] for layer in explanation["layers"] if layer["set"]] == [512, None]
-    secret = json.loads(run_cli([*base, "--explain", "registry.token", "--json"]).stdout)
+    secret = json.loads(
+        run_cli_in_process([*base, "--explain", "registry.token", "--json"], monkeypatch).stdout
+    )
     assert secret["value"] == MASK and "r3gistry" not in json.dumps(secret)
 
 
-def test_a_bad_max_tokens_is_shown_in_the_error(tmp_path: Path) -> None:
-    result = run_cli(
+def test_a_bad_max_tokens_is_shown_in_the_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run_cli_in_process(
         [
             "config",
             "starter_app",
             "--config",
             str(config(tmp_path, "llm:\n  defaults:\n    max-tokens: lots\n")),
-        ]
+        ],
+        monkeypatch,
     )
     assert result.returncode == 1
     assert "llm.defaults.max_tokens = 'lots' (from " in result.stderr
@@ -114,11 +119,13 @@ def test_masked_keeps_what_is_not_secret() -> None:
     assert masked("auth.tokens", value, MeshSettings) == [{"token": MASK, "scopes": ["x"], "client_id": "ci"}]
 
 
-def test_explain_masks_the_secrets_inside_a_list(tmp_path: Path) -> None:
+def test_explain_masks_the_secrets_inside_a_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = config(tmp_path, "auth:\n  tokens:\n    - {token: yaml-s3cret, scopes: [math]}\n")
     env = {"MESH_AUTH__TOKENS": '[{"token": "env-s3cret", "scopes": ["admin"]}]'}
-    result = run_cli(
-        ["config", "starter_app", "--config", str(folder), "--explain", "auth.tokens", "--json"], env=env
+    result = run_cli_in_process(
+        ["config", "starter_app", "--config", str(folder), "--explain", "auth.tokens", "--json"],
+        monkeypatch,
+        env,
     )
     assert result.returncode == 0, result.stderr
     assert "s3cret" not in result.stdout
@@ -128,7 +135,9 @@ def test_explain_masks_the_secrets_inside_a_list(tmp_path: Path) -> None:
     assert values == [[{"token": MASK, "scopes": ["admin"]}], [{"token": MASK, "scopes": ["math"]}], []]
 
 
-def test_url_passwords_are_masked_by_mesh_config_in_every_form(tmp_path: Path) -> None:
+def test_url_passwords_are_masked_by_mesh_config_in_every_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = config(
         tmp_path,
         "registry:\n  url: http://user:pw-registry@127.0.0.1:8000\n"
@@ -137,14 +146,14 @@ def test_url_passwords_are_masked_by_mesh_config_in_every_form(tmp_path: Path) -
     )
     env = {"MESH_REGISTRY__URLS": "http://a:pw-one@127.0.0.1:8001,http://b:pw-two@127.0.0.1:8002"}
     base = ["config", "starter_app", "--config", str(folder)]
-    table = run_cli(base, env=env)
+    table = run_cli_in_process(base, monkeypatch, env)
     assert table.returncode == 0, table.stderr
     assert "pw-" not in table.stdout and "tk-vendor" not in table.stdout
     rows = {line.split()[0]: line.split()[1] for line in table.stdout.splitlines() if line.strip()}
     assert rows["registry.url"] == f"http://user:{MASK}@127.0.0.1:8000"
     assert rows["tracing.endpoint"] == f"http://otel:{MASK}@127.0.0.1:4318/v1/traces"
     assert rows["llm.vendors.openai.base_url"] == f"https://{MASK}@llm.internal/v1"
-    listing = run_cli([*base, "--json"], env=env)
+    listing = run_cli_in_process([*base, "--json"], monkeypatch, env)
     assert listing.returncode == 0, listing.stderr
     assert "pw-" not in listing.stdout and "tk-vendor" not in listing.stdout
     settings = json.loads(listing.stdout)["settings"]
@@ -152,7 +161,7 @@ def test_url_passwords_are_masked_by_mesh_config_in_every_form(tmp_path: Path) -
         f"http://a:{MASK}@127.0.0.1:8001",
         f"http://b:{MASK}@127.0.0.1:8002",
     ]
-    explained = run_cli([*base, "--explain", "registry.url", "--json"], env=env)
+    explained = run_cli_in_process([*base, "--explain", "registry.url", "--json"], monkeypatch, env)
     assert explained.returncode == 0, explained.stderr
     assert "pw-registry" not in explained.stdout
     assert json.loads(explained.stdout)["value"] == f"http://user:{MASK}@127.0.0.1:8000"
