@@ -1,6 +1,7 @@
-"""What `mesh` prints on the way, through the real entry point: one agent's start lines once, a clean stop
-that is not called unhealthy, `mesh list` without the framework's tools (unless `--all`), help and
-choice errors that say what is meant, and a failed start that names every agent that failed."""
+"""What `mesh` prints on the way: one agent's start lines once, a clean stop that is not called unhealthy,
+`mesh list` without the framework's tools (unless `--all`), help and choice errors that say what is meant,
+and a failed start that names every agent that failed. `mesh run` is a process; the commands that only
+print run by the CLI's `main` in the test's process (`tests.cli_in_process`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import json
 import signal
 import socket
 
+import pytest
+
 from ..agents import ROOT, run_agent, run_cli, run_mesh, run_registry, stop, wait_until
+from ..cli_in_process import run_cli_in_process
 
 
 def free_port() -> int:
@@ -31,15 +35,19 @@ def test_one_agent_with_its_embedded_registry_logs_each_start_line_once_and_leav
     assert "unhealthy" not in text
 
 
-def test_mesh_list_leaves_the_framework_tools_out_unless_all() -> None:
+def test_mesh_list_leaves_the_framework_tools_out_unless_all(monkeypatch: pytest.MonkeyPatch) -> None:
     with run_registry() as registry:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
+
+        def listing(*args: str) -> str:
+            return run_cli_in_process(["list", *args], monkeypatch, env).stdout
+
         with run_agent("starter_app.calculator", env=env):
-            wait_until(lambda: "calculator" in run_cli(["list"], env=env).stdout, timeout=20)
-            plain = run_cli(["list"], env=env).stdout
-            everything = run_cli(["list", "--all"], env=env).stdout
-            listed = json.loads(run_cli(["list", "--json"], env=env).stdout)
-            listed_all = json.loads(run_cli(["list", "--json", "--all"], env=env).stdout)
+            wait_until(lambda: "calculator" in listing(), timeout=20, interval=0.2)
+            plain = listing()
+            everything = listing("--all")
+            listed = json.loads(listing("--json"))
+            listed_all = json.loads(listing("--json", "--all"))
     row = next(line for line in plain.splitlines() if line.startswith("calculator"))
     assert row.split()[-1] == "sum_of_squares"
     assert "__mesh_job_status" not in plain and "get_server_status" not in plain
@@ -49,15 +57,15 @@ def test_mesh_list_leaves_the_framework_tools_out_unless_all() -> None:
     assert {"sum_of_squares", *framework} <= set(listed_all["agents"][0]["tools"])
 
 
-def test_help_of_a_one_app_command_says_module() -> None:
-    shown = run_cli(["config", "--help"]).stdout
+def test_help_of_a_one_app_command_says_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = run_cli_in_process(["config", "--help"], monkeypatch).stdout
     assert "app         " in shown and "module holding a @mesh_agent class" in shown
     assert "module(s)" not in shown
-    assert "module(s) holding" in run_cli(["run", "--help"]).stdout  # run takes several
+    assert "module(s) holding" in run_cli_in_process(["run", "--help"], monkeypatch).stdout  # several
 
 
-def test_a_format_far_from_any_lists_the_formats_without_a_guess() -> None:
-    result = run_cli(["catalog", "export", "starter_app", "--format", "nope"])
+def test_a_format_far_from_any_lists_the_formats_without_a_guess(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run_cli_in_process(["catalog", "export", "starter_app", "--format", "nope"], monkeypatch)
     assert result.returncode == 2
     assert result.stderr == (
         "mesh catalog export: unknown --format 'nope'; "
