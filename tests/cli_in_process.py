@@ -75,18 +75,22 @@ class CliRun:
         return self.stdout.first_line(timeout, self._done)
 
     def finish(self, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
-        """Waits for the command's end; the streams and the root logger (which `main` configures for a
-        command-line run) are the test's again."""
+        """Waits for the command's end; then as `close`."""
         ended = self._done.wait(timeout)
-        sys.stdout, sys.stderr = self._streams
-        handlers, level = self._logging
-        logging.getLogger().handlers[:] = handlers
-        logging.getLogger().setLevel(level)
+        self.close()
         assert ended, f"`mesh {' '.join(self.args)}` did not end within {timeout}s: {self.stderr.getvalue()}"
         assert self._code is not None
         return subprocess.CompletedProcess(
             ["mesh", *self.args], self._code, self.stdout.getvalue(), self.stderr.getvalue()
         )
+
+    def close(self) -> None:
+        """The streams and the root logger (which `main` configures for a command-line run) are the test's
+        again (a command that has not ended writes on to its own streams, unread)."""
+        sys.stdout, sys.stderr = self._streams
+        handlers, level = self._logging
+        logging.getLogger().handlers[:] = handlers
+        logging.getLogger().setLevel(level)
 
 
 def _environ(monkeypatch: pytest.MonkeyPatch, env: Mapping[str, str] | None) -> None:

@@ -1,8 +1,8 @@
 """An agent that stops (SIGTERM, SIGINT) ends every job it still runs with a state someone can read: running
 jobs get `server.shutdown_grace`, then end `failed` ("agent stopped"), one log line each, registry jobs in
 the registry too; `mesh call --wait` shows that end, read from the agent while it drains or from the
-registry once it is gone. Real registry and agent processes; every wait is on a process, a log line or a
-registry row."""
+registry once it is gone. Real registry and agent processes (`mesh call` runs in this process:
+tests/cli_in_process.py); every wait is on a process, a log line or a registry row."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ import json
 import re
 import signal
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.agents import ROOT, AgentProcess, agent_env, metric, run_agent, run_registry, stop, wait_until
+from tests.agents import AgentProcess, metric, run_agent, run_registry, stop, wait_until
+from tests.cli_in_process import CliRun, start_cli
 from tests.interop.mcp_mesh import _http_json, call_mesh_tool
 
 pytestmark = pytest.mark.timeout(120)
@@ -43,10 +42,27 @@ def held(registry: AgentProcess, job_id: str) -> Any:
     return row if row["owner_instance_id"] and row["progress_message"] else None
 
 
-@pytest.fixture
-def registry() -> Iterator[AgentProcess]:
+@pytest.fixture(scope="module")
+def shared_registry() -> Iterator[AgentProcess]:
     with run_registry() as running:
         yield running
+
+
+@pytest.fixture
+def registry(shared_registry: AgentProcess) -> AgentProcess:
+    """The module's registry, as a fresh one would be to the test: no agent listed, no job open. An agent
+    an earlier test killed stays listed until it misses its heartbeats (a `mesh call` could be sent to it),
+    and a job of a test that failed may still be open: they go as a graceful stop and a cancel would."""
+    url = shared_registry.base_url
+    status, _type, text = _http_json("GET", f"{url}/agents")
+    assert status == 200, text
+    for agent in json.loads(text).get("agents") or []:
+        assert _http_json("DELETE", f"{url}/agents/{agent['id']}")[0] == 204
+    status, _type, text = _http_json("GET", f"{url}/jobs?status=working,input_required&limit=200")
+    assert status == 200, text
+    for job in json.loads(text)["jobs"]:
+        _http_json("POST", f"{url}/jobs/{job['id']}/cancel", {"reason": "left by an earlier test"})
+    return shared_registry
 
 
 def agent_settings(registry: AgentProcess, grace: str = "0.5") -> dict[str, str]:
@@ -101,15 +117,10 @@ def test_a_final_report_the_registry_cannot_take_is_logged_on_one_line() -> None
     assert f"{job_id} failed (agent stopped)" in lines[0] and "registry" in lines[0]
 
 
-def wait_command(registry: AgentProcess, *arguments: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "mesh_framework.cli", "call", *arguments, "--wait"],
-        cwd=ROOT,
-        env=agent_env({"MCP_MESH_REGISTRY_URL": registry.base_url}),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def wait_command(monkeypatch: pytest.MonkeyPatch, registry: AgentProcess, *arguments: str) -> CliRun:
+    """`mesh call ARGUMENTS --wait` with the registry's URL, started."""
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
+    return start_cli(["call", *arguments, "--wait"], monkeypatch, env)
 
 
 def resolved(agent: AgentProcess) -> None:
@@ -130,19 +141,22 @@ def held_hold_job(registry: AgentProcess) -> str | None:
     return next((r["id"] for r in rows if r["owner_instance_id"] and r["progress_message"]), None)
 
 
-def test_mesh_call_wait_shows_how_a_registry_job_ended_when_its_agent_stops(registry: AgentProcess) -> None:
+def test_mesh_call_wait_shows_how_a_registry_job_ended_when_its_agent_stops(
+    registry: AgentProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with run_agent("tests.apps.jobs_app", env=agent_settings(registry, grace="0.3")) as agent:
         resolved(agent)
-        waiting = wait_command(registry, "hold_via_registry", "name=forever")
+        waiting = wait_command(monkeypatch, registry, "hold_via_registry", "name=forever")
         try:
             job_id = wait_until(lambda: held_hold_job(registry), 30)
             polled(agent)
             agent.process.send_signal(signal.SIGTERM)
-            out, err = waiting.communicate(timeout=30)
+            done = waiting.finish(timeout=30)
         finally:
-            waiting.kill()
+            waiting.close()
+    out, err = done.stdout, done.stderr
     # read from the agent while it drained, or from the registry once it was gone: the same end
-    assert (waiting.returncode, out) == (1, ""), err
+    assert (done.returncode, out) == (1, ""), err
     assert re.fullmatch(
         rf"mesh call: job {job_id} of 'hold_via_registry' failed: agent stopped"
         r"( \(as the registry holds it: the agent stopped answering\))?\n",
@@ -151,11 +165,11 @@ def test_mesh_call_wait_shows_how_a_registry_job_ended_when_its_agent_stops(regi
 
 
 def test_mesh_call_wait_follows_a_registry_job_in_the_registry_once_its_agent_is_gone(
-    registry: AgentProcess,
+    registry: AgentProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with run_agent("tests.apps.jobs_app", env=agent_settings(registry)) as agent:
         resolved(agent)
-        waiting = wait_command(registry, "hold_via_registry", "name=forever")
+        waiting = wait_command(monkeypatch, registry, "hold_via_registry", "name=forever")
         try:
             job_id = wait_until(lambda: held_hold_job(registry), 30)
             polled(agent)
@@ -164,23 +178,27 @@ def test_mesh_call_wait_follows_a_registry_job_in_the_registry_once_its_agent_is
                 "POST", f"{registry.base_url}/jobs/{job_id}/cancel", {"reason": "its agent died"}
             )
             assert status == 200, text
-            out, err = waiting.communicate(timeout=30)
+            done = waiting.finish(timeout=30)
         finally:
-            waiting.kill()
-    assert (waiting.returncode, out) == (1, ""), err
+            waiting.close()
+    out, err = done.stdout, done.stderr
+    assert (done.returncode, out) == (1, ""), err
     assert err == (
         f"mesh call: job {job_id} of 'hold_via_registry' cancelled: cancelled: its agent died "
         "(as the registry holds it: the agent stopped answering)\n"
     )
 
 
-def test_mesh_call_wait_says_a_local_job_is_lost_with_its_agent(registry: AgentProcess) -> None:
+def test_mesh_call_wait_says_a_local_job_is_lost_with_its_agent(
+    registry: AgentProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with run_agent("tests.apps.jobs_app", env=agent_settings(registry)) as agent:
 
         def polls() -> float:  # the job's status polls the agent has served
             return metric(agent.base_url, "mesh_tool_calls_total", tool="__mesh_job_status") or 0.0
 
-        waiting = wait_command(registry, "hold", "name=forever")
+        resolved(agent)  # the registry offers its `hold` (a command started sooner would find none)
+        waiting = wait_command(monkeypatch, registry, "hold", "name=forever")
         try:
 
             def running() -> bool:
@@ -191,10 +209,11 @@ def test_mesh_call_wait_says_a_local_job_is_lost_with_its_agent(registry: AgentP
             # the command has its answer and follows the job (else the kill cuts its first call short)
             wait_until(lambda: polls() > 0, 30)
             stop(agent.process, sig=signal.SIGKILL)
-            out, err = waiting.communicate(timeout=30)
+            done = waiting.finish(timeout=30)
         finally:
-            waiting.kill()
-    assert (waiting.returncode, out) == (3, ""), err
+            waiting.close()
+    out, err = done.stdout, done.stderr
+    assert (done.returncode, out) == (3, ""), err
     assert re.fullmatch(
         # refused, or killed while a poll was in flight: the agent is gone either way
         r"mesh call: \S+ (is unreachable: .+|went away during the call of '__mesh_job_status' \(.+\)); "
