@@ -113,6 +113,8 @@ def collect_indicators(
             name = getattr(member, INDICATOR_ATTR, None)
             if isinstance(name, str):
                 found.append(NamedIndicator(name, _checked(getattr(component, attribute), name)))
-        if isinstance(component, HealthIndicator) and _takes_no_arguments(component.health):
+        # `health` looked up first: a Protocol's isinstance costs far more, and most components have none
+        has_health = hasattr(component, "health")
+        if has_health and isinstance(component, HealthIndicator) and _takes_no_arguments(component.health):
             found.append(NamedIndicator(indicator_name(type(component)), component.health))
     return found

@@ -101,6 +101,22 @@ def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
         load_settings(config_dir=tmp_path, environ={})
 
 
+def test_invalid_yaml_says_what_the_parser_found(tmp_path: Path) -> None:
+    """Files are parsed by libyaml when PyYAML has it; a file it refuses is reported with the pure-Python
+    parser's wording, which names the character at fault."""
+    (tmp_path / "application.yaml").write_text("server:\n\tport: 8080\n")
+    with pytest.raises(ConfigError, match=r"application.yaml:2: not valid YAML \(found character '\\t'"):
+        load_settings(config_dir=tmp_path, environ={})
+
+
+def test_yaml_lines_are_the_origins_of_the_values(tmp_path: Path) -> None:
+    (tmp_path / "application.yaml").write_text("# a comment\nserver:\n  port: 8081\ntools:\n  timeout: 5\n")
+    loaded = load_settings(config_dir=tmp_path, environ={})
+    assert loaded.settings.server.port == 8081
+    assert loaded.origin_of("server.port").endswith("application.yaml:3")
+    assert loaded.origin_of("tools.timeout").endswith("application.yaml:5")
+
+
 def test_yaml_top_level_must_be_a_mapping(tmp_path: Path) -> None:
     (tmp_path / "application.yaml").write_text("- a\n- b\n")
     with pytest.raises(ConfigError, match="top level must be a mapping"):
