@@ -2,13 +2,19 @@
 
 Installed by `scripts/install-mcp-mesh.sh` (the test command runs it). Our agents join the real registry
 unchanged; only the registry URL and a short heartbeat interval are set.
+
+The tests that only call our starter agent share the module's registry and one starter (`starter`); the one
+whose consumer must find mcp-mesh's `add` alone, and the one that restarts the registry, run their own.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.agents import AgentProcess, run_agent
 from tests.agents import wait_until as wait_for
@@ -33,14 +39,21 @@ def succeeded(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict
     return None if result["isError"] else result
 
 
-def test_two_of_our_agents_call_each_other_through_the_mcp_mesh_registry(registry: MeshRegistry) -> None:
-    with (
-        run_agent("starter_app", env=ours(registry)),
-        run_agent("starter_app.calculator", env=ours(registry)) as calc,
-    ):
+@pytest.fixture(scope="module")
+def starter(shared_registry: MeshRegistry) -> Iterator[AgentProcess]:
+    """Our starter agent (`add`, `greet`, ...), registered in the module's registry."""
+    with run_agent("starter_app", env=ours(shared_registry)) as running:
+        wait_for(lambda: "starter" in names(shared_registry), timeout=10)
+        yield running
+
+
+def test_two_of_our_agents_call_each_other_through_the_mcp_mesh_registry(
+    shared_registry: MeshRegistry, starter: AgentProcess
+) -> None:
+    with run_agent("starter_app.calculator", env=ours(shared_registry)) as calc:
         result = wait_for(lambda: succeeded(calc, "sum_of_squares", {"a": 3, "b": 4}), timeout=15)
         assert result["structuredContent"] == {"result": 25}  # type: ignore[index]
-        assert {"starter", "calculator"} <= names(registry)
+        assert {"starter", "calculator"} <= names(shared_registry)
 
 
 def test_our_consumer_calls_an_mcp_mesh_python_agent(registry: MeshRegistry) -> None:
@@ -53,31 +66,30 @@ def test_our_consumer_calls_an_mcp_mesh_python_agent(registry: MeshRegistry) -> 
         assert any("-> mesh-adder-" in line for line in calc.output)
 
 
-def test_an_mcp_mesh_consumer_calls_our_agent(registry: MeshRegistry) -> None:
-    with run_agent("starter_app", env=ours(registry)):
-        wait_for(lambda: "starter" in names(registry), timeout=10)
-        with run_mesh_python_agent(AGENTS_DIR / "calc_consumer.py", registry) as mesh_calc:
+def test_an_mcp_mesh_consumer_calls_our_agent(shared_registry: MeshRegistry, starter: AgentProcess) -> None:
+    with run_mesh_python_agent(AGENTS_DIR / "calc_consumer.py", shared_registry) as mesh_calc:
 
-            def answered() -> Any:
-                message = mesh_calc.call_tool("mesh_calc", {"a": 2, "b": 3})
-                result = message.get("result") or {}
-                return result if result.get("structuredContent") == {"result": 5} else None
+        def answered() -> Any:
+            message = mesh_calc.call_tool("mesh_calc", {"a": 2, "b": 3})
+            result = message.get("result") or {}
+            return result if result.get("structuredContent") == {"result": 5} else None
 
-            assert wait_for(answered, timeout=20)
+        assert wait_for(answered, timeout=20)
 
 
-def test_meshctl_lists_and_calls_our_agents(registry: MeshRegistry, tmp_path: Path) -> None:
-    with run_agent("starter_app", env=ours(registry)):
-        wait_for(lambda: "starter" in names(registry), timeout=10)
-        listed = meshctl(["list"], registry, tmp_path / "home")
-        assert listed.returncode == 0, listed.stderr
-        assert "starter-" in strip_ansi(listed.stdout)
-        as_json = json.loads(meshctl(["list", "--json"], registry, tmp_path / "home").stdout)
-        tools = {t.get("function_name") for a in as_json["agents"] for t in a.get("tools") or []}
-        assert {"add", "greet", "slow_echo"} <= tools
-        called = meshctl(["call", "add", '{"a": 20, "b": 22}', "--raw"], registry, tmp_path / "home")
-        assert called.returncode == 0, called.stderr + called.stdout
-        assert json.loads(called.stdout)["structuredContent"] == {"result": 42}
+def test_meshctl_lists_and_calls_our_agents(
+    shared_registry: MeshRegistry, starter: AgentProcess, tmp_path: Path
+) -> None:
+    registry = shared_registry
+    listed = meshctl(["list"], registry, tmp_path / "home")
+    assert listed.returncode == 0, listed.stderr
+    assert "starter-" in strip_ansi(listed.stdout)
+    as_json = json.loads(meshctl(["list", "--json"], registry, tmp_path / "home").stdout)
+    tools = {t.get("function_name") for a in as_json["agents"] for t in a.get("tools") or []}
+    assert {"add", "greet", "slow_echo"} <= tools
+    called = meshctl(["call", "add", '{"a": 20, "b": 22}', "--raw"], registry, tmp_path / "home")
+    assert called.returncode == 0, called.stderr + called.stdout
+    assert json.loads(called.stdout)["structuredContent"] == {"result": 42}
 
 
 def test_our_agent_re_registers_after_the_mcp_mesh_registry_restarts(registry: MeshRegistry) -> None:
