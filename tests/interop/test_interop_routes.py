@@ -1,9 +1,13 @@
 """Web routes with the real MCP Mesh 3.8: its Go registry, an mcp-mesh FastAPI route app run by uvicorn, an
-mcp-mesh tool agent and `meshctl`, both ways, all on loopback."""
+mcp-mesh tool agent and `meshctl`, both ways, all on loopback.
+
+Our `routes_app` and mcp-mesh's route app run once, on the module's registry, for the two tests that read
+them (`route_pair`); the test whose route must find mcp-mesh's `upper` alone runs its own registry."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +24,7 @@ from tests.interop.mcp_mesh import (
     registry_agents,
     run_mesh_python_agent,
 )
-from tests.interop.mesh_routes import run_mesh_route_app
+from tests.interop.mesh_routes import MeshRouteApp, run_mesh_route_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -41,17 +45,25 @@ def agent_named(registry: MeshRegistry, name: str) -> dict[str, Any] | None:
     return next((a for a in registry_agents(registry) if a.get("name") == name), None)
 
 
-def test_an_mcp_mesh_route_app_calls_our_tool(registry: MeshRegistry) -> None:
+@pytest.fixture(scope="module")
+def route_pair(shared_registry: MeshRegistry) -> Iterator[MeshRouteApp]:
+    """Our `routes_app` (`webby`: the tool `upper` and routes) and mcp-mesh's route app calling it, on the
+    module's registry; yields mcp-mesh's."""
     with (
-        run_agent("tests.apps.routes_app", env=ours(registry)),
-        run_mesh_route_app("route_gateway", registry, name="mesh-gateway") as gateway,
+        run_agent("tests.apps.routes_app", env=ours(shared_registry)),
+        run_mesh_route_app("route_gateway", shared_registry, name="mesh-gateway") as gateway,
     ):
-        answer = wait_for(lambda: ok_json(gateway.base_url + "/api/shout?text=hi"), timeout=30)
-        assert answer == {"text": "HI"}
-        # MCP Mesh's stream routes skip its 503 perimeter: until their own slot resolves they fail in-stream
-        expected = b"data: A\n\ndata: B\n\ndata: [DONE]\n\n"
-        url = gateway.base_url + "/api/shout-stream?text=a%20b"
-        wait_for(lambda: fetch(url).content == expected, timeout=30)
+        yield gateway
+
+
+def test_an_mcp_mesh_route_app_calls_our_tool(route_pair: MeshRouteApp) -> None:
+    gateway = route_pair
+    answer = wait_for(lambda: ok_json(gateway.base_url + "/api/shout?text=hi"), timeout=30)
+    assert answer == {"text": "HI"}
+    # MCP Mesh's stream routes skip its 503 perimeter: until their own slot resolves they fail in-stream
+    expected = b"data: A\n\ndata: B\n\ndata: [DONE]\n\n"
+    url = gateway.base_url + "/api/shout-stream?text=a%20b"
+    wait_for(lambda: fetch(url).content == expected, timeout=30)
 
 
 def test_our_route_calls_an_mcp_mesh_tool(registry: MeshRegistry) -> None:
@@ -69,13 +81,10 @@ def test_our_route_calls_an_mcp_mesh_tool(registry: MeshRegistry) -> None:
 
 
 def test_the_mcp_mesh_registry_and_meshctl_show_our_route_agents_as_its_own(
-    registry: MeshRegistry, tmp_path: Path
+    shared_registry: MeshRegistry, route_pair: MeshRouteApp, tmp_path: Path
 ) -> None:
-    with (
-        run_agent("tests.apps.routes_api_app", env=ours(registry)),
-        run_agent("tests.apps.routes_app", env=ours(registry)),
-        run_mesh_route_app("route_gateway", registry, name="mesh-gateway") as theirs,
-    ):
+    registry, theirs = shared_registry, route_pair
+    with run_agent("tests.apps.routes_api_app", env=ours(registry)):
         api: dict[str, Any] = wait_for(lambda: agent_named(registry, "web-gateway"), timeout=15)  # type: ignore[assignment]
         mixed: dict[str, Any] = wait_for(lambda: agent_named(registry, "webby"), timeout=15)  # type: ignore[assignment]
         # a route-only agent registers as MCP Mesh's own route app: type api, its routes' dependencies
