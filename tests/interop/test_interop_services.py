@@ -1,10 +1,15 @@
 """Service interfaces with the real MCP Mesh, both ways, on its Go registry: our service over mcp-mesh
 providers (the registry resolves its methods exactly as it resolves an mcp-mesh `@mesh.service` view of
-the same shape), and an mcp-mesh view over our providers."""
+the same shape), and an mcp-mesh view over our providers.
+
+mcp-mesh's view (`mesh-media-view`) runs once for both tests (`mesh_view`): it resolves the `media.*`
+methods to mcp-mesh's providers in the first and to ours in the second. Its `media.transcribe` never
+resolves, so its settle window (how long a first call waits for a declared dependency) is set short."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -14,6 +19,7 @@ from tests.agents import run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
+    MeshAgent,
     MeshRegistry,
     ours,
     registry_agents,
@@ -36,12 +42,19 @@ def resolutions(shared_registry: MeshRegistry, agent: str, tool: str) -> list[tu
     return []
 
 
+@pytest.fixture(scope="module")
+def mesh_view(shared_registry: MeshRegistry) -> Iterator[MeshAgent]:
+    """mcp-mesh's `@mesh.service` view over `media.*` (`view_caption`, `view_transcribe`)."""
+    settle = {"MCP_MESH_SETTLE_TIMEOUT": "2"}  # mcp-mesh's default, 20 s, is a first call's wait
+    with run_mesh_python_agent(AGENTS_DIR / "media_view_consumer.py", shared_registry, settle) as viewer:
+        yield viewer
+
+
 def test_our_service_over_mcp_mesh_providers_resolves_as_an_mcp_mesh_view(
-    shared_registry: MeshRegistry,
+    shared_registry: MeshRegistry, mesh_view: MeshAgent
 ) -> None:
     with (
         run_mesh_python_agent(AGENTS_DIR / "media_provider.py", shared_registry),
-        run_mesh_python_agent(AGENTS_DIR / "media_view_consumer.py", shared_registry),
         run_agent("tests.apps.services_app", env=ours(shared_registry)) as consumer,
     ):
         processed: dict[str, Any] = wait_for(  # type: ignore[assignment]
@@ -81,11 +94,9 @@ def test_our_service_over_mcp_mesh_providers_resolves_as_an_mcp_mesh_view(
         ]
 
 
-def test_an_mcp_mesh_view_over_our_providers(shared_registry: MeshRegistry) -> None:
-    with (
-        run_agent("tests.apps.services_provider_app", env=ours(shared_registry)),
-        run_mesh_python_agent(AGENTS_DIR / "media_view_consumer.py", shared_registry) as viewer,
-    ):
+def test_an_mcp_mesh_view_over_our_providers(shared_registry: MeshRegistry, mesh_view: MeshAgent) -> None:
+    viewer = mesh_view
+    with run_agent("tests.apps.services_provider_app", env=ours(shared_registry)):
 
         def captioned() -> dict[str, Any] | None:
             result = viewer.call_tool("view_caption", {"text": "cat"}).get("result") or {}
