@@ -1,23 +1,28 @@
 """Media with the real MCP Mesh 3.8, both ways, on its Go registry and one shared store (a local folder, then
 S3 on a real S3 API server): a chart an mcp-mesh agent stores (`mesh.MediaResult`) is read by our tool, an
 upload to our route is read by its `mesh.MediaParam` tool, and its tool calls our `render` through the mesh
-and reads our `resource_link`."""
+and reads our `resource_link`.
+
+The tests on the local folder share the module's registry, one folder and one of our media agents
+(`folder_mesh`); the S3 test runs its own (its agents would offer a second `render` to the mesh)."""
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
-from tests.agents import run_agent
+from tests.agents import AgentProcess, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
+    MeshRegistry,
     call_mesh_tool,
     run_mesh_python_agent,
     run_mesh_registry,
@@ -43,61 +48,88 @@ def structured(message: dict[str, Any]) -> Any:
     return result.get("structuredContent") or json.loads(result["content"][0]["text"])
 
 
-def exchange(tmp_path: Path, shared: dict[str, str], base: str, stored: Callable[[str], bytes]) -> None:
-    """Both agents on the store `shared` configures; `base` is where its URIs start, `stored(name)` the
-    bytes the store holds under `name`."""
-    with run_mesh_registry(tmp_path / "registry") as registry:
-        ours_env = {
-            **shared,
-            "MCP_MESH_REGISTRY_URL": registry.url,
-            "MCP_MESH_HEALTH_INTERVAL": "1",
-            "MESH_REGISTRY__ENABLED": "true",
+def media_agent_env(registry: MeshRegistry, shared: dict[str, str]) -> dict[str, str]:
+    """The environment of our media agent in `registry`'s mesh, on the store `shared` configures."""
+    return {
+        **shared,
+        "MCP_MESH_REGISTRY_URL": registry.url,
+        "MCP_MESH_HEALTH_INTERVAL": "1",
+        "MESH_REGISTRY__ENABLED": "true",
+    }
+
+
+@dataclass
+class FolderMesh:
+    """The module's registry, a local folder as the store, and our media agent on both."""
+
+    registry: MeshRegistry
+    store: Path
+    shared: dict[str, str]  # the store's settings, for every agent
+    ours: AgentProcess
+
+
+@pytest.fixture(scope="module")
+def folder_mesh(
+    shared_registry: MeshRegistry, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FolderMesh]:
+    store = tmp_path_factory.mktemp("store")
+    shared = {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)}
+    with run_agent("tests.apps.media_app", env=media_agent_env(shared_registry, shared)) as ours:
+        yield FolderMesh(shared_registry, store, shared, ours)
+
+
+def exchange(
+    registry: MeshRegistry,
+    ours: AgentProcess,
+    shared: dict[str, str],
+    base: str,
+    stored: Callable[[str], bytes],
+) -> None:
+    """mcp-mesh's media agent beside `ours`, on the store `shared` configures; `base` is where its URIs
+    start, `stored(name)` the bytes the store holds under `name`."""
+    with run_mesh_python_agent(AGENTS_DIR / "media_chart.py", registry, env=shared) as theirs:
+        # theirs -> ours: mcp-mesh's MediaResult link, read by our MediaParam tool
+        [link] = result_of(call_mesh_tool(theirs.endpoint, "mesh_chart", {}))["content"]
+        assert link["type"] == "resource_link"
+        assert link["uri"] == f"{base}mesh-chart.png"
+        size = len(stored("mesh-chart.png"))
+        assert link["size"] == size
+        measured = structured(call_mesh_tool(ours.base_url, "measure", {"image": link["uri"]}))
+        assert measured == {"size": size, "mime": "image/png"}
+
+        # ours -> theirs: an upload to our route, read by mcp-mesh's MediaParam tool
+        image = png(4000)
+        files = {"file": ("upload.png", image, "image/png")}
+        uploaded = httpx2.post(ours.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
+        uri = uploaded.json()["uri"]
+        assert uri.startswith(f"{base}upload-") and uri.endswith(".png")  # a name of its own
+        inspected = structured(call_mesh_tool(theirs.endpoint, "mesh_inspect", {"image": uri}))
+        assert inspected == {"size": len(image), "mime": "image/png"}
+
+        # theirs calls our render through the mesh and reads the resource_link it answers
+        answer: Any = None
+
+        def read_ours() -> bool:
+            nonlocal answer
+            answer = result_of(call_mesh_tool(theirs.endpoint, "mesh_render_inspect", {"size": 40_000}))
+            return not answer.get("isError") and "uri" in (answer.get("structuredContent") or {})
+
+        assert wait_for(read_ours, timeout=40), (answer, theirs.output()[-3000:])
+        written = len(stored("for-mesh.png"))
+        assert answer["structuredContent"] == {
+            "uri": f"{base}for-mesh.png",
+            "size": written,
+            "mime": "image/png",
+            "link_size": written,
         }
-        with (
-            run_agent("tests.apps.media_app", env=ours_env) as ours,
-            run_mesh_python_agent(AGENTS_DIR / "media_chart.py", registry, env=shared) as theirs,
-        ):
-            # theirs -> ours: mcp-mesh's MediaResult link, read by our MediaParam tool
-            [link] = result_of(call_mesh_tool(theirs.endpoint, "mesh_chart", {}))["content"]
-            assert link["type"] == "resource_link"
-            assert link["uri"] == f"{base}mesh-chart.png"
-            size = len(stored("mesh-chart.png"))
-            assert link["size"] == size
-            measured = structured(call_mesh_tool(ours.base_url, "measure", {"image": link["uri"]}))
-            assert measured == {"size": size, "mime": "image/png"}
-
-            # ours -> theirs: an upload to our route, read by mcp-mesh's MediaParam tool
-            image = png(4000)
-            files = {"file": ("upload.png", image, "image/png")}
-            uploaded = httpx2.post(ours.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
-            uri = uploaded.json()["uri"]
-            assert uri.startswith(f"{base}upload-") and uri.endswith(".png")  # a name of its own
-            inspected = structured(call_mesh_tool(theirs.endpoint, "mesh_inspect", {"image": uri}))
-            assert inspected == {"size": len(image), "mime": "image/png"}
-
-            # theirs calls our render through the mesh and reads the resource_link it answers
-            answer: Any = None
-
-            def read_ours() -> bool:
-                nonlocal answer
-                answer = result_of(call_mesh_tool(theirs.endpoint, "mesh_render_inspect", {"size": 40_000}))
-                return not answer.get("isError") and "uri" in (answer.get("structuredContent") or {})
-
-            assert wait_for(read_ours, timeout=40), (answer, theirs.output()[-3000:])
-            written = len(stored("for-mesh.png"))
-            assert answer["structuredContent"] == {
-                "uri": f"{base}for-mesh.png",
-                "size": written,
-                "mime": "image/png",
-                "link_size": written,
-            }
 
 
-def test_media_on_a_shared_folder_written_by_one_is_read_by_the_other(tmp_path: Path) -> None:
-    store = tmp_path / "store"
+def test_media_on_a_shared_folder_written_by_one_is_read_by_the_other(folder_mesh: FolderMesh) -> None:
+    store = folder_mesh.store
     exchange(
-        tmp_path,
-        {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)},
+        folder_mesh.registry,
+        folder_mesh.ours,
+        folder_mesh.shared,
         f"file://{store}/media/",
         lambda name: (store / "media" / name).read_bytes(),
     )
@@ -117,7 +149,11 @@ def test_media_on_a_shared_s3_bucket_written_by_one_is_read_by_the_other(tmp_pat
             data: bytes = client.get_object(Bucket="shared-media", Key=f"media/{name}")["Body"].read()
             return data
 
-        exchange(tmp_path, shared, "s3://shared-media/media/", stored)
+        with (
+            run_mesh_registry(tmp_path / "registry") as registry,
+            run_agent("tests.apps.media_app", env=media_agent_env(registry, shared)) as ours,
+        ):
+            exchange(registry, ours, shared, "s3://shared-media/media/", stored)
 
 
 def data_url_bytes(part: dict[str, Any]) -> bytes:
@@ -127,17 +163,16 @@ def data_url_bytes(part: dict[str, Any]) -> bytes:
 
 
 def test_mcp_mesh_consumer_sends_media_to_our_provider_whose_tool_image_reaches_the_model(
-    tmp_path: Path,
+    folder_mesh: FolderMesh,
 ) -> None:
     """mcp-mesh's `llm(question, media=[uri])` through our provider, which runs the loop: our `render`
     answers a resource_link that the provider reads from the shared store (MCP Mesh's shape to OpenAI)."""
-    store = tmp_path / "store"
+    store, shared, registry = folder_mesh.store, folder_mesh.shared, folder_mesh.registry
     image = png(3000)
-    (store / "media").mkdir(parents=True)
+    (store / "media").mkdir(parents=True, exist_ok=True)
     (store / "media" / "photo.png").write_bytes(image)
-    shared = {"MCP_MESH_MEDIA_STORAGE_PATH": str(store)}
     script = [tool_call("render", {"size": 30_000}, id="call_1"), text("A photo and a chart.")]
-    with fake_openai(script) as model, run_mesh_registry(tmp_path / "registry") as registry:
+    with fake_openai(script) as model:
         ours = {**shared, "MCP_MESH_REGISTRY_URL": registry.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
         provider_env = {
             **ours,
@@ -146,7 +181,6 @@ def test_mcp_mesh_consumer_sends_media_to_our_provider_whose_tool_image_reaches_
         }
         with (
             run_agent("tests.apps.llm_provider_app", env=provider_env),
-            run_agent("tests.apps.media_app", env={**ours, "MESH_REGISTRY__ENABLED": "true"}),
             run_mesh_python_agent(AGENTS_DIR / "media_asker.py", registry, env=shared) as asker,
         ):
             answer: Any = None
@@ -172,25 +206,16 @@ def test_mcp_mesh_consumer_sends_media_to_our_provider_whose_tool_image_reaches_
     assert data_url_bytes(images["content"][1]) == (store / "media" / "chart.png").read_bytes()
 
 
-def test_our_consumer_sends_media_to_an_mcp_mesh_provider(tmp_path: Path) -> None:
-    store = tmp_path / "store"
+def test_our_consumer_sends_media_to_an_mcp_mesh_provider(folder_mesh: FolderMesh) -> None:
+    store, consumer = folder_mesh.store, folder_mesh.ours
     image = png(2000)
-    (store / "media").mkdir(parents=True)
-    (store / "media" / "photo.png").write_bytes(image)
-    with fake_openai([text("A grey photo.")]) as model, run_mesh_registry(tmp_path / "registry") as registry:
+    (store / "media").mkdir(parents=True, exist_ok=True)
+    (store / "media" / "grey-photo.png").write_bytes(image)
+    with fake_openai([text("A grey photo.")]) as model:
         provider_env = {"FAKE_OPENAI_BASE_URL": model.base_url, "FAKE_OPENAI_API_KEY": "sk-test"}
-        ours = {
-            "MCP_MESH_MEDIA_STORAGE_PATH": str(store),
-            "MCP_MESH_REGISTRY_URL": registry.url,
-            "MCP_MESH_HEALTH_INTERVAL": "1",
-            "MESH_REGISTRY__ENABLED": "true",
-        }
-        with (
-            run_mesh_python_agent(MESH_PROVIDER, registry, env=provider_env),
-            run_agent("tests.apps.media_app", env=ours) as consumer,
-        ):
+        with run_mesh_python_agent(MESH_PROVIDER, folder_mesh.registry, env=provider_env):
             answer: Any = None
-            arguments = {"question": "What is this?", "image": f"file://{store}/media/photo.png"}
+            arguments = {"question": "What is this?", "image": f"file://{store}/media/grey-photo.png"}
 
             def answered() -> bool:
                 nonlocal answer
