@@ -1,7 +1,8 @@
 """A2A on real processes: our agent's skills served to the official `a2a-sdk` client (the current
 specification) and in MCP Mesh's `tasks/*` dialect, our `A2aClient` against an `a2a-sdk` server and
 against our own agent, both dialects, and bad input (no skills, unknown task ids, bad JSON-RPC, a peer
-that stalls mid-stream)."""
+that stalls mid-stream). An agent that only answers requests (auth configured, no skills) is served in the
+test's process (`mesh_client`): its process would cost more to start than its answers."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from a2a.client import ClientConfig, create_client
 from a2a.helpers import get_artifact_text, new_text_message
 from a2a.types import GetTaskRequest, Role, SendMessageRequest, TaskState
 
+from mesh_framework import MeshApplication
 from mesh_framework.a2a import A2aClient, A2aError
+from mesh_framework.testing import mesh_client
 from tests.agents import ROOT, AgentProcess, agent_env, run_agent, run_registry, stop, wait_until
+from tests.cli_in_process import run_cli_in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -276,31 +280,37 @@ def test_bad_json_rpc_is_answered_not_raised(skills: AgentProcess) -> None:
 async def test_with_auth_configured_the_cards_stay_public_and_calls_need_a_token_with_the_scopes() -> None:
     tokens = '[{"token": "good", "scopes": ["a2a"], "client_id": "c"}, {"token": "weak", "client_id": "w"}]'
     env = {"MESH_AUTH__TOKENS": tokens, "MESH_AUTH__REQUIRED_SCOPES": '["a2a"]'}
-    with run_agent("tests.apps.a2a_app", env=env) as secured:
-        card = httpx2.get(secured.base_url + "/.well-known/agent-card.json", timeout=10).json()
+    secured = MeshApplication.load("tests.apps.a2a_app", environ=env)  # its HTTP app, in this process
+    async with mesh_client(secured) as served:
+        http = served.http
+        card = (await http.get("/.well-known/agent-card.json")).json()
         assert card["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
-        legacy_card = httpx2.get(secured.base_url + "/a2a/echo/.well-known/agent.json", timeout=10).json()
+        legacy_card = (await http.get("/a2a/echo/.well-known/agent.json")).json()
         assert legacy_card["authentication"] == {"schemes": ["bearer"]}
         body = legacy_send("tasks/send", "s-1", "hi")
-        missing = rpc(secured.base_url + "/a2a/echo", body)
+        missing = await http.post("/a2a/echo", json=body)
         assert missing.status_code == 401 and missing.json()["error"]["code"] == -32001
-        bad = rpc(secured.base_url + "/a2a/echo", body, headers={"Authorization": "Bearer nope"})
+        bad = await http.post("/a2a/echo", json=body, headers={"Authorization": "Bearer nope"})
         assert bad.status_code == 401 and "not valid" in bad.json()["error"]["message"]
-        weak = rpc(secured.base_url + "/a2a/echo", body, headers={"Authorization": "Bearer weak"})
+        weak = await http.post("/a2a/echo", json=body, headers={"Authorization": "Bearer weak"})
         assert weak.status_code == 403 and weak.json()["error"]["message"].endswith("scope(s) a2a")
-        assert (await client(secured.base_url, token="good").send("hi", skill="echo")).text == "echo:hi"
+        base = str(http.base_url).rstrip("/")
+        good = A2aClient("peer", url=base, http=lambda: http, token="good")
+        assert (await good.send("hi", skill="echo")).text == "echo:hi"
+        legacy = A2aClient("peer", url=base + "/a2a/echo", http=lambda: http, dialect="mcp-mesh")
         with pytest.raises(A2aError, match="authentication required; set a2a.peers.peer.token"):
-            await client(secured.base_url + "/a2a/echo", dialect="mcp-mesh").send("hi")
+            await legacy.send("hi")
 
 
-def test_an_agent_without_skills_answers_card_requests_with_a_clear_404() -> None:
-    with run_agent("tests.apps.stream_app") as plain:
+async def test_an_agent_without_skills_answers_card_requests_with_a_clear_404() -> None:
+    plain = MeshApplication.load("tests.apps.stream_app", environ={})  # its HTTP app, in this process
+    async with mesh_client(plain) as served:
         for path in (
             "/.well-known/agent-card.json",
             "/.well-known/agent.json",
             "/a2a/chat/.well-known/agent.json",
         ):
-            answer = httpx2.get(plain.base_url + path, timeout=10)
+            answer = await served.http.get(path)
             assert answer.status_code == 404
             assert answer.json()["error"].startswith(
                 "agent 'streamer' serves no A2A skills; mark a tool with"
@@ -404,7 +414,9 @@ def test_a_tool_gets_its_a2a_client_injected_and_pointed_by_settings(
         assert list(schema["properties"]) == ["text"]
 
 
-def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id() -> None:
+def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with run_registry() as registry:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
         with run_agent("tests.apps.a2a_app", env=env) as agent:
@@ -418,23 +430,10 @@ def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id()
             assert add["agent_card_url"] == agent.base_url + "/a2a/add/.well-known/agent.json"
             row = next(a for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"])
             assert (row["a2a_producer"], row["a2a_consumer"]) == (True, True)
-            listed_json = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "mesh_framework.cli",
-                    "list",
-                    "--json",
-                    "--registry-url",
-                    registry.base_url,
-                ],
-                cwd=ROOT,
-                env=agent_env(),
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=True,
+            listed_json = run_cli_in_process(
+                ["list", "--json", "--registry-url", registry.base_url], monkeypatch
             )
+            assert listed_json.returncode == 0, listed_json.stderr
             [summary] = json.loads(listed_json.stdout)["agents"]  # `mesh list --json`
             assert (summary["a2a_producer"], summary["a2a_consumer"]) == (True, True)
             [shown] = httpx2.get(registry.base_url + "/ui/state", timeout=5).json()["agents"]  # the mesh page
