@@ -20,9 +20,9 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ._frozen import frozen
 from .failures import log_failure
 
 logger = logging.getLogger("mesh_framework.argument_completion")
@@ -43,7 +43,7 @@ MAX_COMPLETIONS = 100
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CompleterSpec:
     """What `@completer` recorded: which argument of which prompt (or resource template) it completes."""
 

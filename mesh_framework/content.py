@@ -10,8 +10,10 @@ Usage::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ._frozen import frozen
 
 __all__ = [
     "AudioContent",
@@ -24,7 +26,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TextContent:
     text: str
 
@@ -32,7 +34,7 @@ class TextContent:
         return {"type": "text", "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ImageContent:
     data: str  # base64
     mime_type: str
@@ -41,7 +43,7 @@ class ImageContent:
         return {"type": "image", "data": self.data, "mimeType": self.mime_type}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AudioContent:
     data: str  # base64
     mime_type: str
@@ -50,7 +52,7 @@ class AudioContent:
         return {"type": "audio", "data": self.data, "mimeType": self.mime_type}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class EmbeddedResource:
     """A resource carried inline: give `text` for text resources, `blob` (base64) for binary ones."""
 
@@ -74,7 +76,7 @@ class EmbeddedResource:
         return {"type": "resource", "resource": resource}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceLink:
     uri: str
     name: str
@@ -97,7 +99,7 @@ Content = TextContent | ImageContent | AudioContent | EmbeddedResource | Resourc
 CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolResult:
     """A complete tool answer: content blocks, optional structured content, and the error flag."""
 

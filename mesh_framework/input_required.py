@@ -18,9 +18,10 @@ Usage::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ._frozen import frozen
 from .errors import MeshError
 
 __all__ = ["InputNotPossible", "InputRequired", "elicit", "input_required_result", "list_roots", "sample"]
@@ -33,7 +34,7 @@ REQUEST_CAPABILITIES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InputRequired:
     """A tool's answer that asks the client for input before it can finish.
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ._frozen import frozen
 
 __all__ = ["NOOP", "TRACE_HEADERS", "CallInfo", "SpanScope", "Tracer", "current_call", "install", "tracer"]
 
@@ -27,7 +28,7 @@ __all__ = ["NOOP", "TRACE_HEADERS", "CallInfo", "SpanScope", "Tracer", "current_
 TRACE_HEADERS = frozenset({b"traceparent", b"tracestate", b"x-trace-id", b"x-parent-span", b"x-mesh-sampled"})
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CallInfo:
     """The incoming tool call (or web request) this code runs for: what structured logs name."""
 

@@ -6,8 +6,10 @@ Nothing here performs I/O or imports from the rest of the package, so every othe
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ._frozen import frozen
 
 __all__ = [
     "AgentSpec",
@@ -23,7 +25,7 @@ __all__ = [
 TagExpression = str | tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Selector:
     """Which capability a dependency needs, narrowed by tags and a version constraint.
 
@@ -96,7 +98,7 @@ class Selector:
         return wire
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DependencySpec:
     """One declared dependency of a tool, at a fixed index among that tool's dependencies."""
 
@@ -105,7 +107,7 @@ class DependencySpec:
     required: bool = False  # MCP Mesh's `required: true`: a service method's @selector(required=True)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolSpec:
     """What `@mesh_tool` recorded about a function or method."""
 
@@ -130,7 +132,7 @@ class ToolSpec:
     options: Mapping[str, Any] = field(default_factory=dict)  # keywords a feature reads, not advertised (a2a)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmSpec:
     """What `@mesh_llm` recorded: the code layer of an LLM tool's settings (None: not set in code).
 
@@ -149,7 +151,7 @@ class LlmSpec:
     model_params: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AgentSpec:
     """What `@mesh_agent` recorded: the code layer of the settings plus the packages to scan."""
 
@@ -161,7 +163,7 @@ class AgentSpec:
     health_check: Any = None  # `@mesh_agent(health_check=fn)`: a health indicator
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ComponentSpec:
     """What `@component` recorded about a class."""
 
@@ -173,7 +175,7 @@ class ComponentSpec:
     order: int | None = None  # its place in `list[T]` collections (lower first)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ConfigPropertiesSpec:
     """A pydantic model bound to one section (`prefix`) of the layered settings."""
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
+
+from ._frozen import frozen
 
 __all__ = [
     "KEEP_ALIVE",
@@ -110,7 +111,7 @@ def encode(
 KEEP_ALIVE = encode(comment="ping")  # a comment: keeps an idle connection (and its proxies) open
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Event:
     """One dispatched event: its `data`, its type (`message` unless named), the stream's last event id
     when it came, and the reconnection time (ms) the stream last set, if any."""

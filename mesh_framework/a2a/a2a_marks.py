@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .._frozen import frozen
 from ..specs import ToolSpec
 
 __all__ = ["A2A_ATTR", "PEER_CLIENTS", "A2aSkillSpec", "mesh_a2a", "skill_mark"]
@@ -19,7 +19,7 @@ _SKILL_ID = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class A2aSkillSpec:
     """What `@mesh_a2a` recorded; `None` fields default to the tool's (name, description, tags)."""
 

@@ -13,9 +13,9 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args, get_origin
 
+from .._frozen import frozen
 from ..errors import MeshError, ToolExecutionError
 from ..sse import MEDIA_TYPE, aiter_events
 from ..tools.injection import Injection, InjectionRule
@@ -46,7 +46,7 @@ class A2aError(ToolExecutionError):
     """An A2A peer could not be reached, refused the request, or answered something unreadable."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class A2aPeer:
     """Names the peer of an `A2aClient` parameter: `Annotated[A2aClient, A2aPeer("weather")]`."""
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import frozen
 from ..config.settings import MeshSettings
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
@@ -13,7 +13,7 @@ from .a2a_marks import PEER_CLIENTS, A2aSkillSpec, skill_mark
 __all__ = ["A2aSkill", "a2a_heartbeat_fields", "consumes_a2a", "skills_of"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class A2aSkill:
     id: str
     name: str

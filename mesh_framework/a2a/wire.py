@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._frozen import frozen
+
 __all__ = [
     "CARD_PATHS",
     "Dialect",
@@ -80,7 +82,7 @@ class A2aTask:
         return json.loads(self.text)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class A2aEvent:
     """One event of a streamed task: `kind` is `status`, `artifact`, `task` or `message`; `text` the
     artifact's (or status message's) text; `final` on the last."""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from .._frozen import frozen
 
 __all__ = ["McpConnectionInfo"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class McpConnectionInfo:
     """The server's name (its catalog name, or the mesh agent), its initialize (or discover) result and
     the client info this side sent."""

@@ -10,16 +10,17 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from .._frozen import frozen
 from ..mesh.proxy import unwrap_result
 from ..tools.context import ToolContext
 
 __all__ = ["ToolCallback", "ToolDefinition"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolDefinition:
     """What a tool looks like to its caller.
 

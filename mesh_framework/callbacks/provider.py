@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from .._frozen import frozen
 from ..errors import MeshError
 from .definition import ToolCallback, ToolDefinition
 
 __all__ = ["StaticToolCallbackProvider", "ToolCallbackProvider", "ToolsChanged"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolsChanged:
     """Published when a connection's tools changed: `connection` names it, `tools` is the new list."""
 

@@ -29,13 +29,14 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2
 
+from .._frozen import frozen
 from ..config.settings import McpLoginSettings
 from ..errors import MeshError
 from ..security.token_response import TokenResponseError, json_object, media_type, token_response
@@ -63,7 +64,7 @@ class LoginError(MeshError):
     """A sign-in could not be made or renewed; the message says why, on one line."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Plan:
     """What the metadata said: where to send the user, where to get tokens, who we are to them."""
 

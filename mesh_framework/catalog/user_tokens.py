@@ -20,10 +20,12 @@ import os
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from .._frozen import frozen
 
 __all__ = ["UserLogin", "UserTokenStore", "canonical_url", "token_directory"]
 
@@ -50,7 +52,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserLogin:
     """One sign-in: the server and authorization server it is for, and its tokens (never shown)."""
 

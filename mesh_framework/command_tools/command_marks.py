@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
+
+from .._frozen import frozen
 
 __all__ = ["COMMAND_ATTR", "CommandMark", "declares_commands", "mcp_command", "mark_of"]
 
@@ -20,7 +21,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CommandMark:
     """What `@mcp_command` recorded; `None` fields fall back to the `commands.*` settings."""
 

@@ -8,11 +8,11 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import click
 
+from .._frozen import frozen
 from ..config.loader import LoadedSettings
 from .command_marks import CommandMark, mark_of
 from .naming import check_name, tool_name
@@ -21,7 +21,7 @@ from .schema import CommandSchema, analyze_command
 __all__ = ["CommandPlan", "plan_commands"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CommandPlan:
     """One command served as a tool: how to find it in a fresh interpreter, and how to call it."""
 

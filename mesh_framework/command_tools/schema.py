@@ -11,18 +11,19 @@ import enum
 import inspect
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import click
 from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from .._frozen import frozen
 
 __all__ = ["CommandParam", "CommandSchema", "analyze_command"]
 
 _UNSET = getattr(click.core, "UNSET", None)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CommandParam:
     """One option or argument, and how its value goes back on the command line."""
 
@@ -63,7 +64,7 @@ class CommandParam:
         return words
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CommandSchema:
     input_schema: dict[str, Any]
     model: type[BaseModel]

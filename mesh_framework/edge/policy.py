@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from .._frozen import frozen
 from ..config.network import is_loopback
 from ..protocol.guard import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, HostGuard
 
@@ -37,7 +38,7 @@ def host_guard(
     return HostGuard(allowed_hosts or LOOPBACK_HOSTS, allowed_origins or LOOPBACK_ORIGINS)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class EdgePolicy:
     """What the edge checks on each request.
 

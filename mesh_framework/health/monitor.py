@@ -17,9 +17,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from .._frozen import frozen
 from .indicator import NamedIndicator
 from .status import Health, HealthStatus, aggregate, to_health
 
@@ -30,7 +31,7 @@ logger = logging.getLogger("mesh_framework.health")
 StatusListener = Callable[[HealthStatus], None]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class HealthReport:
     """The agent's status and each indicator's `Health`; `checked_at` is monotonic (0: never checked)."""
 

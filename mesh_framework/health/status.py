@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from .._frozen import frozen
 
 __all__ = ["Health", "HealthStatus", "aggregate", "to_health"]
 
@@ -40,7 +42,7 @@ _NAMES = {
 _ORDER = {HealthStatus.UP: 0, HealthStatus.DEGRADED: 1, HealthStatus.DOWN: 2}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Health:
     """A status with details (JSON-ready values; shown on `/health` only when `health.show_details`)."""
 

@@ -15,11 +15,11 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_jsonable_python
 
+from .._frozen import frozen
 from ..config.settings import JobSettings
 from ..errors import ToolExecutionError
 from ..failures import log_failure
@@ -76,7 +76,7 @@ def answer_schema(body_schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Dispatch:
     """A registry job this request runs (`X-Mesh-Job-Id` and its companion headers)."""
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import frozen
 from .model import Job
 
 __all__ = ["AS_TASK", "TaskCall"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TaskCall:
     """A `tools/call` served as an MCP task: how the version in use answers the job it starts.
 

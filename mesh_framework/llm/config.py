@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from .._frozen import frozen
 from ..config.loader import LoadedSettings, describe_errors
 from ..config.settings import LlmToolSettings
 from ..decorators import LLM_ATTR
@@ -30,7 +31,7 @@ STREAM_TAG = "ai.mcpmesh.stream"  # the tag of an LLM provider's stream tool (MC
 _MODEL_KEYS = ("temperature", "max_tokens")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmToolConfig:
     """Everything one `@mesh_llm` tool needs at run time, resolved once at start-up."""
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from .._frozen import frozen
 from ..callbacks.definition import ToolCallback, ToolDefinition
 from ..callbacks.mesh import MeshToolCallback
 from ..config.settings import MeshSettings
@@ -74,7 +75,7 @@ class MeshLlmRequest(BaseModel):
     caller_agent: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ProviderSpec:
     model: str
     model_params: Mapping[str, Any] = field(default_factory=dict)

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._frozen import frozen
+
 __all__ = ["LlmToolCall", "LlmTurn", "LlmUsage", "Message", "tool_spec"]
 
 Message = dict[str, Any]
@@ -14,7 +16,7 @@ Message = dict[str, Any]
 Completions API has it (assistant `tool_calls`, tool `tool_call_id`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmToolCall:
     """A tool the model asked for: `arguments` parsed (None when the model sent invalid JSON)."""
 
@@ -32,7 +34,7 @@ class LlmToolCall:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmTurn:
     """One answer of the model: text and/or tool calls, with the tokens it cost."""
 

@@ -3,8 +3,7 @@ they are not handed a store: the agent's bean, installed when its application is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._frozen import frozen
 from ..config.settings import MediaSettings
 from .local import LocalMediaStore
 from .store import MediaStore
@@ -23,7 +22,7 @@ def build_media_store(settings: MediaSettings) -> MediaStore:
     return LocalMediaStore(settings.path, settings.prefix)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MediaRuntime:
     store: MediaStore
     settings: MediaSettings

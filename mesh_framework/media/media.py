@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+from .._frozen import frozen
 
 __all__ = ["Media", "filename_of"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Media:
     data: bytes
     mime_type: str

@@ -23,7 +23,6 @@ import mimetypes
 import re
 import secrets
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from typing import Any
 
 from starlette.datastructures import FormData, UploadFile
@@ -31,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import ClientDisconnect, Request
 
+from .._frozen import frozen
 from .active import current_media
 from .errors import MediaError, MediaStoreUnavailable
 from .sniff import SNIFFED_TYPES, sniff
@@ -46,7 +46,7 @@ _STEM_BYTES = 120
 _UNSAFE = re.compile(r"[^\w.-]+")  # what a stored name keeps: letters and digits of any script, . _ -
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MediaUpload:
     """A stored upload: its `uri`, the `name` the client sent, its type and its size in bytes."""
 

@@ -6,11 +6,11 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
 from .. import observation
+from .._frozen import frozen
 from ..errors import ToolExecutionError
 from ..injectables import McpMeshTool, stream_text
 from ..tools.context import ToolContext
@@ -36,7 +36,7 @@ logger = logging.getLogger("mesh_framework.mesh")
 DEFAULT_STREAM_TIMEOUT = 300.0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Provider:
     """One agent serving a capability: where to call and which tool."""
 
@@ -103,7 +103,7 @@ class ProviderRefused(ToolExecutionError):
         self.status = error.status
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Answer:
     """A provider's answer to one call: its `CallToolResult`, who gave it and the tool's name there."""
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from .._frozen import frozen
 from ..specs import Selector
 
 __all__ = [
@@ -101,7 +101,7 @@ def compare_versions(a: str, b: str) -> int:
 _Check = Callable[[VersionKey], bool]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class VersionConstraint:
     """A parsed constraint: OR of groups, each an AND of primitive checks. Build with `parse_constraint`."""
 
@@ -221,7 +221,7 @@ def match_version(version: str, constraint: str | None) -> bool:
     return not constraint or parse_constraint(constraint).matches(version)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TagQuery:
     """A selector's tag list split by role. Build with `parse_tags`."""
 
@@ -291,7 +291,7 @@ def match_tags(selector_tags: Iterable[str | Sequence[str]], provider_tags: Iter
     return parse_tags(selector_tags).score(provider_tags)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SelectorQuery:
     """A selector parsed once for repeated matching. Build with `parse_selector`."""
 
@@ -320,7 +320,7 @@ class ProviderLike(Protocol):
     def function_name(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Candidate:
     """A plain candidate provider; the registry uses its own records, which have the same attributes."""
 

@@ -8,9 +8,10 @@ unavailable; an LLM tool list or provider changed (for the LLM features).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from .._frozen import frozen
 from ..tools.wrapper_registry import dependency_key
 from .proxy import DEFAULT_STREAM_TIMEOUT, Provider
 
@@ -26,21 +27,21 @@ EventKind = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Resolution:
     capability: str
     provider: Provider
     alternates: tuple[Provider, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Topology:
     dependencies: dict[str, Resolution | None] = field(default_factory=dict)
     llm_tools: dict[str, Any] = field(default_factory=dict)
     llm_providers: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TopologyEvent:
     kind: EventKind
     key: str  # dependency slot key, or the tool name for LLM events
@@ -48,7 +49,7 @@ class TopologyEvent:
     data: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolSlots:
     """What the parser needs to know about one tool: its wrapper key and its dependencies' capabilities."""
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from .._frozen import frozen
 
 __all__ = ["GatewayFilter", "Offer", "ServedTool", "offers_of", "plan_tools"]
 
@@ -22,7 +24,7 @@ _NOT_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 _ANY_ARGUMENTS: dict[str, Any] = {"type": "object"}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Offer:
     """One healthy agent's tool, as the registry lists it."""
 
@@ -49,7 +51,7 @@ class Offer:
         return self.capability, json.dumps(self.input_schema, sort_keys=True, separators=(",", ":"))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class GatewayFilter:
     """Which offers are served: every tag of `tags`, none of `exclude_tags`, and when given, only these
     namespaces and agents (by name or id)."""
@@ -68,7 +70,7 @@ class GatewayFilter:
         return not self.agents or bool({offer.agent_name, offer.agent_id} & self.agents)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ServedTool:
     """One tool of the gateway: its name, what clients see, and the agents that serve it (first preferred)."""
 

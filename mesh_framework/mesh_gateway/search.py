@@ -13,11 +13,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from .._frozen import frozen
 from ..errors import ToolExecutionError
 from ..specs import ToolSpec
 from ..tools.context import ToolContext
@@ -80,7 +80,7 @@ def _stem(word: str) -> str:
     return word
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Document:
     name: str
     terms: Counter[str]

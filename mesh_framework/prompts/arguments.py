@@ -13,12 +13,13 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
+from .._frozen import frozen
 from ..errors import MeshError
 
 __all__ = [
@@ -35,7 +36,7 @@ class ArgumentError(MeshError, ValueError):
     """A client's argument is missing or cannot be converted; the message names it."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Argument:
     """One argument: its wire descriptor and how a client's string becomes the parameter's value."""
 

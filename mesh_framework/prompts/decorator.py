@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
+from .._frozen import frozen
 from ..specs import scope_names
 
 __all__ = ["PROMPT_ATTR", "PromptSpec", "mesh_prompt"]
@@ -17,7 +17,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PromptSpec:
     function: Callable[..., Any]
     name: str | None = None

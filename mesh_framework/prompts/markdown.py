@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
+from .._frozen import frozen
 from ..errors import MeshError, display_path
 from .arguments import Argument
 
@@ -55,7 +55,7 @@ class PromptFileError(MeshError, ValueError):
     """A prompt file cannot be served; the message starts with `path:line`."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MarkdownPrompt:
     name: str
     description: str

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._frozen import frozen
 from ..content import CONTENT_TYPES, Content, TextContent
 
 __all__ = ["PromptMessage", "to_messages"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PromptMessage:
     """One message of a prompt; `content` is text or a content block (`ImageContent`, `EmbeddedResource`)."""
 

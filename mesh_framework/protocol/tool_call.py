@@ -6,9 +6,9 @@ disagrees, a malformed task) is an `McpError` naming it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import frozen
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .mcp_error import McpError
@@ -20,7 +20,7 @@ __all__ = ["TASKS_HANDSHAKE_VERSION", "ToolCall", "read_tool_call"]
 TASKS_HANDSHAKE_VERSION = "2025-11-25"  # the handshake-era version with (experimental) tasks
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall:
     """One checked `tools/call`: `name` as asked, its `wrapper` and `arguments`; `as_task`: a 2025-11-25
     task-augmented call; `as_modern_task`: served as a task of 2026-07-28's tasks extension."""

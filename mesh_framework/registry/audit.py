@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
+from .._frozen import frozen
+
 __all__ = [
     "DEFAULT_HISTORY",
     "DEFAULT_LIMIT",
@@ -84,7 +86,7 @@ def _id(candidate: Candidate) -> str:
     return candidate_id(candidate.agent_id, candidate.function_name)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Eviction:
     """A candidate a stage dropped; `details` may be a function that builds them when the trace is written."""
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
+
+from .._frozen import frozen
 
 __all__ = ["StoreEvent", "StoreEventKind", "StoreEvents", "StoreListener"]
 
@@ -26,7 +27,7 @@ logger = logging.getLogger("mesh_framework.registry")
 StoreEventKind = Literal["registered", "updated", "unhealthy", "purged", "providers"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StoreEvent:
     kind: StoreEventKind
     agent_id: str | None = None

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._frozen import frozen
 from ..errors import MeshError
 from ..mesh.selectors import SelectorQuery, parse_selector
 from ..schemas.canonical import schema_hash
@@ -48,7 +49,7 @@ class PayloadError(MeshError, ValueError):
         super().__init__(f"{field}: {reason}" if field else reason)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SchemaExpectation:
     """A dependency's `expectedSchemaCanonical`, `expectedSchemaHash` and `matchMode` (registry/stages.py)."""
 
@@ -58,7 +59,7 @@ class SchemaExpectation:
     digest: str = ""  # the canonical form's own hash, computed here (`hash` is what the agent claims)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SelectorDetails:
     """What the audit trace says of a selector beyond its query: its plain tags and expected schema."""
 
@@ -66,7 +67,7 @@ class SelectorDetails:
     schema: SchemaExpectation | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DependencySlot:
     """One entry of a tool's `dependencies`: one selector, or several alternatives tried in order;
     `details` are parallel to `alternatives`."""
@@ -79,7 +80,7 @@ class DependencySlot:
         return self.alternatives[0].capability
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LlmFilter:
     """A tool's `llm_filter`: capability names or selectors; `wildcard` when any tool may match."""
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._frozen import frozen
 from .sqlite_writer import SqliteWriter
 
 __all__ = ["SqliteAgents", "StoredAgent"]
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS agents (
 """
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StoredAgent:
     """One agent as the database remembers it (wall-clock timestamps)."""
 

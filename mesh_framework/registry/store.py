@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._frozen import frozen
 from .audit import DEFAULT_HISTORY, AuditLog
 from .events import StoreEvent, StoreEvents
 from .payload import PayloadError, Registration, ToolRecord, parse_registration
@@ -65,7 +66,7 @@ class AgentState:
         return self.registration.agent_id
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class HeartbeatResult:
     """What a `POST /heartbeat` did: `created` is true for a new (or revived) agent."""
 

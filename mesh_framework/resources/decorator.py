@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .._frozen import frozen
 from ..specs import scope_names
 
 __all__ = ["RESOURCE_ATTR", "ResourceSpec", "mesh_resource"]
@@ -14,7 +14,7 @@ RESOURCE_ATTR = "__mesh_resource__"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ResourceSpec:
     function: Callable[..., Any]
     uri: str

@@ -10,10 +10,10 @@ from __future__ import annotations
 import codecs
 import contextlib
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._frozen import frozen
 from .contents import blob_contents, is_text_type, text_contents
 
 __all__ = ["SNIFF_BYTES", "StaticFile", "find_files", "guessed_type", "sniffed_type"]
@@ -54,7 +54,7 @@ def sniffed_type(head: bytes) -> str:
     return "text/plain" if b"\x00" not in head else "application/octet-stream"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StaticFile:
     uri: str
     path: Path

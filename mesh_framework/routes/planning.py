@@ -8,13 +8,14 @@ import inspect
 import sys
 import types
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.routing import compile_path
 
+from .._frozen import frozen
 from ..decorators import LLM_ATTR
 from ..errors import WiringError
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
@@ -30,7 +31,7 @@ _NOT_ON_ROUTES = {"context": "ToolContext", "job": "JobContext"}
 LlmConfigOf = Callable[[str, Callable[..., Any], Any, bool], Any]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RoutePlan:
     key: str
     spec: RouteSpec

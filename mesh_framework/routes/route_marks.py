@@ -6,9 +6,9 @@ import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .._frozen import frozen
 from ..edge.content import FORM_TYPES
 from ..specs import DependencySpec, Selector, scope_names
 
@@ -22,7 +22,7 @@ _PATH = re.compile(r"^/[A-Za-z0-9_.~!$&'()*+,;=:@%/{}\-]*$")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RouteSpec:
     """What `@mesh_route` recorded about a function or method."""
 

@@ -17,6 +17,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .._frozen import frozen
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..edge import accepts
@@ -40,7 +41,7 @@ class MountedAppError(MeshError):
     """The lifespan of an app mounted in the agent failed at start-up (the message names the app)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StaticFolder:
     path: str
     directory: Path

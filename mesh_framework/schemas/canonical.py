@@ -30,12 +30,12 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, get_type_hints, is_typeddict
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
+from .._frozen import frozen
 from ..errors import MeshError
 
 __all__ = [
@@ -76,7 +76,7 @@ class SchemaTypeError(MeshError, TypeError):
     """A type has no JSON Schema (or is not a type at all); the message names it."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CanonicalSchema:
     """A schema in canonical form: `canonical` (a JSON value), its `hash` and what was lost (`warnings`)."""
 

@@ -4,9 +4,11 @@ own module, so that `ToolContext` (which reads the caller) loads no verifier."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from .._frozen import frozen
 
 if TYPE_CHECKING:
     from ..tools.injection import Injection
@@ -30,7 +32,7 @@ class _CallerInjection:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AccessToken:
     """What a verified token grants: who (`client_id`, `subject`, and `actor` when an agent acts for the
     subject), which `scopes`, for which `audience`, until when (`expires_at`, seconds since the epoch), and

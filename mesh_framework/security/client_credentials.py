@@ -24,11 +24,12 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from urllib.parse import quote, urlsplit
 
 import httpx2
 
+from .._frozen import frozen
 from ..config.settings import ClientCredentialsSettings
 from ..errors import MeshError
 from .token_response import TokenResponseError, json_object, media_type, token_response
@@ -60,7 +61,7 @@ class TokenEndpointError(MeshError):
     something that is not a token response."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class IssuedToken:
     """An access token this agent holds: its value (never shown), when to renew it (monotonic clock)."""
 

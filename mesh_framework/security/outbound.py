@@ -19,10 +19,10 @@ httpx2 auth flow that renews a refused token once).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Generator
-from dataclasses import dataclass
 
 import httpx2
 
+from .._frozen import frozen
 from ..config.settings import AuthSettings, ClientCredentialsSettings
 from .caller import presented_token
 from .client_credentials import ClientCredentialsTokens
@@ -40,7 +40,7 @@ def invalid_token_challenge(status: int, www_authenticate: str | None, error: ob
     return error == "invalid_token"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Credential:
     """The identity sent to one target: a static token, or an OAuth client's tokens."""
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .._frozen import frozen
 from ..config.settings import TlsSettings
 
 __all__ = ["ServerTls", "client_ssl_context", "client_verify", "mesh_https", "server_tls"]
@@ -21,7 +21,7 @@ def _readable(path: str, key: str) -> str:
     return path
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ServerTls:
     """A server's certificate and key (PEM), and for mutual TLS the CA its clients' certificates chain to."""
 

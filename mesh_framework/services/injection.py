@@ -4,9 +4,9 @@ on the class (tools/injection.py), and the service as the run of dependency slot
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import frozen
 from ..specs import DependencySpec
 from ..tools.injection import Injection, InjectionError
 from .facade import implement, missing_required
@@ -15,7 +15,7 @@ from .plan import ServiceDefinitionError, ServicePlan, analyze_service, is_servi
 __all__ = ["SERVICE_INJECTION", "ServiceInjection", "ServiceSlots"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ServiceSlots:
     """A service's methods as dependency slots after the tool's declared ones (a `SlotGroup`)."""
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from .._frozen import frozen
 
 __all__ = ["SELECTOR_ATTR", "SERVICE_ATTR", "MatchMode", "SelectorMark", "ServiceMark"]
 
@@ -13,12 +14,12 @@ SELECTOR_ATTR = "__mesh_selector__"
 MatchMode = Literal["subset", "strict"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ServiceMark:
     min_available: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SelectorMark:
     capability: str
     tags: tuple[str | tuple[str, ...], ...] = ()

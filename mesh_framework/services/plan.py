@@ -8,12 +8,12 @@ import re
 import types
 import typing
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
+from .._frozen import frozen
 from ..errors import MeshError, display_path
 from ..schemas.canonical import SchemaTypeError, canonical_schema
 from ..specs import DependencySpec, Selector
@@ -37,7 +37,7 @@ class ServiceDefinitionError(MeshError):
     """A `@mesh_service` class that cannot be implemented; the message names the class and method."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class MethodPlan:
     name: str
     selector: Selector
@@ -48,7 +48,7 @@ class MethodPlan:
     validate_json: Callable[[str | bytes], Any] | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ServicePlan:
     cls: type
     name: str

@@ -16,12 +16,13 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
+from .._frozen import frozen
 from ..config.loader import LoadedSettings
 from ..errors import display_path
 from ..resources.files import guessed_type, sniffed_type
@@ -50,7 +51,7 @@ _SAFE = "-._~!$&'()*+,;=:@"  # kept as they are in a file's URI path; the rest i
 _SKIPPED = "__pycache__"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SkillFile:
     """One file of a skill: its URI, name, MIME type and bytes, with their digest."""
 
@@ -65,7 +66,7 @@ class SkillFile:
         return len(self.data)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Skill:
     """One skill: its `SKILL.md` URI, front matter (as written), files (SKILL.md first) and folder."""
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import frozen
 from .board import StatusBoard, StatusSection
 from .status_marks import STATUS_ATTR, StatusSectionSpec
 
 __all__ = ["StatusPlan", "build_status_board", "plan_status_sections"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StatusPlan:
     spec: StatusSectionSpec
     where: str

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from .._frozen import frozen
 
 __all__ = ["STATUS_ATTR", "StatusSectionSpec", "status_section"]
 
@@ -15,7 +16,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StatusSectionSpec:
     name: str
     refresh: float

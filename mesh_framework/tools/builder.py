@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from .._frozen import frozen
 from ..di.call_scope import CallScopes
 from ..schemas.policy import check_tool_schemas, dependency_schema_problems
 from ..specs import ToolSpec
@@ -19,7 +20,7 @@ from .wrapper_registry import MeshToolWrapperRegistry
 __all__ = ["ToolPlan", "build_wrappers", "plan_tool"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolPlan:
     key: str
     name: str

@@ -11,9 +11,9 @@ answers it in its own shape (a tool's error result, a route's 503).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._frozen import frozen
 from ..security.caller import current_access_token
 from .context import ToolContext
 from .signature import InjectedParam
@@ -21,7 +21,7 @@ from .signature import InjectedParam
 __all__ = ["Injectable", "Unfilled", "caller_of", "fill_injected"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Unfilled:
     """Why a call cannot run: parameter `param` has nothing to be filled with.
 

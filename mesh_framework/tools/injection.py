@@ -14,9 +14,9 @@ it has at hand (a bean, a run of dependency slots, the running job), with no loo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from .._frozen import frozen
 from ..specs import DependencySpec
 
 __all__ = [
@@ -69,7 +69,7 @@ class SlotGroup(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Injection:
     """How one parameter is filled: `kind`, and for a "bean" the type asked for, or (`bean`, `key`) to inject
     the framework bean named `bean` indexed by `key` (`clients["weather"]`); for a "service", its slots."""
@@ -94,7 +94,7 @@ class InjectionRule(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ConstantInjection:
     """The rule of a type whose every parameter is filled the same way (`JobContext`: by the job runner)."""
 

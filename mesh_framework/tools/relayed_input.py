@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import frozen
 from ..errors import ToolExecutionError
 from ..input_required import REQUEST_CAPABILITIES, InputRequired, input_required_result
 from ..protocol.versions import META_CLIENT_CAPABILITIES
@@ -123,7 +123,7 @@ def open_rounds(context: ToolContext) -> DependencyRounds:
     return rounds
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DependencyCall:
     """A call to a dependency made while a tool call is served: the dependency's `key`, the client
     capabilities to declare to it (the caller's, and every kind of input request, which is relayed) and

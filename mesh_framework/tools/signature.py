@@ -14,11 +14,12 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
+from .._frozen import frozen
 from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputRequired
@@ -28,7 +29,7 @@ from .injection import Injection, InjectionError, InjectionKind, SlotGroup, inje
 __all__ = ["InjectedParam", "ToolSignature", "analyze_signature"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class InjectedParam:
     name: str
     kind: InjectionKind
@@ -40,7 +41,7 @@ class InjectedParam:
     key: str | None = None  # (an A2aClient's peer: `a2a_clients["weather"]`)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolSignature:
     arguments_model: type[BaseModel]
     injected: tuple[InjectedParam, ...]

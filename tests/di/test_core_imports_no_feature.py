@@ -19,6 +19,7 @@ PACKAGE = "mesh_framework"
 
 # Top-level modules and packages of mesh_framework, each in one layer.
 CORE = {
+    "_frozen",
     "_lazy",
     "_version",
     "argument_completion",

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx2
 
+from ..._frozen import frozen
 from ..._version import __version__
 from ...mesh.transport import McpTransport, ProviderUnreachable, RemoteError
 
@@ -51,7 +51,7 @@ class CallRefused(Exception):
         self.field = field
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall:
     """One `POST /ui/call` body, checked: `{agent_id, tool, arguments, framework}`."""
 
