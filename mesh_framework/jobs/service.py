@@ -123,12 +123,24 @@ class JobService:
             self._spawn(self._cancel_remote(job_id, reason))
         return job
 
-    def cancelled_in_registry(self, job_id: str, error: str | None) -> None:
-        """The registry cancelled a job this agent runs and its forwarded cancel has not arrived (yet): end
-        the job here as the forward would, with the registry's error."""
+    async def follow_registry(self, job_id: str) -> None:
+        """Read the registry's row of a registry job running here: if the registry cancelled it and the
+        cancel has not reached this agent (MCP Mesh's registry answers a cancel and forwards it to the
+        owner afterwards; a cancel sent before the job got here, or a failed forward, never arrives), end
+        the job here as the forwarded cancel would, with the registry's error."""
+        if self.client is None:
+            return
+        try:
+            row = await self.client.get(job_id)
+        except JobApiError as exc:  # the registry is away: this agent's state is all there is
+            logger.debug("job %s: the registry's row could not be read: %s", job_id, exc)
+            return
+        if row.get("status") != "cancelled":
+            return
         with contextlib.suppress(LookupError, ValueError):  # gone, or ended meanwhile
             job = self.runner.cancel(job_id)
-            job.error = error or job.error
+            error = row.get("error")
+            job.error = error if isinstance(error, str) and error else job.error
             logger.info("job %s was cancelled in the registry: %s", job_id, job.error)
 
     async def _cancel_remote(self, job_id: str, reason: str | None) -> None:
@@ -209,6 +221,11 @@ class JobService:
             logger.info(
                 "registry rejected the update of job %s: %s", rejected.get("id"), rejected.get("reason")
             )
+            running = self.runner.store.find(str(rejected.get("id")))
+            if rejected.get("reason") == "already_terminal" and running is not None and not running.terminal:
+                # ended in the registry while it runs here: a cancel that never reached this agent
+                # (sent before the job got here, or a forward that failed)
+                self._spawn(self.follow_registry(running.id))
 
     async def _claim_loop(self, capability: str, wrapper: MeshToolWrapper) -> None:
         assert self.client is not None

@@ -37,7 +37,7 @@ class JobOwner(Protocol):
 
     def cancel_local(self, job_id: str, reason: str | None = None, *, report: bool = True) -> Job: ...
 
-    def cancelled_in_registry(self, job_id: str, error: str | None) -> None: ...
+    async def follow_registry(self, job_id: str) -> None: ...
 
 
 class JobTools:
@@ -65,23 +65,10 @@ class JobTools:
         job = self._local(job_id)
         if job is None:
             return await self._remote(job_id)
-        if not job.terminal and job.submitted_by == "registry" and self.service.client is not None:
-            await self._cancelled_there(job)
+        if not job.terminal and job.submitted_by == "registry":
+            # it lives in the registry, which may have cancelled it before the cancel reached this agent
+            await self.service.follow_registry(job_id)
         return job.to_row()
-
-    async def _cancelled_there(self, job: Job) -> None:
-        """A registry job running here lives in the registry, which may have cancelled it before its
-        cancel reached this agent (MCP Mesh's registry answers the cancel and forwards it to the owner
-        afterwards; a forward can be lost): read its row, and end the job here if it was cancelled."""
-        assert self.service.client is not None
-        try:
-            row = await self.service.client.get(job.id)
-        except JobApiError as exc:  # the registry is away: this agent's state is all there is
-            logger.debug("job %s: the registry's row could not be read: %s", job.id, exc)
-            return
-        if row.get("status") == "cancelled" and not job.terminal:
-            error = row.get("error")
-            self.service.cancelled_in_registry(job.id, error if isinstance(error, str) else None)
 
     async def job_result(self, job_id: str) -> dict[str, Any]:
         """[Framework] The job's outcome `{status, result, error}`, without waiting: a running job answers

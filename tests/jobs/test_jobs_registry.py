@@ -182,6 +182,29 @@ def test_a_call_carrying_x_mesh_job_id_runs_bound_to_that_registry_job(
     assert nested == {"city": "Rome", "as_job": False}
 
 
+def test_a_job_the_registry_cancelled_before_it_reached_the_agent_ends_at_its_first_report(
+    mesh: tuple[AgentProcess, AgentProcess],
+) -> None:
+    registry, agent = mesh
+    job_id = submit(registry, "hold-pushed", {"name": "too late"})  # a capability nobody claims
+    status, _type, text = _http_json("POST", f"{registry.base_url}/jobs/{job_id}/cancel", {"reason": "early"})
+    assert status == 200 and json.loads(text)["forwarded_to_instance_id"] is None  # no owner to tell yet
+    # pushed afterwards: the body starts, its first report is refused (the job ended), and the agent reads why
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "hold", "arguments": {"name": "too late"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "X-Mesh-Job-Id": job_id}
+    status, _type, text = _http_json("POST", agent.mcp_url, body, headers=headers, timeout=30)
+    assert status == 200, text
+    result = json.loads(text)["result"]
+    assert result["isError"] is True and "cancelled: early" in result["content"][0]["text"]
+    local = value(call_mesh_tool(agent.base_url, "__mesh_job_status", {"job_id": job_id}))
+    assert local["status"] == "cancelled" and local["error"] == "cancelled: early"
+
+
 async def test_a_job_handle_reads_events_cancels_and_reports_the_outcome(
     mesh: tuple[AgentProcess, AgentProcess],
 ) -> None:
