@@ -14,7 +14,7 @@ import dataclasses
 import reprlib
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any, TypeVar, dataclass_transform, overload
 
 __all__ = ["frozen"]
 
@@ -43,11 +43,24 @@ def _repr(self: Any) -> str:
     return f"{self.__class__.__qualname__}({shown})"
 
 
+@overload
+def frozen(cls: type[_T], /) -> type[_T]: ...
+@overload
+def frozen(*, slots: bool = True) -> Callable[[type[_T]], type[_T]]: ...
+
+
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
-def frozen(cls: type[_T]) -> type[_T]:
-    """`@dataclass(frozen=True, slots=True)`: the same class (see the module's docstring)."""
+def frozen(cls: type[_T] | None = None, /, *, slots: bool = True) -> Any:
+    """`@dataclass(frozen=True, slots=True)`: the same class (see the module's docstring);
+    `@frozen(slots=False)` is `@dataclass(frozen=True)`'s."""
+    if cls is None:
+        return lambda cls: _frozen(cls, slots)
+    return _frozen(cls, slots)
+
+
+def _frozen(cls: type[_T], slots: bool) -> type[_T]:
     own = set(cls.__dict__)
-    made: Any = dataclasses.dataclass(cls, frozen=True, slots=True, eq=False, repr=False)
+    made: Any = dataclasses.dataclass(cls, frozen=True, slots=slots, eq=False, repr=False)
     fields = dataclasses.fields(made)
     made._frozen_compared = _getter([f.name for f in fields if f.compare])
     made._frozen_hashed = _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])

@@ -34,10 +34,10 @@ Beans are closed by the container at stop (`aclose()`/`close()`), so a feature n
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._frozen import frozen
 from .errors import WiringError
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class ScannedApp:
     """What loading found, for the features' plans: the settings with their origins, the scan, the
     application's tool plans, the beans that can be injected, the app's folders and the environment its
@@ -141,7 +141,7 @@ class ToolSource:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class HttpSurface:
     """Routes served on the agent's port behind the HTTP edge, before (lower `order`) or after others';
     `middleware` wraps the agent's web side (never `/mcp`). `app_routes`: the routes are the application's
@@ -183,7 +183,7 @@ class EndpointExtension:
         return None
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class BuiltAgent:
     """An agent just built: its container and ASGI app, and a bean lookup by name."""
 
@@ -268,7 +268,7 @@ class HeartbeatFields:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class RouteSlots:
     """Web routes with dependency slots (their wrappers in `registry`): the mesh runtime keeps the slots
     current and registers the routes as MCP Mesh's route pseudo-tools (`"GET:/path"`) beside the tools."""

@@ -7,12 +7,12 @@ import difflib
 import types
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from .._frozen import frozen
 from .sources import normalize_key
 
 __all__ = ["Step", "did_you_mean", "field_names", "follow", "model_at", "unknown_key"]
@@ -21,7 +21,7 @@ _SEQUENCES = (list, tuple, set, frozenset, Sequence)
 _MAPPINGS = (dict, Mapping)
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class Step:
     """One part of a key: the types its value may have (unions unfolded) and the metadata declared on it."""
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from .._frozen import frozen
 
 __all__ = ["CATALOG", "SETTINGS", "PlaceholderError", "Syntax", "Use", "expand", "resolve"]
 
@@ -18,7 +19,7 @@ _TOKEN = re.compile(r"\$\$\{|\$\{([^}]*)\}|\$\{")
 _BODY = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:)(.*))?", re.S)
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class Syntax:
     """What a kind of file accepts beyond the common placeholders."""
 
@@ -33,7 +34,7 @@ SETTINGS = Syntax(colon_default=True, default_hint="${{{name}:default}}")
 CATALOG = Syntax(colon_default=False, default_hint="${{{name}:-default}}")
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class Use:
     """One placeholder resolved: the variable it names, and whether its default stood in (and why)."""
 
