@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_cli
+from tests.agents import AgentProcess, run_agent
 from tests.agents import wait_until as wait_for
+from tests.cli_in_process import run_cli_in_process
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
     Exchange,
@@ -292,20 +293,25 @@ class TestAnMcpMeshConsumerWithOurProvider:
 
 class TestOurConsumersWithAnMcpMeshProvider:
     @staticmethod
-    def ask(mesh: LlmMesh, tool: str, turns: tuple[Turn, ...]) -> Called:
+    def ask(mesh: LlmMesh, tool: str, turns: tuple[Turn, ...], monkeypatch: pytest.MonkeyPatch) -> Called:
+        """`mesh call TOOL` (the CLI run in this process: a client here, not what is tested)."""
+
         def call() -> tuple[bool, Any, str]:
             arguments = json.dumps({"question": QUESTION})
-            done = run_cli(
+            done = run_cli_in_process(
                 ["call", tool, arguments, "--registry-url", mesh.registry.url],
+                monkeypatch,
                 env={"MCP_MESH_REGISTRY_URL": mesh.registry.url},
             )
             return done.returncode == 0, done.stdout.strip(), done.stdout + done.stderr
 
         return call_through(mesh, turns, call)
 
-    def test_a_text_answer_with_an_mcp_mesh_tool(self, provider_mesh: LlmMesh) -> None:
+    def test_a_text_answer_with_an_mcp_mesh_tool(
+        self, provider_mesh: LlmMesh, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         mesh = provider_mesh
-        called = self.ask(mesh, "ask_mesh", TEXT_TURNS)
+        called = self.ask(mesh, "ask_mesh", TEXT_TURNS, monkeypatch)
 
         assert called.answer == "2 + 3 = 5"
 
@@ -347,9 +353,9 @@ class TestOurConsumersWithAnMcpMeshProvider:
         final = turn2.response_json["result"]["structuredContent"]
         assert final["content"] == "2 + 3 = 5" and "tool_calls" not in final
 
-    def test_a_structured_answer(self, provider_mesh: LlmMesh) -> None:
+    def test_a_structured_answer(self, provider_mesh: LlmMesh, monkeypatch: pytest.MonkeyPatch) -> None:
         mesh = provider_mesh
-        called = self.ask(mesh, "sum_mesh", SUM_TURNS)
+        called = self.ask(mesh, "sum_mesh", SUM_TURNS, monkeypatch)
 
         assert json.loads(called.answer) == SUM
 
