@@ -12,8 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 from mesh_framework.schemas import canonical_schema
-from tests.agents import run_agent, run_cli, run_registry
+from tests.agents import run_agent, run_registry
 from tests.agents import wait_until as wait_for
+from tests.cli_in_process import run_cli_in_process
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
     MeshRegistry,
@@ -42,7 +43,9 @@ def schema_stage(event: dict[str, Any]) -> dict[str, Any]:
     return stage
 
 
-def test_mcp_meshs_registry_matches_our_agents_by_schema(shared_registry: MeshRegistry) -> None:
+def test_mcp_meshs_registry_matches_our_agents_by_schema(
+    shared_registry: MeshRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with (
         run_agent("tests.apps.schema_caption_app", env=ours(shared_registry)),
         run_agent("tests.apps.schema_label_app", env=ours(shared_registry)),
@@ -81,7 +84,8 @@ def test_mcp_meshs_registry_matches_our_agents_by_schema(shared_registry: MeshRe
         assert "missing stars" in message
 
         # mesh explain reads MCP Mesh's audit trail
-        shown_cli = run_cli(["explain", "viewer", "caption", "--registry-url", shared_registry.url])
+        explain = ["explain", "viewer", "caption", "--registry-url", shared_registry.url]
+        shown_cli = run_cli_in_process(explain, monkeypatch)
         assert shown_cli.returncode == 0, shown_cli.stderr
         assert "tool show, dependency 0" in shown_cli.stdout
         # MCP Mesh's listing leaves unresolved slots out: their traces come from its events
@@ -92,9 +96,7 @@ def test_mcp_meshs_registry_matches_our_agents_by_schema(shared_registry: MeshRe
             line.startswith("schema ") and "SchemaIncompatible" in line and "missing text" in line
             for line in shown_cli.stdout.splitlines()
         )
-        reports = json.loads(
-            run_cli(["explain", "viewer", "caption", "--registry-url", shared_registry.url, "--json"]).stdout
-        )["explanations"]
+        reports = json.loads(run_cli_in_process([*explain, "--json"], monkeypatch).stdout)["explanations"]
         assert {r["source"] for r in reports} == {"events"}
 
 
