@@ -56,6 +56,13 @@ FAMILIES: dict[str, tuple[str, list[str]]] = {
         ],
     ),
     "streams_at_stop": ("streams open when an agent stops", ["tests/server/test_streams_at_stop.py"]),
+    "route_provider_leaves": (
+        "a route answers 503 again once the provider of its dependency has left the mesh",
+        [
+            "tests/routes/test_routes.py::"
+            "test_dependencies_of_routes_resolve_through_the_registry_and_follow_the_provider"
+        ],
+    ),
     "chat_page": (
         "the starter's chat page",
         ["tests/starter/test_starter_chat_page.py", "tests/starter/test_starter_chat.py"],
