@@ -22,6 +22,21 @@ def webby() -> Iterator[AgentProcess]:
         yield agent
 
 
+@pytest.fixture(scope="module")
+def module_registry() -> Iterator[AgentProcess]:
+    with run_registry() as registry:
+        yield registry
+
+
+@pytest.fixture
+def registry(module_registry: AgentProcess) -> AgentProcess:
+    """The module's registry, handed to a test with no healthy agent listed: the tests using it stop their
+    agents gracefully (they unregister, and stay listed as unhealthy); a test that kills an agent has a
+    registry of its own."""
+    wait_until(lambda: not [a for a in listed(module_registry) if a["status"] == "healthy"], timeout=10)
+    return module_registry
+
+
 def get(agent: AgentProcess, path: str, **kwargs: Any) -> httpx2.Response:
     return httpx2.get(agent.base_url + path, timeout=10, trust_env=False, **kwargs)
 
@@ -30,10 +45,18 @@ def post(agent: AgentProcess, path: str, **kwargs: Any) -> httpx2.Response:
     return httpx2.post(agent.base_url + path, timeout=10, trust_env=False, **kwargs)
 
 
+def listed(registry: AgentProcess) -> list[dict[str, Any]]:
+    """The agents the registry's `GET /agents` shows."""
+    agents: list[dict[str, Any]] = httpx2.get(
+        registry.base_url + "/agents", timeout=5, trust_env=False
+    ).json()["agents"]
+    return agents
+
+
 def registered(registry: AgentProcess, name: str) -> dict[str, Any] | None:
-    """The agent `name` as the registry's `GET /agents` shows it, once registered."""
-    agents = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json()["agents"]
-    return next((a for a in agents if a["name"] == name), None)
+    """The agent `name` as the registry's `GET /agents` shows it, once registered (and healthy: one that
+    left stays listed as unhealthy)."""
+    return next((a for a in listed(registry) if a["name"] == name and a["status"] == "healthy"), None)
 
 
 def test_path_query_and_a_component_are_injected(webby: AgentProcess) -> None:
@@ -157,53 +180,53 @@ def test_a_client_that_disconnects_mid_stream_closes_the_generator(webby: AgentP
     assert state["started"] == before["started"] + 1  # type: ignore[index]
 
 
-def test_dependencies_of_routes_resolve_through_the_registry_and_follow_the_provider() -> None:
-    with run_registry() as registry:
-        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-        with run_agent("tests.apps.routes_api_app", env=env) as gateway:
-            assert get(gateway, "/api/shout?text=hi").status_code == 503
-            entry: dict[str, Any] = wait_until(lambda: registered(registry, "web-gateway"))  # type: ignore[assignment]
-            assert entry["agent_type"] == "api"
-            with run_agent("tests.apps.routes_app", env=env) as provider:
+def test_dependencies_of_routes_resolve_through_the_registry_and_follow_the_provider(
+    registry: AgentProcess,
+) -> None:
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+    with run_agent("tests.apps.routes_api_app", env=env) as gateway:
+        assert get(gateway, "/api/shout?text=hi").status_code == 503
+        entry: dict[str, Any] = wait_until(lambda: registered(registry, "web-gateway"))  # type: ignore[assignment]
+        assert entry["agent_type"] == "api"
+        with run_agent("tests.apps.routes_app", env=env) as provider:
 
-                def shouted() -> dict[str, str] | None:
-                    answer = get(gateway, "/api/shout?text=hi")
-                    return answer.json() if answer.status_code == 200 else None
-
-                result = wait_until(shouted, timeout=20)
-                assert result["text"] == "HI" and result["by"].startswith("webby-")  # type: ignore[index]
-                stream = get(gateway, "/api/shout-stream?text=a%20b")
-                assert stream.content == b"data: A\n\ndata: B\n\ndata: [DONE]\n\n"
-                # the provider's own route depends on its own tool: called in process
-                assert get(provider, "/api/shout?text=me").json() == {"text": "ME"}
-                assert get(provider, "/api/missing").json()["capability"] == "nowhere"
-            # the provider stopped (it unregistered): the route answers 503 again
-            answers: list[str] = []  # what the route answered meanwhile, shown if it never turns 503
-
-            def unavailable() -> bool:
+            def shouted() -> dict[str, str] | None:
                 answer = get(gateway, "/api/shout?text=hi")
-                answers[:] = [f"{answer.status_code} {answer.text[:200]}"]
-                return answer.status_code == 503
+                return answer.json() if answer.status_code == 200 else None
 
-            try:
-                wait_until(unavailable, timeout=20, processes=(registry, gateway, provider))
-            except AssertionError as exc:
-                raise AssertionError(f"the route last answered {answers}: {exc}") from None
+            result = wait_until(shouted, timeout=20)
+            assert result["text"] == "HI" and result["by"].startswith("webby-")  # type: ignore[index]
+            stream = get(gateway, "/api/shout-stream?text=a%20b")
+            assert stream.content == b"data: A\n\ndata: B\n\ndata: [DONE]\n\n"
+            # the provider's own route depends on its own tool: called in process
+            assert get(provider, "/api/shout?text=me").json() == {"text": "ME"}
+            assert get(provider, "/api/missing").json()["capability"] == "nowhere"
+        # the provider stopped (it unregistered): the route answers 503 again
+        answers: list[str] = []  # what the route answered meanwhile, shown if it never turns 503
+
+        def unavailable() -> bool:
+            answer = get(gateway, "/api/shout?text=hi")
+            answers[:] = [f"{answer.status_code} {answer.text[:200]}"]
+            return answer.status_code == 503
+
+        try:
+            wait_until(unavailable, timeout=20, processes=(registry, gateway, provider))
+        except AssertionError as exc:
+            raise AssertionError(f"the route last answered {answers}: {exc}") from None
 
 
-def test_an_agent_with_tools_and_routes_registers_both() -> None:
-    with run_registry() as registry:
-        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-        with run_agent("tests.apps.routes_app", env=env):
-            entry: dict[str, Any] = wait_until(lambda: registered(registry, "webby"))  # type: ignore[assignment]
-            assert entry["agent_type"] == "mcp_agent"
-            tools = {t["function_name"]: t for t in entry["capabilities"]}
-            assert tools["upper"]["name"] == "upper"
-            assert "GET:/api/shout" not in tools  # a pseudo-tool is no capability, as MCP Mesh lists it
-            resolutions = {r["function_name"]: r for r in entry["dependency_resolutions"]}
-            assert resolutions["GET:/api/shout"]["status"] == "available"  # its own tool
-            assert resolutions["GET:/api/shout"]["provider_agent_id"] == entry["id"]
-            assert "GET:/api/hello/{name}" not in resolutions  # routes without dependencies are not sent
+def test_an_agent_with_tools_and_routes_registers_both(registry: AgentProcess) -> None:
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+    with run_agent("tests.apps.routes_app", env=env):
+        entry: dict[str, Any] = wait_until(lambda: registered(registry, "webby"))  # type: ignore[assignment]
+        assert entry["agent_type"] == "mcp_agent"
+        tools = {t["function_name"]: t for t in entry["capabilities"]}
+        assert tools["upper"]["name"] == "upper"
+        assert "GET:/api/shout" not in tools  # a pseudo-tool is no capability, as MCP Mesh lists it
+        resolutions = {r["function_name"]: r for r in entry["dependency_resolutions"]}
+        assert resolutions["GET:/api/shout"]["status"] == "available"  # its own tool
+        assert resolutions["GET:/api/shout"]["provider_agent_id"] == entry["id"]
+        assert "GET:/api/hello/{name}" not in resolutions  # routes without dependencies are not sent
 
 
 def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:
