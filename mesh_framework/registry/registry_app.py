@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -33,6 +33,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from .._version import __version__
 from ..edge import EdgePolicy, GuardedEdge
@@ -40,20 +41,65 @@ from ..metrics.registry_metrics import registry_metrics_route
 from .a2a import a2a_surfaces
 from .audit_routes import audit_routes
 from .auth import RegistryTokenAuth
-from .console import ConsoleBoard, console_routes
 from .inputs import BodyError, read_json
 from .jobs import JobBoard, job_routes, pending_jobs_header
 from .payload import PayloadError
 from .push import TopologyPush
 from .store import RegistryStore
-from .ui import ui_routes
 from .views import agent_view, health_view, timestamp
 
-__all__ = ["MAX_BODY_BYTES", "build_registry_app", "default_check_interval"]
+__all__ = ["CONSOLE_ROUTES", "MAX_BODY_BYTES", "UI_ROUTES", "build_registry_app", "default_check_interval"]
 
 logger = logging.getLogger("mesh_framework.registry")
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
+
+# The routes of the mesh page (registry/ui/) and of the console (registry/console/), (path, methods): their
+# modules are loaded at their first request (a browser's, or an agent's console push), not to serve the mesh.
+UI_ROUTES = (("/ui", ("GET",)), ("/ui/state", ("GET",)), ("/favicon.ico", ("GET",)))
+CONSOLE_ROUTES = (
+    ("/console/push", ("POST",)),
+    ("/ui/console", ("GET",)),
+    ("/ui/tools", ("GET",)),
+    ("/ui/events", ("GET",)),
+    ("/ui/call", ("POST",)),
+)
+
+
+class _Deferred:
+    """The endpoint of one of `table`'s routes: on the first request to any of them, `build()` makes the
+    real routes (importing their modules), and every request is handed to the real route of its path."""
+
+    def __init__(self, path: str, built: dict[str, Route], build: Callable[[], list[Route]]) -> None:
+        self.path, self.built, self.build = path, built, build
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.built:
+            self.built.update((route.path, route) for route in self.build())
+        await self.built[self.path].handle(scope, receive, send)
+
+
+def _deferred(
+    table: tuple[tuple[str, tuple[str, ...]], ...], build: Callable[[], list[Route]]
+) -> list[Route]:
+    built: dict[str, Route] = {}
+    return [Route(path, _Deferred(path, built, build), methods=list(methods)) for path, methods in table]
+
+
+def _page_and_console(store: RegistryStore, *, token_required: bool) -> list[Route]:
+    """The mesh page's routes and the console's (with its board: what agents push), made when first asked."""
+
+    def ui() -> list[Route]:
+        from .ui import ui_routes
+
+        return ui_routes(store)
+
+    def console() -> list[Route]:
+        from .console import ConsoleBoard, console_routes
+
+        return console_routes(store, ConsoleBoard(), token_required=token_required)
+
+    return [*_deferred(UI_ROUTES, ui), *_deferred(CONSOLE_ROUTES, console)]
 
 
 def default_check_interval(timeout: float) -> float:
@@ -102,7 +148,6 @@ def build_registry_app(
         raise ValueError(f"Registry check interval must be positive, not {interval!r}")
     version = __version__
     push = TopologyPush(store)  # GET /topology/stream, /ui/stream: registry/push.py
-    board = ConsoleBoard()  # what agents push for the console: registry/console/
 
     async def heartbeat(request: Request) -> Response:
         length = request.headers.get("content-length")
@@ -179,10 +224,9 @@ def build_registry_app(
         *audit_routes(store),  # GET /events, /explain: registry/audit_routes.py
         *push.routes(),
         *job_routes(JobBoard.for_store(store)),  # /jobs...: registry/jobs.py
-        *ui_routes(store),  # the mesh page: registry/ui/
-        *console_routes(store, board, token_required=bool(token)),
+        *_page_and_console(store, token_required=bool(token)),  # registry/ui/, registry/console/
         registry_metrics_route(store),  # Prometheus gauges over the store: metrics/registry_metrics.py
     ]
     app = Starlette(routes=routes, middleware=_guarded(host, token), lifespan=lifespan)
-    app.state.store, app.state.push, app.state.console = store, push, board
+    app.state.store, app.state.push = store, push
     return app

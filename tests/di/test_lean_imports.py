@@ -154,3 +154,35 @@ def test_an_agent_imports_no_vendor_sdk_before_its_first_call() -> None:
     assert "mesh_framework.command_tools.discovery" not in modules
     # OpenTelemetry's API is loaded by the first span; a library of the dev venv may load it by itself
     assert done.stdout.split() == ["0"]
+
+
+def test_the_registry_loads_its_page_and_console_at_their_first_request() -> None:
+    """The registry (embedded in the starter app, or `mesh registry`) serves heartbeats without the mesh
+    page's and the console's modules; the first request to one of their routes loads them, and the routes
+    declared up front (registry_app.UI_ROUTES, CONSOLE_ROUTES) are the ones they make."""
+    code = (
+        "import sys\n"
+        "from starlette.testclient import TestClient\n"
+        "from mesh_framework.registry.registry_app import CONSOLE_ROUTES, UI_ROUTES, build_registry_app\n"
+        "from mesh_framework.registry.store import RegistryStore\n"
+        "app = build_registry_app(RegistryStore(), sweep=False)\n"
+        "client = TestClient(app, base_url='http://127.0.0.1')\n"
+        "assert client.get('/health').status_code == 200\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('mesh_framework.registry.ui', "
+        "'mesh_framework.registry.console'))))\n"
+        "assert client.get('/ui/tools').status_code == 200\n"
+        "assert client.post('/ui/console').status_code == 405\n"
+        "print('mesh_framework.registry.console' in sys.modules)\n"
+        "from mesh_framework.registry.console import ConsoleBoard, console_routes\n"
+        "from mesh_framework.registry.ui import ui_routes\n"
+        "store = RegistryStore()\n"
+        "made = [*ui_routes(store), *console_routes(store, ConsoleBoard(), token_required=False)]\n"
+        "declared = [(path, {*methods, 'HEAD'} if 'GET' in methods else set(methods)) "
+        "for path, methods in (*UI_ROUTES, *CONSOLE_ROUTES)]\n"
+        "print([(route.path, route.methods) for route in made] == declared)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:3] == ["[]", "True", "True"]
