@@ -211,3 +211,13 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def forget_agents(registry: AgentProcess) -> None:
+    """Empty a registry that earlier tests used, so a test starts from a registry that knows no agent: an
+    agent a test killed stays listed until it misses its heartbeats (and a consumer could be sent to it);
+    each is taken out as its graceful stop would have (`DELETE /agents/{id}`)."""
+    listed = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json().get("agents") or []
+    for agent in listed:
+        gone = httpx2.delete(f"{registry.base_url}/agents/{agent['id']}", timeout=5, trust_env=False)
+        assert gone.status_code == 204, gone.text

@@ -2,6 +2,8 @@
 
 Topology changes: a provider appears, disappears, is replaced, crashes with and without an alternate;
 the registry is down at start-up and comes back. Heartbeats are fast here (0.5 s) to keep the suite quick.
+The tests that neither restart the registry nor read its list of agents share one (a registry keeps an
+agent that left, as unhealthy, in that list).
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, dependency_providers, run_agent, run_registry, stop, wait_until
+from tests.agents import (
+    AgentProcess,
+    dependency_providers,
+    forget_agents,
+    run_agent,
+    run_registry,
+    stop,
+    wait_until,
+)
 
 FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5"}
 
@@ -22,6 +32,19 @@ FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5"}
 def registry() -> Iterator[AgentProcess]:
     with run_registry(0, "--timeout", "3") as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[AgentProcess]:
+    with run_registry(0, "--timeout", "3") as running:
+        yield running
+
+
+@pytest.fixture
+def shared_registry(shared: AgentProcess) -> AgentProcess:
+    """The module's registry, offering no agent (one an earlier test killed is taken out)."""
+    forget_agents(shared)
+    return shared
 
 
 def mesh_env(registry_url: str, **extra: str) -> dict[str, str]:
@@ -49,8 +72,8 @@ def agents_at(registry: AgentProcess) -> list[dict[str, Any]]:
     return list(httpx2.get(registry.base_url + "/agents", timeout=5).json().get("agents") or [])
 
 
-def test_consumer_calls_provider_across_agents(registry: AgentProcess) -> None:
-    env = mesh_env(registry.base_url)
+def test_consumer_calls_provider_across_agents(shared_registry: AgentProcess) -> None:
+    env = mesh_env(shared_registry.base_url)
     with run_agent("starter_app", env=env), run_agent("starter_app.calculator", env=env) as calculator:
         result = wait_until(
             lambda: (r := call(calculator, "sum_of_squares", {"a": 3, "b": 4})) and not r["isError"] and r,
@@ -79,8 +102,8 @@ def test_missing_provider_answers_at_once_then_a_new_provider_is_used(registry: 
         )
 
 
-def test_provider_replaced(registry: AgentProcess) -> None:
-    env = mesh_env(registry.base_url)
+def test_provider_replaced(shared_registry: AgentProcess) -> None:
+    env = mesh_env(shared_registry.base_url)
     with run_agent("starter_app.calculator", env=env) as calculator:
         with run_agent("starter_app", "--name", "adder-one", env=env):
             wait_until(
@@ -112,8 +135,8 @@ def test_crash_with_an_alternate_loses_no_call(registry: AgentProcess) -> None:
         assert [r["isError"] for r in results] == [False] * 20, [text(r) for r in results if r["isError"]]
 
 
-def test_crash_without_an_alternate_fails_fast_and_clearly(registry: AgentProcess) -> None:
-    env = mesh_env(registry.base_url)
+def test_crash_without_an_alternate_fails_fast_and_clearly(shared_registry: AgentProcess) -> None:
+    env = mesh_env(shared_registry.base_url)
     with (
         run_agent("starter_app", env=env) as provider,
         run_agent("starter_app.calculator", env=env) as calculator,
