@@ -3,8 +3,9 @@
 Installed by `scripts/install-mcp-mesh.sh` (the test command runs it). Our agents join the real registry
 unchanged; only the registry URL and a short heartbeat interval are set.
 
-The tests that only call our starter agent share the module's registry and one starter (`starter`); the one
-whose consumer must find mcp-mesh's `add` alone, and the one that restarts the registry, run their own.
+The tests share the module's registry and one starter agent (`starter`), but the one whose consumer must find
+mcp-mesh's `add` alone, which runs its own. The restart test wipes the shared registry: the starter registers
+again, as the test checks, so the registry is left as it was found.
 """
 
 from __future__ import annotations
@@ -92,11 +93,13 @@ def test_meshctl_lists_and_calls_our_agents(
     assert json.loads(called.stdout)["structuredContent"] == {"result": 42}
 
 
-def test_our_agent_re_registers_after_the_mcp_mesh_registry_restarts(registry: MeshRegistry) -> None:
-    with run_agent("starter_app", env=ours(registry)) as starter:
-        wait_for(lambda: "starter" in names(registry), timeout=10)
-        registry.restart(downtime=1.0, wipe_db=True)  # it forgets everyone
-        wait_for(lambda: "starter" in names(registry), timeout=20)
-        assert starter.process.poll() is None
-        assert not call(starter, "add", {"a": 1, "b": 1})["isError"]
-        assert text(call(starter, "add", {"a": 1, "b": 2})) == "3"
+def test_our_agent_re_registers_after_the_mcp_mesh_registry_restarts(
+    shared_registry: MeshRegistry, starter: AgentProcess
+) -> None:
+    registry = shared_registry
+    wait_for(lambda: "starter" in names(registry), timeout=10)
+    registry.restart(downtime=1.0, wipe_db=True)  # it forgets everyone
+    wait_for(lambda: "starter" in names(registry), timeout=20)
+    assert starter.process.poll() is None
+    assert not call(starter, "add", {"a": 1, "b": 1})["isError"]
+    assert text(call(starter, "add", {"a": 1, "b": 2})) == "3"
