@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents import AgentProcess, metric, run_agent, run_registry, stop, wait_until
+from tests.agents import AgentProcess, forget_agents, metric, run_agent, run_registry, stop, wait_until
 from tests.cli_in_process import CliRun, start_cli
 from tests.interop.mcp_mesh import _http_json, call_mesh_tool
 
@@ -50,14 +50,11 @@ def shared_registry() -> Iterator[AgentProcess]:
 
 @pytest.fixture
 def registry(shared_registry: AgentProcess) -> AgentProcess:
-    """The module's registry, as a fresh one would be to the test: no agent listed, no job open. An agent
-    an earlier test killed stays listed until it misses its heartbeats (a `mesh call` could be sent to it),
+    """The module's registry, as a fresh one would be to the test: no agent offered, no job open. An agent
+    an earlier test killed is offered until it misses its heartbeats (a `mesh call` could be sent to it),
     and a job of a test that failed may still be open: they go as a graceful stop and a cancel would."""
+    forget_agents(shared_registry)
     url = shared_registry.base_url
-    status, _type, text = _http_json("GET", f"{url}/agents")
-    assert status == 200, text
-    for agent in json.loads(text).get("agents") or []:
-        assert _http_json("DELETE", f"{url}/agents/{agent['id']}")[0] == 204
     status, _type, text = _http_json("GET", f"{url}/jobs?status=working,input_required&limit=200")
     assert status == 200, text
     for job in json.loads(text)["jobs"]:
