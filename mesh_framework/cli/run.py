@@ -8,6 +8,7 @@ app (its top-level package) or a settings file (its config folders) changes.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -82,10 +83,23 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_one(app_name: str, args: argparse.Namespace) -> int:
-    from ..app import MeshApplication
-    from ..logs import configure_logging
+    # This process is the agent's: while it imports the framework and loads the app, garbage collection is
+    # paused (what start-up allocates lives on: collections then find nothing to free, about a fifth of the
+    # CPU of the imports), and what was built is frozen out of later collections, as `serve` freezes what
+    # it builds.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from ..app import MeshApplication
+        from ..logs import configure_logging
 
-    app = MeshApplication.load(app_name, cli=cli_settings(args), profiles=profiles(args), config=args.config)
+        app = MeshApplication.load(
+            app_name, cli=cli_settings(args), profiles=profiles(args), config=args.config
+        )
+    finally:
+        if collecting:
+            gc.freeze()
+            gc.enable()
     logs = app.settings.logging
     configure_logging(logs.level, format=logs.format, agent=app.settings.agent.name)
     app.run()
