@@ -57,6 +57,7 @@ class CliRun:
         self._code: int | None = None
         self._streams = sys.stdout, sys.stderr
         self._logging = list(logging.getLogger().handlers), logging.getLogger().level
+        self._path = list(sys.path)  # `main` puts the working folder on it
         sys.stdout, sys.stderr = self.stdout, self.stderr
         self._thread = threading.Thread(target=self._run, name=f"mesh {' '.join(self.args)}", daemon=True)
         self._thread.start()
@@ -85,9 +86,10 @@ class CliRun:
         )
 
     def close(self) -> None:
-        """The streams and the root logger (which `main` configures for a command-line run) are the test's
-        again (a command that has not ended writes on to its own streams, unread)."""
+        """The streams, the root logger (which `main` configures for a command-line run) and `sys.path` are
+        the test's again (a command that has not ended writes on to its own streams, unread)."""
         sys.stdout, sys.stderr = self._streams
+        sys.path[:] = self._path
         handlers, level = self._logging
         logging.getLogger().handlers[:] = handlers
         logging.getLogger().setLevel(level)

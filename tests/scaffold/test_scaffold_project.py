@@ -1,5 +1,6 @@
 """A new project works at once: its own tests pass, and `mesh run` serves its agents, which call each other
-through a registry (real processes on loopback ports)."""
+through a registry (real processes on loopback ports; `mesh call` from this checkout runs in this process,
+tests/cli_in_process.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from mesh_framework.scaffold import create_project
 from tests.agents import ROOT, AgentProcess, run_agent, run_cli, run_mesh, run_registry, wait_until
+from tests.cli_in_process import run_cli_in_process
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -86,15 +88,16 @@ def succeeds(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> Any:
     return None if result["isError"] else result["structuredContent"]
 
 
-def test_a_new_agent_calls_its_own_capability_through_the_registry(tmp_path: Path) -> None:
+def test_a_new_agent_calls_its_own_capability_through_the_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = create_project("shop", directory=tmp_path / "shop")
     with run_registry(0) as registry:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
         with run_agent("shop", env=env, cwd=folder) as agent:
             assert wait_until(lambda: succeeds(agent, "sum_of_squares", {"a": 3, "b": 4})) == {"result": 25}
-            called = run_cli(
-                ["call", "sum_of_squares", "a=3", "b=4"], env=env, cwd=folder
-            )  # as its README says
+            monkeypatch.chdir(folder)  # as its README says: in the project's folder
+            called = run_cli_in_process(["call", "sum_of_squares", "a=3", "b=4"], monkeypatch, env)
             assert called.returncode == 0 and called.stdout.strip() == "25", called.stderr
 
 
@@ -185,6 +188,9 @@ def test_an_installed_project_works_as_its_readme_says(tmp_path: Path) -> None:
     mesh = [str(bin_dir / "mesh")]
     env = {"MESH_REGISTRY__EMBEDDED_PORT": str(registry_port), "MCP_MESH_HEALTH_INTERVAL": "0.5"}
     with run_mesh(["run", "shop", "--port", "0"], env=env, cwd=folder, mesh=mesh) as agent:
+        # its `add` resolved through the registry: the agent is offered there (a `mesh call` each poll before
+        # that would be a process each)
+        wait_until(lambda: "sum_of_squares:dep_0: add ->" in agent.text(), timeout=30, processes=[agent])
         registry = {"MCP_MESH_REGISTRY_URL": f"http://127.0.0.1:{registry_port}"}
         called = wait_until(
             lambda: (
