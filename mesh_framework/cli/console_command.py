@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from types import FrameType
 from typing import Any
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, client_settings, registry_option, registry_url
@@ -57,7 +58,14 @@ def _console(args: argparse.Namespace) -> int:
     )
     from ..protocol.http_protocol import agent_http_protocol
 
+    class ConsoleServer(uvicorn.Server):
+        """Ctrl-C ends the open pages' change streams too: uvicorn's graceful stop waits for open
+        responses, and a page's stream lasts as long as its browser tab."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            app.state.end_streams()
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(app, log_level="warning", lifespan="on", http=agent_http_protocol(30.0))
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    ConsoleServer(config).run(sockets=[sock])
     return EXIT_OK

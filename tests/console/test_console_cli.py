@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.agents import dependency_providers, run_agent, run_cli, run_mesh, run_registry, wait_until
+from tests.agents import dependency_providers, run_agent, run_mesh, run_registry, stop, wait_until
+from tests.cli_in_process import run_cli_in_process
 from tests.console.test_console_page import browser, call, choose  # noqa: F401  (browser: a fixture)
 from tests.console.test_mesh_page import agent_id
 from tests.interop.mcp_mesh import missing_tools, run_mesh_registry
@@ -56,6 +58,8 @@ def test_the_console_served_by_the_cli_for_our_registry_shows_its_traffic(page: 
             page.fill('#call-fields input[name="name"]', "Di")
             page.click("#call-run")
             expect(page.locator("#call-result")).to_contain_text("hello Di", timeout=WAIT_MS)
+            # the open page holds the console's change stream: Ctrl-C stops it all the same, at once
+            assert stop(console.process, sig=signal.SIGINT) == 0, console.text()
 
 
 def test_the_console_for_mcp_mesh_s_registry_shows_what_it_serves(page: Page, mcp_mesh_registry: str) -> None:
@@ -77,9 +81,10 @@ def test_the_console_for_mcp_mesh_s_registry_shows_what_it_serves(page: Page, mc
         page.fill("#call-json", '{"name": "Eve"}')  # its listing has no input schemas: raw JSON
         page.click("#call-run")
         expect(page.locator("#call-result")).to_contain_text("hello Eve", timeout=WAIT_MS)
+        assert stop(console.process, sig=signal.SIGINT) == 0, console.text()  # the page still open
 
 
-def test_the_console_refuses_to_listen_beyond_loopback() -> None:
-    result = run_cli(["console", "--host", "0.0.0.0"])
+def test_the_console_refuses_to_listen_beyond_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run_cli_in_process(["console", "--host", "0.0.0.0"], monkeypatch)
     assert result.returncode == 2
     assert result.stderr.startswith("mesh console: the page calls tools for whoever opens it")

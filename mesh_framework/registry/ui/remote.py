@@ -13,6 +13,7 @@ registry/console/calls.py); the page has the registry's protections (protection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -83,6 +84,14 @@ class _Remote:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http = httpx2.AsyncClient(trust_env=False, timeout=TIMEOUT, headers=headers)
         self.html = page_html()
+        self.stopping = asyncio.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def end_streams(self) -> None:
+        """End the pages' change streams (the server is stopping: it waits for open responses); safe from
+        a signal handler or another thread."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.stopping.set)
 
     async def get(self, path: str) -> httpx2.Response | None:
         try:
@@ -226,7 +235,7 @@ class _Remote:
         async def changes() -> AsyncIterator[bytes]:
             last = None
             revision = 0
-            while not await request.is_disconnected():
+            while not self.stopping.is_set() and not await request.is_disconnected():
                 agents = await self.listing()
                 current = json.dumps(agents, sort_keys=True, default=str)
                 if current != last:
@@ -234,14 +243,16 @@ class _Remote:
                     yield encode(json.dumps({"revision": revision}, separators=(",", ":")), event="changed")
                 else:
                     yield KEEP_ALIVE
-                await asyncio.sleep(POLL_SECONDS)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stopping.wait(), POLL_SECONDS)
 
         return StreamingResponse(changes(), media_type=MEDIA_TYPE, headers={"Cache-Control": "no-store"})
 
 
 def remote_console_app(url: str, *, token: str | None = None, host: str = "127.0.0.1") -> Starlette:
     """The page and its routes over the registry at `url` (with its bearer `token`, if any), behind the
-    guarded edge for a server bound to `host` (loopback: only this machine's hosts and pages)."""
+    guarded edge for a server bound to `host` (loopback: only this machine's hosts and pages). The server
+    calls `app.state.end_streams()` when it stops, so an open page does not hold it."""
     remote = _Remote(url, token)
     routes = [
         Route("/ui", remote.page, methods=["GET"]),
@@ -257,8 +268,11 @@ def remote_console_app(url: str, *, token: str | None = None, host: str = "127.0
 
     @asynccontextmanager
     async def closing(app: Starlette) -> AsyncIterator[None]:
+        remote.loop = asyncio.get_running_loop()
         yield
         await remote.http.aclose()
 
     edge = Middleware(GuardedEdge, policy=EdgePolicy.loopback(host, surface="console"))
-    return Starlette(routes=routes, middleware=[edge], lifespan=closing)
+    app = Starlette(routes=routes, middleware=[edge], lifespan=closing)
+    app.state.end_streams = remote.end_streams
+    return app
