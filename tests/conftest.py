@@ -31,7 +31,7 @@ STARTS_SERVERS = re.compile(
 )
 STARTS_PROCESSES = re.compile(
     r"\b(subprocess|Popen|run_cli|sys\.executable|create_subprocess_\w+|runpytest_subprocess|fixture_stdio"
-    r"|run_page|build_wheel|mesh_imports|mesh_cluster|click_app)\b"
+    r"|run_page|build_wheel|mesh_imports|mesh_cluster|click_app|forks)\b"
 )
 
 
