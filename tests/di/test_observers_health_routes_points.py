@@ -17,6 +17,7 @@ from mesh_framework import MeshApplication
 from mesh_framework.extension import CallObserver, join_observers
 from mesh_framework.testing import mesh_client
 
+from ..forked_imports import Forks, forks
 from .test_lean_features import MINIMAL, PLAIN_TOOL, built_modules
 
 pytestmark = pytest.mark.timeout(60)
@@ -126,8 +127,17 @@ async def test_the_probes_metrics_and_status_come_before_the_web_routes_and_a_st
         assert (await client.http.get("/")).text == "<p>site</p>"
 
 
-def test_an_app_without_web_routes_loads_none_of_their_modules_nor_the_console_s(tmp_path: Path) -> None:
-    modules = built_modules(tmp_path, "lean_no_web", PLAIN_TOOL, MINIMAL)
+@pytest.fixture(scope="module")
+def interpreter() -> Iterator[Forks]:
+    """One process that imported the framework, forked for each app whose modules a test reads."""
+    with forks() as forking:
+        yield forking
+
+
+def test_an_app_without_web_routes_loads_none_of_their_modules_nor_the_console_s(
+    interpreter: Forks, tmp_path: Path
+) -> None:
+    modules = built_modules(interpreter, tmp_path, "lean_no_web", PLAIN_TOOL, MINIMAL)
     deciding = {"mesh_framework.routes.route_marks", "mesh_framework.routes.auto_configuration"}
     assert [m for m in modules if m.startswith("mesh_framework.routes.") and m not in deciding] == []
     assert "mesh_framework.console_feed.push" not in modules
@@ -135,5 +145,5 @@ def test_an_app_without_web_routes_loads_none_of_their_modules_nor_the_console_s
         '\nfrom mesh_framework import mesh_route\n\n@mesh_route("/hi")\nasync def hi() -> dict:\n'
         "    return {}\n"
     )
-    with_route = built_modules(tmp_path, "lean_web", PLAIN_TOOL + route, MINIMAL)
+    with_route = built_modules(interpreter, tmp_path, "lean_web", PLAIN_TOOL + route, MINIMAL)
     assert "mesh_framework.routes.web" in with_route
