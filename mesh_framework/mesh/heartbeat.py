@@ -132,6 +132,7 @@ class Heartbeat:
         self._forgotten = False  # the registry answered that it does not know this agent
         self._last_wake = 0.0
         self._task: asyncio.Task[None] | None = None
+        self._posting: asyncio.Future[dict[str, Any]] | None = None  # the registration last sent
         self._down = payload.get("status") == "unhealthy"
         # Registry request timings, for metrics: (kind, seconds, failed).
         self.observer: Callable[[str, float, bool], None] | None = None
@@ -170,6 +171,25 @@ class Heartbeat:
             raise
         observer(kind, time.perf_counter() - started, False)
         return value
+
+    async def _register(self) -> dict[str, Any]:
+        """POST the payload, shielded: a stop lets a registration already sent finish (`_settle_posting`)."""
+        self._posting = asyncio.ensure_future(self.client.register(self.payload))
+        return await self._timed("register", asyncio.shield(self._posting))
+
+    async def _settle_posting(self) -> None:
+        """Let a registration already sent be answered (within the client's timeout) before the DELETE:
+        the registry may still apply a POST whose caller stopped waiting, and one applied after the DELETE
+        would bring the leaving agent back until it timed out."""
+        posting, self._posting = self._posting, None
+        if posting is None:
+            return
+        if not posting.done():
+            await asyncio.wait({posting}, timeout=self.client.timeout)
+        if not posting.done():
+            posting.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await posting  # its outcome was the loop's business; retrieved so none is left unobserved
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"heartbeat {self.agent_id}")
@@ -217,7 +237,7 @@ class Heartbeat:
             try:
                 if self._needs_post:
                     self._needs_post = False
-                    answer = await self._timed("register", self.client.register(self.payload))
+                    answer = await self._register()
                     if failures:
                         logger.info(
                             "registry %s is back: agent %s registered again", self.client.shown, self.agent_id
@@ -278,6 +298,7 @@ class Heartbeat:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        await self._settle_posting()
         if unregister:
             try:
                 await self.client.unregister(self.agent_id)
