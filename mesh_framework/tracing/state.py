@@ -5,10 +5,10 @@ this when the agent is built (`configure_tracing`, from the tracer it installs: 
 paths read three attributes and do nothing more when all are off. `CallInfo` and `current_call`, what
 structured logs name, are the core's (mesh_framework/observation.py).
 
-`spans` is the console's buffer (console_feed/): while a registry gathers this agent's spans, each finished span
-is appended to it as a `SpanRecord`, with or without OpenTelemetry. Without OpenTelemetry the trace context
-is carried in `light_context` (trace id, span id), which is all the console needs; `UNKEPT` there marks a
-call the console does not trace (`budget`, sampling.py), and the calls it makes.
+`spans` is the console's buffer (console_feed/): while a registry gathers this agent's spans, each finished
+span is appended to it as a `SpanRecord`, with or without OpenTelemetry. Without OpenTelemetry the trace
+context is carried in `light_context` (trace id, span id), which is all the console needs; `UNKEPT` there
+marks a call the console does not trace (`budget`, sampling.py), and the calls it makes.
 """
 
 from __future__ import annotations
