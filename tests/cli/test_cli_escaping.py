@@ -58,9 +58,11 @@ def test_status_escapes_what_the_registry_says(registry: AgentProcess) -> None:
     assert "\x1b[" not in result.stdout
 
 
-def test_the_terminal_tables_escape_it_too(registry: AgentProcess) -> None:
+def test_the_terminal_tables_escape_it_too(registry: AgentProcess, monkeypatch: pytest.MonkeyPatch) -> None:
     for command in ("list", "status"):
-        code, raw = on_terminal([command, "--registry-url", registry.base_url], {"NO_COLOR": "1"})
+        code, raw = on_terminal(
+            [command, "--registry-url", registry.base_url], monkeypatch, {"NO_COLOR": "1"}
+        )
         assert code == 0, raw
         for unsafe in ("\x1b[2J", "\x1b]0;", "\x07", "\x9b", "\x1b[5m", "\x1b[8m", "\x1b[31m"):
             assert unsafe not in raw, (command, raw)
