@@ -69,11 +69,17 @@ else
     clean_dir "${VENV_DIR}"
     "${PYTHON}" -m venv "${VENV_DIR}" || die "'${PYTHON} -m venv ${VENV_DIR}' failed"
     log="${TOOLS_DIR}/.pip-mcp-mesh.log"
-    # Our constraints pin the verified set; a machine-wide pip config (find-links, extra index,
-    # a global constraint file capping unrelated packages) still applies on top.
+    # Our constraints pin the verified set. uv (which scripts/bootstrap.sh installs) installs it several
+    # times faster than pip, from its cache; without uv, pip does, and a machine-wide pip config
+    # (find-links, extra index, a global constraint file capping unrelated packages) applies on top.
     # boto3: mcp-mesh's S3 media store (MCP_MESH_MEDIA_STORAGE=s3) imports it; the media interop tests use it.
-    if ! "${VENV_PY}" -m pip install --quiet --disable-pip-version-check -c "${CONSTRAINTS}" "${PY_SPEC}" boto3 \
-        >"${log}" 2>&1; then
+    UV_BIN="${TOOLS_DIR}/bootstrap/bin/uv"
+    if [[ -x "${UV_BIN}" ]]; then
+        install=("${UV_BIN}" pip install --quiet --python "${VENV_PY}" --compile-bytecode)
+    else
+        install=("${VENV_PY}" -m pip install --quiet --disable-pip-version-check)
+    fi
+    if ! "${install[@]}" -c "${CONSTRAINTS}" "${PY_SPEC}" boto3 >"${log}" 2>&1; then
         cat "${log}" >&2
         die "pip install ${PY_SPEC} into ${VENV_DIR} failed (log: ${log})"
     fi
