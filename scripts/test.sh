@@ -11,9 +11,9 @@
 #                              minute, for the edit-test loop
 #   scripts/test.sh ARGS...    lint, types, docs and `pytest ARGS` alone (no other Pythons)
 #
-# MESH_TEST_WORKERS: pytest's worker processes (default: one a core, at least 2; more finish sooner on a
-# quiet machine, but the tests that time processes they start then see a crowded one); 0 runs the tests
-# in pytest's own process.
+# MESH_TEST_WORKERS: pytest's worker processes (default: one a core and one more, as the main run's tests
+# mostly wait on the processes they start; more finish sooner on a quiet machine, but the tests that time
+# processes they start then see a crowded one); 0 runs the tests in pytest's own process.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -28,7 +28,7 @@ if [ "${1-}" = "--quick" ]; then
   shift
 fi
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
-workers="${MESH_TEST_WORKERS:-$((cores > 2 ? cores : 2))}"
+workers="${MESH_TEST_WORKERS:-$((cores + 1))}"
 # --dist loadfile: a module's tests run in one worker, so module-scoped fixtures (started meshes) start once
 parallel=(-n "$workers" --dist loadfile)
 [ "$workers" = 0 ] && parallel=(-p no:xdist)
@@ -47,9 +47,12 @@ lint() {
     .venv/bin/ruff format --check --quiet mesh_framework starter_app tests benchmarks
 }
 
+system_packages() {  # Chromium (mesh page test), zsh (completion test)
+  "$root/scripts/install-system-packages.sh"
+}
+
 tools() {
-  "$root/scripts/install-node-tools.sh" && "$root/scripts/install-mcp-mesh.sh" &&
-    "$root/scripts/install-system-packages.sh"  # Chromium (mesh page test), zsh (completion test)
+  "$root/scripts/install-node-tools.sh" && "$root/scripts/install-mcp-mesh.sh"
 }
 
 "$root/scripts/bootstrap.sh" --dev  # the development group too: pytest, mypy, ruff, mkdocs, ...
@@ -60,14 +63,14 @@ if [ "$quick" = 1 ]; then  # the tests run even when lint fails: both verdicts a
   exit "$status"
 fi
 
-phase setup tools
 status=0  # every phase runs; the command fails when one did
-phase ruff lint || status=1
+phase "setup: system packages" system_packages || status=1
 
-# Beside the main pytest run, at a lower priority: the type check, the docs build and (for the whole run)
-# the further Pythons. They keep the CPU busy; the main run mostly waits on the processes its tests start,
-# so these take the cores it leaves idle and yield them whenever it wants them (nice). Each one's output
-# goes to build/test-logs/ and is shown, with its `== PHASE` line, once the main run has ended.
+# Beside the main pytest run (from before its tools are installed), at a lower priority: the type check,
+# the docs build and (for the whole run) the further Pythons. They keep the CPU busy; the main run mostly
+# waits on the processes its tests start, so these take the cores it leaves idle and yield them whenever
+# it wants them (nice). Each one's output goes to build/test-logs/ and is shown, with its `== PHASE` line,
+# once the main run has ended.
 logs="$root/build/test-logs"
 rm -rf "$logs" && mkdir -p "$logs"
 beside_names=()
@@ -86,6 +89,9 @@ if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, one wor
     beside "Python $other" env MESH_TEST_PYTHONS="$other" "$root/scripts/test-pythons.sh" -p no:xdist
   done
 fi
+
+phase "setup: tools" tools || status=1  # while the jobs beside start: Node, the suites, MCP Mesh
+phase ruff lint || status=1
 
 version="$(.venv/bin/python -c 'import platform; print(platform.python_version())')"
 echo "== pytest (Python $version, $workers workers)"
