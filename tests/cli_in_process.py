@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from typing import TextIO
 
 import pytest
 
@@ -48,9 +49,10 @@ class _Output(io.StringIO):
 
 
 class CliRun:
-    """A `mesh` command running in a thread: its first line once printed; its end."""
+    """A `mesh` command running in a thread: its first line once printed; its end. Its stdout and stderr
+    are captured, or both are `terminal` when given (a pseudo-terminal the test reads itself)."""
 
-    def __init__(self, args: Sequence[str]) -> None:
+    def __init__(self, args: Sequence[str], terminal: TextIO | None = None) -> None:
         self.args = list(args)
         self.stdout, self.stderr = _Output(), _Output()
         self._done = threading.Event()
@@ -58,7 +60,7 @@ class CliRun:
         self._streams = sys.stdout, sys.stderr
         self._logging = list(logging.getLogger().handlers), logging.getLogger().level
         self._path = list(sys.path)  # `main` puts the working folder on it
-        sys.stdout, sys.stderr = self.stdout, self.stderr
+        sys.stdout, sys.stderr = (terminal, terminal) if terminal is not None else (self.stdout, self.stderr)
         self._thread = threading.Thread(target=self._run, name=f"mesh {' '.join(self.args)}", daemon=True)
         self._thread.start()
 
@@ -71,6 +73,15 @@ class CliRun:
             self._code = exc.code if isinstance(exc.code, int) else 1
         finally:
             self._done.set()
+
+    @property
+    def ended(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def code(self) -> int | None:
+        """The exit code, once ended."""
+        return self._code
 
     def first_line(self, timeout: float = 30.0) -> str:
         return self.stdout.first_line(timeout, self._done)

@@ -6,7 +6,6 @@ their stdout and stderr on the terminal (`on_terminal`)."""
 from __future__ import annotations
 
 import fcntl
-import logging
 import os
 import pty
 import re
@@ -16,7 +15,6 @@ import struct
 import subprocess
 import sys
 import termios
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
@@ -25,6 +23,7 @@ import httpx2
 import pytest
 
 from ..agents import ROOT, agent_env, run_agent, run_registry, wait_until
+from ..cli_in_process import CliRun
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -136,44 +135,27 @@ def on_terminal(
     """Run `mesh ARGS` to completion by the CLI's `main` in a thread of this process, its stdout and
     stderr on a pseudo-terminal and the terminal's environment set: exit code and raw output (escapes
     kept). The command's process would cost more CPU to start than the command does."""
-    from mesh_framework.cli import main
-
     for name in [n for n in os.environ if n.startswith(("MESH_", "MCP_MESH_")) or n == "NO_COLOR"]:
         monkeypatch.delenv(name)
     for name, value in terminal_env(env).items():
         monkeypatch.setenv(name, value)
     master, slave = open_terminal()
     tty = open(slave, "w", encoding="utf-8")  # noqa: SIM115  (closed below, once the command ended)
-    codes: list[int] = []
-
-    def run() -> None:
-        try:
-            codes.append(main(list(args)))
-        except SystemExit as exc:  # argparse's usage errors
-            codes.append(exc.code if isinstance(exc.code, int) else 1)
-        finally:
-            tty.flush()
-
-    streams, root = (sys.stdout, sys.stderr), logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    sys.stdout = sys.stderr = tty
-    command = threading.Thread(target=run, name=f"mesh {' '.join(args)}", daemon=True)
+    command = CliRun(args, terminal=tty)
     raw = b""
     try:
-        command.start()
         deadline = time.monotonic() + 30
-        while command.is_alive() and time.monotonic() < deadline:
+        while not command.ended and time.monotonic() < deadline:
             raw += read_some(master, 0.05)  # read while it writes: a full terminal would block it
-        assert not command.is_alive(), f"`mesh {' '.join(args)}` still running after 30 s:\n{raw!r}"
+        assert command.ended, f"`mesh {' '.join(args)}` still running after 30 s:\n{raw!r}"
     finally:
-        sys.stdout, sys.stderr = streams
-        root.handlers[:] = handlers
-        root.setLevel(level)
+        command.close()
         tty.close()
         while data := read_some(master, 0):
             raw += data
         os.close(master)
-    return codes[0], raw.decode(errors="replace")
+    assert command.code is not None
+    return command.code, raw.decode(errors="replace")
 
 
 FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5"}
