@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -76,7 +77,9 @@ def _entry_points() -> list[importlib.metadata.EntryPoint]:
     found: list[importlib.metadata.EntryPoint] = []
     seen: set[str] = set()
     for dist in importlib.metadata.distributions():
-        name = dist._normalized_name  # type: ignore[attr-defined]  # the key entry_points() uniques by
+        # The key entry_points() uniques by: a private attribute of the stdlib's path distributions (what
+        # it reads without parsing METADATA), else the same normalization of the public name.
+        name = getattr(dist, "_normalized_name", None) or re.sub(r"[-_.]+", "_", dist.name).lower()
         if name in seen:
             continue
         seen.add(name)

@@ -4,6 +4,7 @@ those that mention the group; what it finds is what `importlib.metadata.entry_po
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import textwrap
 from pathlib import Path
 
@@ -71,3 +72,15 @@ def test_the_group_is_found_as_importlib_finds_it(tmp_path: Path, monkeypatch: p
     assert [(a.name, a.cls.__name__, a.package) for a in ours] == [("disc", "DiscFirst", "disc-extra")]
     framework = {a.package for a in found if not a.name.startswith("disc")}
     assert framework == {"mesh-framework"}  # each distribution's name read from its METADATA
+
+
+def test_the_private_name_discovery_reads_is_the_public_name_normalized() -> None:
+    """Discovery uniques distributions by the stdlib's private `_normalized_name` (no METADATA parse), else
+    by the public name normalized the same way: this breaks if the two ever disagree."""
+    names = [
+        (dist._normalized_name, dist.name)  # type: ignore[attr-defined]
+        for dist in importlib.metadata.distributions()
+        if getattr(dist, "_normalized_name", None)
+    ]
+    assert names, "no distribution has _normalized_name any more: discovery uses the public name"
+    assert all(private == re.sub(r"[-_.]+", "_", public).lower() for private, public in names)
