@@ -68,7 +68,8 @@ def run_mesh(
     output: list[str] = []
     lines: queue.Queue[str | None] = queue.Queue()
     # Drain the pipe for the whole life of the process, so a chatty agent never blocks on a full pipe.
-    threading.Thread(target=_drain, args=(process, output, lines), daemon=True).start()
+    drain = threading.Thread(target=_drain, args=(process, output, lines), daemon=True)
+    drain.start()
     try:
         match = _wait_for(process, output, lines, SERVING, timeout)
         yield AgentProcess(
@@ -76,6 +77,7 @@ def run_mesh(
         )
     finally:
         stop(process)
+        drain.join(timeout=10)  # once the block ends, `text()` holds every line the process wrote
 
 
 @contextmanager
