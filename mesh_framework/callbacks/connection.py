@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import anyio
 import httpx2
 
-from .._version import DISTRIBUTION, __version__
 from ..catalog.definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
 from ..errors import MeshError
 from .connection_info import McpConnectionInfo
@@ -127,6 +126,14 @@ def launch_command(command: str) -> str:
 _PYTHON_NAMES = frozenset({"python", "python3"})
 
 
+def _framework_client_info() -> dict[str, str]:
+    """The framework as the client, for a connection given no client info (its version is read from the
+    package's metadata, so only then)."""
+    from .._version import DISTRIBUTION, __version__
+
+    return {"name": DISTRIBUTION, "version": __version__}
+
+
 class McpConnection:
     """One catalog server, connected on first use and shared by every caller.
 
@@ -151,7 +158,7 @@ class McpConnection:
         self.name = name
         self.mode = mode  # "auto": 2026-07-28 when the server speaks it, else the handshake; or "legacy"
         self.definition = definition
-        self.client_info = dict(client_info or {"name": DISTRIBUTION, "version": __version__})
+        self.client_info = dict(client_info or _framework_client_info())
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
         self.headers = headers

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, Callable, Generator
+from typing import TYPE_CHECKING
 
 import httpx2
 
-from .oauth_login import LoginError, refresh
-from .user_tokens import UserLogin, UserTokenStore
+if TYPE_CHECKING:
+    from .user_tokens import UserLogin, UserTokenStore
 
 __all__ = ["UserLoginAuth"]
 
@@ -24,7 +25,9 @@ logger = logging.getLogger("mesh_framework.catalog")
 
 class UserLoginAuth(httpx2.Auth):
     """Sends the stored sign-in to catalog server `server` at `url`. `http` gives the client for the token
-    endpoint (the agent's pooled one; not the client this auth is on)."""
+    endpoint (the agent's pooled one; not the client this auth is on). The store (default the user's,
+    `UserTokenStore()`) and the sign-in code are loaded on the first request: an agent is built with one
+    of these per HTTP catalog server, and most never sign in."""
 
     requires_request_body = True  # a refused request is sent again whole
 
@@ -38,8 +41,16 @@ class UserLoginAuth(httpx2.Auth):
     ) -> None:
         self.server = server
         self.url = url
-        self.store = store or UserTokenStore()
+        self._store = store
         self._http = http
+
+    @property
+    def store(self) -> UserTokenStore:
+        if self._store is None:
+            from .user_tokens import UserTokenStore
+
+            self._store = UserTokenStore()
+        return self._store
 
     def __repr__(self) -> str:
         return f"UserLoginAuth({self.server!r}, {self.url!r})"
@@ -49,6 +60,8 @@ class UserLoginAuth(httpx2.Auth):
         login = self.store.find(self.url)
         if login is None or not (renew or login.due()):
             return login
+        from .oauth_login import refresh
+
         stale = login.access_token
         async with self.store.locked(self.url):
             login = self.store.find(self.url)  # another process may have renewed it meanwhile
@@ -62,6 +75,8 @@ class UserLoginAuth(httpx2.Auth):
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        from .oauth_login import LoginError
+
         login = await self.current()
         if login is None:
             response = yield request
