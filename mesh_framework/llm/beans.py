@@ -55,7 +55,7 @@ def plan_llm_tools(app: ScannedApp, servers: list[str] | None) -> tuple[dict[str
             problems.extend(f"{where}: {p}" for p in exc.problems)
             continue
         config, local_problems = plan_local_tools(
-            config, can_inject=app.catalog.can_inject, bean_for=app.bean_for
+            config, can_inject=app.catalog.can_inject, bean_for=app.bean_for, planned=app.tool_plans
         )
         problems.extend(f"{where}: {p}" for p in local_problems)
         missing = [s for s in config.catalog_servers if servers is not None and s not in servers]

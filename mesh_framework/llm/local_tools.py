@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic.errors import PydanticSchemaGenerationError
@@ -29,22 +29,33 @@ _UNKNOWN_TYPE = re.compile(r"schema for (.+?)\. Set")
 
 
 def plan_local_tools(
-    config: LlmToolConfig, *, can_inject: Callable[[Any], bool], bean_for: Callable[[Any], str]
+    config: LlmToolConfig,
+    *,
+    can_inject: Callable[[Any], bool],
+    bean_for: Callable[[Any], str],
+    planned: Sequence[ToolPlan] = (),
 ) -> tuple[LlmToolConfig, list[str]]:
     """`config` with each local function of `tools=[...]` replaced by its plan, and the problems found
-    (each naming the function); `can_inject`/`bean_for` are the agent's bean catalog's."""
+    (each naming the function); `can_inject`/`bean_for` are the agent's bean catalog's. A function among
+    the agent's own tools (`planned`, the app's tool plans) takes its plan, without its default timeout:
+    its signature is analyzed once."""
     items: list[Any] = []
     problems: list[str] = []
+    tools = {id(p.spec.function): p for p in planned if p.owner is None}
     for item in config.callbacks:
         if isinstance(item, ToolCallback | ToolPlan) or not callable(item):
             items.append(item)
             continue
         spec = getattr(item, TOOL_ATTR, None) or ToolSpec(function=item)
+        tool = tools.get(id(item))
+        if tool is not None and tool.spec.function is item and tool.key == _key(item):
+            items.append(dataclasses.replace(tool, timeout=spec.timeout))
+            continue
         where = f"local tool '{spec.name or item.__name__}' (tools=[...])"
         try:
             items.append(
                 plan_tool(
-                    f"{item.__module__}.{item.__qualname__}",
+                    _key(item),
                     spec,
                     default_timeout=None,
                     is_method=False,
@@ -63,6 +74,10 @@ def plan_local_tools(
                 "can send (a pydantic type) nor a bean of this agent; make it a @component or change the type"
             )
     return dataclasses.replace(config, callbacks=tuple(items)), problems
+
+
+def _key(function: Callable[..., Any]) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
 
 
 def local_callbacks(

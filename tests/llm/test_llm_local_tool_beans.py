@@ -73,3 +73,31 @@ def test_a_local_tool_taking_a_type_that_is_no_bean_is_one_clear_problem(
         "is neither data the model can send (a pydantic type) nor a bean of this agent; make it a "
         "@component or change the type"
     )
+
+
+def test_a_local_tool_that_is_a_tool_of_the_agent_takes_its_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its signature is analyzed once, for the agent's tool; the local tool has no default timeout."""
+    (tmp_path / "shared_tool_app.py").write_text(
+        "from mesh_framework import MeshLlmAgent, mesh_agent, mesh_llm, mesh_tool\n"
+        "@mesh_agent(name='shared')\n"
+        "class Shared:\n"
+        "    pass\n"
+        "@mesh_tool(capability='add')\n"
+        "async def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+        "def double(a: int) -> int:\n"
+        "    return 2 * a\n"
+        "@mesh_tool(capability='ask')\n"
+        "@mesh_llm(provider='openai/gpt-fake', tools=[add, double])\n"
+        "async def ask(question: str, llm: MeshLlmAgent) -> str:\n"
+        "    return str(await llm(question))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    app = MeshApplication.load("shared_tool_app", cli={"tools": {"timeout": 7.0}}, environ={})
+    [tool] = [p for p in app.container.tool_plans() if p.name == "add"]
+    add, double = app.container.llm_configs().configs["ask"].callbacks
+    assert add.signature is tool.signature and add.key == tool.key == "shared_tool_app.add"
+    assert (tool.timeout, add.timeout) == (7.0, None)
+    assert double.name == "double" and double.timeout is None  # not a tool of the agent: planned here
