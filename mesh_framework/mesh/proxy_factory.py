@@ -1,24 +1,27 @@
-"""`McpMeshToolProxyFactory`: the one place that turns a resolved dependency into an `McpMeshTool`."""
+"""`McpMeshToolProxyFactory`: the one place that turns a resolved dependency into an `McpMeshTool`.
+
+The proxies, their MCP transport and the outbound credentials are imported when the first one is needed
+(a dependency resolved, a feature calling out), not with this module: an agent is built and serves
+without them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx2
 
-from ..config.settings import MeshSettings
-from ..injectables import McpMeshTool
-from ..security.credentials import credential_headers
-from ..security.outbound import OutboundCredentials
 from ..security.tls import client_verify, mesh_https
-from ..specs import DependencySpec
-from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .authenticated import AuthenticatedTransport
-from .direct_http import DirectHttp
 from .http_pool import build_http_client
-from .proxy import DownEndpoints, InProcessMcpMeshTool, McpMeshToolProxy, Provider
-from .transport import McpTransport
+
+if TYPE_CHECKING:
+    from ..config.settings import MeshSettings
+    from ..injectables import McpMeshTool
+    from ..security.outbound import OutboundCredentials
+    from ..specs import DependencySpec
+    from ..tools.wrapper_registry import MeshToolWrapperRegistry
+    from .proxy import DownEndpoints, Provider
+    from .transport import McpTransport
 
 __all__ = ["McpMeshToolProxyFactory"]
 
@@ -36,7 +39,7 @@ class McpMeshToolProxyFactory:
 
     def __init__(self, settings: MeshSettings) -> None:
         self.settings = settings
-        self.down = DownEndpoints(ttl=2 * settings.registry.heartbeat_interval)
+        self._down: DownEndpoints | None = None
         self.on_unreachable: Callable[[str], None] = lambda _endpoint: None
         self.observer: Any = None  # metrics of outbound calls (MeshMetrics), given to every proxy
         # the endpoint's hook for calls served: an in-process call is one (InProcessMcpMeshTool)
@@ -46,9 +49,27 @@ class McpMeshToolProxyFactory:
         self.job_submitter: Any = None  # JobService.submit once the agent joined a registry (jobs/)
         self._proxies: dict[ProxyKey, McpMeshTool] = {}
         self._http: httpx2.AsyncClient | None = None
-        # the agent's outbound identities (auth.*): features calling out (A2A, catalog servers) ask it too
-        self.credentials = OutboundCredentials(settings.auth, lambda: self.http)
+        self._credentials: OutboundCredentials | None = None
         self._transport: McpTransport | None = None
+
+    @property
+    def down(self) -> DownEndpoints:
+        """The endpoints seen refusing connections, shared by every remote proxy."""
+        if self._down is None:
+            from .proxy import DownEndpoints
+
+            self._down = DownEndpoints(ttl=2 * self.settings.registry.heartbeat_interval)
+        return self._down
+
+    @property
+    def credentials(self) -> OutboundCredentials:
+        """The agent's outbound identities (auth.*): features calling out (A2A, catalog servers) ask it
+        too."""
+        if self._credentials is None:
+            from ..security.outbound import OutboundCredentials
+
+            self._credentials = OutboundCredentials(self.settings.auth, lambda: self.http)
+        return self._credentials
 
     def initial_proxy(self, dependency: DependencySpec) -> McpMeshTool | None:
         """The proxy a slot starts with, before any registry answer: unresolved."""
@@ -67,6 +88,9 @@ class McpMeshToolProxyFactory:
     @property
     def transport(self) -> McpTransport:
         if self._transport is None:
+            from .direct_http import DirectHttp
+            from .transport import McpTransport
+
             agent = self.settings.agent
             self._transport = McpTransport(
                 self.http,
@@ -82,6 +106,10 @@ class McpMeshToolProxyFactory:
         self, capability: str, provider: Provider, alternates: Sequence[Provider] = ()
     ) -> McpMeshTool:
         """The proxy calling `provider` (cached); alternates are refreshed on the cached proxy."""
+        from ..security.credentials import credential_headers
+        from .authenticated import AuthenticatedTransport
+        from .proxy import InProcessMcpMeshTool, McpMeshToolProxy
+
         key = (provider.endpoint, provider.function_name)
         proxy = self._proxies.get(key)
         if isinstance(proxy, McpMeshToolProxy):
@@ -104,7 +132,7 @@ class McpMeshToolProxyFactory:
             credential = self.credentials.for_dependency(capability)
             if credential is not None and credential.renewable:  # an OAuth client's tokens
                 # the proxy uses `request` and `stream` only, which the authenticated transport has
-                transport = cast(McpTransport, AuthenticatedTransport(transport, credential))
+                transport = cast("McpTransport", AuthenticatedTransport(transport, credential))
             proxy = McpMeshToolProxy(
                 transport,
                 capability=capability,

@@ -1,27 +1,30 @@
-"""`MeshRuntime`: joins the mesh once the agent serves, and keeps its dependency slots current."""
+"""`MeshRuntime`: joins the mesh once the agent serves, and keeps its dependency slots current.
+
+The joining machinery (heartbeat, push subscription, topology, registration payload, unresolved reasons)
+is imported when the agent joins, not with this module: an agent is built, and answers its first
+request, without it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config.environment import embedded_registry_url
-from ..config.settings import MeshSettings
-from ..events import ApplicationEventPublisher
-from ..extension import AgentHealth, EmbeddedRegistry, HeartbeatFields, MeshMember
 from ..security.redaction import redact_url
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .dispatcher import TopologyDispatcher
-from .heartbeat import Heartbeat, RegistryClient
-from .projects import PROJECT_FIELD, notice_other_projects
-from .proxy_factory import McpMeshToolProxyFactory
-from .registration import heartbeat_payload, tool_slots
-from .route_registration import route_entries, route_slots
-from .subscription import TopologySubscription
-from .topology import parse_answer
-from .unresolved import UnresolvedReasons
+
+if TYPE_CHECKING:
+    from ..config.settings import MeshSettings
+    from ..events import ApplicationEventPublisher
+    from ..extension import AgentHealth, EmbeddedRegistry, HeartbeatFields, MeshMember
+    from .dispatcher import TopologyDispatcher
+    from .heartbeat import Heartbeat
+    from .proxy_factory import McpMeshToolProxyFactory
+    from .subscription import TopologySubscription
+    from .topology import ToolSlots
+    from .unresolved import UnresolvedReasons
 
 __all__ = ["MeshRuntime"]
 
@@ -54,19 +57,44 @@ class MeshRuntime:
         self.tools = tools
         self.routes = routes if routes is not None else MeshToolWrapperRegistry()  # web routes' slots
         self.factory = factory
-        self.dispatcher = TopologyDispatcher(tools, factory, publisher, routes=self.routes)
+        self.publisher = publisher
+        self._dispatcher: TopologyDispatcher | None = None
         self.heartbeat: Heartbeat | None = None
         self.subscription: TopologySubscription | None = None
         self.reasons: UnresolvedReasons | None = None
         self.port: int | None = None
         self.leaving = False  # a graceful stop began (`leave`): a join still under way registers nothing
-        self._slots = {**tool_slots(tools), **route_slots(self.routes)}
+        self._tool_slots: dict[str, ToolSlots] | None = None
         self._projects: asyncio.Task[None] | None = None
+
+    @property
+    def dispatcher(self) -> TopologyDispatcher:
+        """The topology and the slots it fills: made on first use (the first registry answer)."""
+        if self._dispatcher is None:
+            from .dispatcher import TopologyDispatcher
+
+            self._dispatcher = TopologyDispatcher(
+                self.tools, self.factory, self.publisher, routes=self.routes
+            )
+        return self._dispatcher
+
+    @property
+    def _slots(self) -> dict[str, ToolSlots]:
+        """The tools' and routes' dependency slots, for reading answers (again after `tools_changed`)."""
+        if self._tool_slots is None:
+            from .registration import tool_slots
+            from .route_registration import route_slots
+
+            self._tool_slots = {**tool_slots(self.tools), **route_slots(self.routes)}
+        return self._tool_slots
 
     async def start(self, port: int) -> None:
         settings = self.settings
         if not settings.registry.enabled:
             return
+        from .heartbeat import Heartbeat, RegistryClient
+        from .unresolved import UnresolvedReasons
+
         urls = settings.registry.endpoints()
         token = settings.registry.token.get_secret_value() if settings.registry.token else None
         embedded = self.embedded_registry if not urls else None
@@ -115,6 +143,8 @@ class MeshRuntime:
         for member in self.members:
             member.joined(lambda: client.url, heartbeat.registered)
         if settings.registry.push:  # the embedded registry's push stream (mesh/subscription.py)
+            from .subscription import TopologySubscription
+
             self.subscription = TopologySubscription(
                 self.factory.http,
                 lambda: client.url,
@@ -126,6 +156,8 @@ class MeshRuntime:
             )
             self.subscription.start()
         if self.project:  # one line once registered, if the registry holds other projects' agents
+            from .projects import notice_other_projects
+
             self._projects = asyncio.create_task(
                 notice_other_projects(
                     self.factory.http,
@@ -140,7 +172,7 @@ class MeshRuntime:
 
     def tools_changed(self) -> None:
         """The agent's tools changed (gateway servers came or went): tell the registry at once."""
-        self._slots = {**tool_slots(self.tools), **route_slots(self.routes)}
+        self._tool_slots = None  # read again
         if self.heartbeat is not None and self.port is not None:
             self.heartbeat.update_payload(self._payload(self.port))
 
@@ -148,6 +180,10 @@ class MeshRuntime:
         """The registration: the tools, then the web routes as MCP Mesh's pseudo-tools `"METHOD:/path"`;
         an agent with routes and no tools of its own (the framework's job tools aside) registers as `api`,
         as MCP Mesh's route agents do."""
+        from .projects import PROJECT_FIELD
+        from .registration import heartbeat_payload
+        from .route_registration import route_entries
+
         payload = heartbeat_payload(self.settings, self.tools, port, self.heartbeat_fields)
         if self.project:
             payload[PROJECT_FIELD] = self.project
@@ -164,6 +200,8 @@ class MeshRuntime:
     def _on_answer(self, answer: dict[str, Any]) -> None:
         if self.subscription is not None and self.subscription.outdated(answer):
             return  # a heartbeat answer older than the last pushed one
+        from .topology import parse_answer
+
         self.dispatcher.apply(parse_answer(answer, self._slots))
         # Once the agent is leaving, a provider leaving too (agents stopped together) is no news to log.
         if self.reasons is not None and not self.leaving:

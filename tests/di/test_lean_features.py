@@ -229,6 +229,38 @@ def test_tracing_or_json_logs_load_the_span_helpers(interpreter: Forks, tmp_path
     assert "mesh_framework.tracing.spans" in json_logs
 
 
+def test_an_agent_loads_its_dependencies_proxies_once_the_registry_resolves_one(
+    interpreter: Forks, tmp_path: Path
+) -> None:
+    """Built with the registry on, an agent whose tool has a dependency has loaded neither the mesh's
+    joining machinery (heartbeat, topology: joining loads them) nor the proxies; the registry's first
+    answer loads the topology and the proxies, and fills the slot."""
+    tool = (
+        "\nfrom mesh_framework import McpMeshTool\n\n"
+        '@mesh_tool(capability="twice", dependencies=["add"])\n'
+        "async def twice(a: int, add: McpMeshTool | None = None) -> int:\n    return a\n"
+    )
+    joining = ["heartbeat", "subscription", "unresolved", "topology", "dispatcher", "registration"]
+    calling = ["proxy", "transport", "direct_http"]
+    later = [f"mesh_framework.mesh.{name}" for name in joining + calling]
+    answer = {
+        "dependencies_resolved": {
+            "twice": [{"agent_id": "p-1", "endpoint": "http://127.0.0.1:9", "function_name": "add"}]
+        }
+    }
+    check = (
+        f"assert not set({later!r}) & set(sys.modules), sorted(set({later!r}) & set(sys.modules))\n"
+        "runtime = app.container.mesh_runtime()\n"
+        f"runtime._on_answer({answer!r})\n"
+        "slot = app.container.tools().get('twice').slots[0]\n"
+        "assert type(slot).__name__ == 'McpMeshToolProxy', slot\n"
+    )
+    joins = {**MINIMAL, "registry.enabled": True}
+    modules = built_modules(interpreter, tmp_path, "lean_dependency", PLAIN_TOOL + tool, joins, check)
+    answered = ["topology", "dispatcher", "registration", *calling]
+    assert {f"mesh_framework.mesh.{name}" for name in answered} <= modules
+
+
 def test_joining_without_a_registry_url_loads_the_embedded_registry_but_not_its_server(
     interpreter: Forks, tmp_path: Path
 ) -> None:

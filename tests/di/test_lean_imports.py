@@ -33,6 +33,26 @@ AGENT_MACHINERY = {
     "uvicorn",
     "yaml",
 }
+# Loaded where they are first used, never by `import mesh_framework.app`: an agent is loaded, built and
+# answers its first request without them.
+LOADED_ON_USE = {
+    # joining the mesh (MeshRuntime.start), once the agent serves
+    "mesh_framework.mesh.heartbeat",
+    "mesh_framework.mesh.subscription",
+    "mesh_framework.mesh.unresolved",
+    "mesh_framework.mesh.registration",
+    "mesh_framework.mesh.route_registration",
+    "mesh_framework.mesh.topology",
+    "mesh_framework.mesh.dispatcher",
+    # a dependency's proxy, once the registry resolves one; outbound identities, once something calls out
+    "mesh_framework.mesh.proxy",
+    "mesh_framework.mesh.transport",
+    "mesh_framework.mesh.direct_http",
+    "mesh_framework.mesh.authenticated",
+    "mesh_framework.security.outbound",
+    "mesh_framework.security.client_credentials",
+    "mesh_framework.security.credentials",
+}
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", re.MULTILINE)
 
 
@@ -68,6 +88,19 @@ def test_mesh_help_loads_the_parser_only() -> None:
         "mesh_framework.scaffold",
         "mesh_framework.scaffold.command",
     }
+
+
+def test_importing_the_app_loads_nothing_used_only_once_it_serves() -> None:
+    """`import mesh_framework.app` (what `mesh run` and every test of an agent begin with) loads neither
+    the mesh's joining machinery nor the proxies of dependencies: they load where they are first used."""
+    code = "import sys\nfrom mesh_framework.app import MeshApplication\nprint(' '.join(sys.modules))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set(done.stdout.split())
+    assert "mesh_framework.mesh.runtime" in modules  # the container's bean types are loaded
+    assert sorted(modules & LOADED_ON_USE) == []
 
 
 def test_a_command_loads_its_own_group_only() -> None:
