@@ -106,7 +106,9 @@ def declares_routes(modules: Iterable[str]) -> str | None:
             if inspect.isclass(value):
                 for member in vars(value).values():
                     function = member.__func__ if isinstance(member, staticmethod | classmethod) else member
-                    if isinstance(getattr(function, ROUTE_ATTR, None), RouteSpec):
+                    # read statically: a member may compute what it is asked (a deferred pydantic model's
+                    # validator builds the model's schema, changing the class while it is read)
+                    if isinstance(inspect.getattr_static(function, ROUTE_ATTR, None), RouteSpec):
                         return f"{name}.{value.__qualname__} has a @mesh_route method"
             elif isinstance(getattr(value, SERVE_ATTR, None), str):
                 return f"{name}.{attribute} is a FastAPI app served by the agent"
