@@ -104,6 +104,24 @@ class _Candidate:
     outcomes: list[Outcome] = field(default_factory=list)
 
 
+class _EarlyOutcomes:
+    """Each early condition evaluated once: it reads the settings and the app, never the bean it is on nor
+    the beans defined, so a class's conditions, which every bean of the class (and of the classes it
+    imports) carries, are not evaluated again for each of them."""
+
+    def __init__(self, context: ConditionContext) -> None:
+        self.context = context
+        self._known: dict[int, tuple[Condition, Outcome]] = {}
+
+    def __call__(self, condition: Condition, own_type: type) -> Outcome:
+        known = self._known.get(id(condition))
+        if known is not None:
+            return known[1]
+        outcome = condition.evaluate(self.context, own_type)
+        self._known[id(condition)] = (condition, outcome)  # the condition kept: its id stays its own
+        return outcome
+
+
 def select_beans(
     components: Sequence[ComponentSpec],
     configurations: Sequence[type],
@@ -120,6 +138,7 @@ def select_beans(
     context = ConditionContext(
         settings, list(settings.profiles), is_assignable, loaded=loaded, scan=scan, folders=tuple(folders)
     )
+    early_outcome = _EarlyOutcomes(context)
     candidates: list[_Candidate] = []
     for spec in components:
         name = spec.name if spec.name != spec.cls.__name__ else bean_name(spec.cls)
@@ -144,7 +163,7 @@ def select_beans(
         selection.configurations.append(config)
         class_conditions = (*inherited, *conditions_of(cls))
         if cls.__dict__.get(IMPORTS_ATTR):
-            found = _imported(cls, config, group, class_conditions, context=context, selection=selection)
+            found = _imported(cls, config, group, class_conditions, early=early_outcome, selection=selection)
             sources[:0] = found
         for method, marked in _bean_methods(cls):
             bean_type, problem = _bean_type(cls, method)
@@ -167,7 +186,7 @@ def select_beans(
             candidates.append(_Candidate(definition, (*class_conditions, *conditions_of(method)), group))
     for candidate in candidates:
         selection.property_keys.update(c.key for c in candidate.conditions if isinstance(c, OnProperty))
-    early = [c for c in candidates if not _evaluate(c, context, late=False)]
+    early = [c for c in candidates if not _evaluate(c, early_outcome, late=False)]
     passed = [c for c in candidates if c not in early]
     chosen: set[int] = set()
     for group in (0, 1):
@@ -191,12 +210,12 @@ def _imported(
     group: int,
     conditions: tuple[Condition, ...],
     *,
-    context: ConditionContext,
+    early: _EarlyOutcomes,
     selection: Selection,
 ) -> list[tuple[type, ConfigurationDefinition, int, tuple[Condition, ...]]]:
     """The configuration classes `cls` imports, loaded only when its early conditions match; otherwise the
     class is listed, not defined, with the outcomes that left it out (its imports are never loaded)."""
-    outcomes = [c.evaluate(context, cls) for c in conditions if not c.late]
+    outcomes = [early(c, cls) for c in conditions if not c.late]
     if not all(o.matched for o in outcomes):
         gate = BeanDefinition(
             config.name, cls, cls, origin=config.origin, configuration=config, outcomes=tuple(outcomes)
@@ -222,13 +241,18 @@ def _with(definition: BeanDefinition, outcomes: tuple[Outcome, ...], defined: bo
     return replace(definition, outcomes=outcomes, defined=defined)
 
 
-def _evaluate(candidate: _Candidate, context: ConditionContext, *, late: bool) -> bool:
-    """Evaluate the candidate's early (or late) conditions; True when all of them match."""
+def _evaluate(candidate: _Candidate, context: ConditionContext | _EarlyOutcomes, *, late: bool) -> bool:
+    """Evaluate the candidate's early (`context`: their outcomes, each evaluated once) or late conditions;
+    True when all of them match."""
     matched = True
     for condition in candidate.conditions:
         if condition.late != late:
             continue
-        outcome = condition.evaluate(context, candidate.definition.type)
+        outcome = (
+            context(condition, candidate.definition.type)
+            if isinstance(context, _EarlyOutcomes)
+            else condition.evaluate(context, candidate.definition.type)
+        )
         candidate.outcomes.append(outcome)
         matched = matched and outcome.matched
     return matched
