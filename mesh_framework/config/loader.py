@@ -11,9 +11,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from ..errors import ConfigError, display_path
@@ -30,7 +31,7 @@ from .masking import (
     printable,
 )
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
-from .settings import LlmToolSettings, MeshSettings
+from .settings import LlmToolSettings, MeshSettings, _unset
 from .sources import (
     ACTIVE_SOURCES,
     ENV_PROFILES,
@@ -225,7 +226,13 @@ def _derive(loaded: LoadedSettings) -> None:
 
 def _validate(layers: Sequence[LayerSource], origins: Mapping[str, str]) -> tuple[MeshSettings, list[str]]:
     """The settings of `layers`, and the keys nothing reads, which are dropped from the layers (so that
-    `mesh config` can still show everything else). ConfigError for any other bad value."""
+    `mesh config` can still show everything else). ConfigError for any other bad value.
+
+    Valid layers are validated section by section (`_build_settings`: only the sections given values);
+    any problem validates the settings whole, which reports every problem at once."""
+    settings = _build_settings(_merge_layers([layer.data for layer in layers]))
+    if settings is not None:
+        return settings, []
     token = ACTIVE_SOURCES.set(tuple(layers))
     try:
         try:
@@ -246,6 +253,86 @@ def _validate(layers: Sequence[LayerSource], origins: Mapping[str, str]) -> tupl
             raise ConfigError(describe_errors(exc, origins) + unread) from None
     finally:
         ACTIVE_SOURCES.reset(token)
+
+
+# Validating `MeshSettings` whole builds the validator of the whole tree (some 40 models) while an agent sets
+# a few sections: loading validates each section given values alone (its validator built on first use) and
+# makes the others from their defaults without validating them. Any problem validates the tree whole.
+_Section = TypeVar("_Section", bound=BaseModel)
+
+
+def _merge_layers(layers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The layers' data merged, the first layer winning: mappings merge key by key, anything else replaces
+    (pydantic-settings' merge of its sources, which validating `MeshSettings` whole uses)."""
+    merged: dict[str, Any] = {}
+    for data in layers:
+        merged = _deep_update(dict(data), merged)
+    return merged
+
+
+def _deep_update(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    result = base.copy()
+    for key, value in update.items():
+        if key in result and isinstance(result[key], dict) and isinstance(value, dict):
+            result[key] = _deep_update(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def _build_settings(data: Mapping[str, Any]) -> MeshSettings | None:
+    """`MeshSettings` of the merged `data`, equal to validating it whole; None when a value is invalid (or
+    not checked here), for the caller to validate whole and report every problem."""
+    values: dict[str, Any] = {}
+    for name, info in MeshSettings.model_fields.items():
+        if name not in data:
+            values[name] = _default(info, values)
+        elif info.default_factory is _unset:
+            try:
+                values[name] = _section_model(info).model_validate(data[name])
+            except ValidationError:
+                return None
+        elif _valid_as_is(info, data[name]):
+            values[name] = list(data[name])
+        else:
+            return None
+    extra = {key: value for key, value in data.items() if key not in values}
+    if not all(isinstance(key, str) and not key.startswith("_") for key in extra):
+        return None  # e.g. a key `_fields_set`: not one to pass as a keyword
+    return MeshSettings.model_construct(_fields_set=set(data), **values, **extra)
+
+
+def _section_defaults(model: type[_Section]) -> _Section:
+    """The section `model` with every default, as validating `{}` makes it, without a validator.
+
+    Defaults are taken as declared: a default that a validator would change is a mistake a test catches
+    (tests/settings/test_settings_sections.py)."""
+    values: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        if info.is_required():
+            raise TypeError(f"{model.__name__}.{name}: a section's settings all have defaults")
+        values[name] = _default(info, values)
+    return model.model_construct(_fields_set=set(), **values)
+
+
+def _default(info: FieldInfo, values: dict[str, Any]) -> Any:
+    if info.default_factory is _unset:
+        return _section_defaults(_section_model(info))
+    return info.get_default(call_default_factory=True, validated_data=values)
+
+
+def _section_model(info: FieldInfo) -> type[BaseModel]:
+    model = info.annotation
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise TypeError(f"a section field is annotated with its model, not {model!r}")
+    return model
+
+
+def _valid_as_is(info: FieldInfo, value: Any) -> bool:
+    """Whether `value` of a field that is no section (`profiles`) is valid as it is (else: validate whole)."""
+    if info.annotation == list[str]:
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return False
 
 
 def _unread_in_llm_tools(settings: MeshSettings, origins: Mapping[str, str]) -> list[str]:

@@ -53,9 +53,10 @@ __all__ = [
     "WebStaticMount",
 ]
 
-# Start-up cost: a section's own validator is never built for a run. Sections defer their build, and
-# each section field defaults to `{}` (`_unset`), which the enclosing model's schema (every section inline)
-# validates: `default_factory=Section` built each section's own validator too (a third of the tree's cost).
+# Start-up cost: sections defer their build; loading builds the validator of a section given values only,
+# and makes the others from their declared defaults (`config/loader.py`; each default must be what
+# validating it gives). A section field defaults to `{}` (`_unset`), which the enclosing model's schema
+# validates when it is validated whole: `default_factory=Section` would build each section's own validator.
 # No `from __future__ import annotations` here: pydantic need not evaluate some 200 annotation strings.
 _Section = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
 
@@ -1061,7 +1062,9 @@ class MediaSettings(BaseModel):
 class MeshSettings(BaseSettings):
     """Every framework setting. Sections the framework does not know are kept for `@config_properties`."""
 
-    model_config = SettingsConfigDict(extra="allow", validate_default=True)
+    # Loading validates the sections given values, each alone (`config/loader.py`); the validator of the
+    # whole tree is built only to validate it whole (a problem to report, or `MeshSettings(...)` in code).
+    model_config = SettingsConfigDict(extra="allow", validate_default=True, defer_build=True)
 
     profiles: list[str] = Field(default_factory=_list, description="Active profiles (MESH_PROFILES_ACTIVE)")
     agent: AgentSettings = Field(default_factory=_unset)
