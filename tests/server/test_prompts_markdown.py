@@ -84,3 +84,15 @@ def test_a_folder_reports_every_broken_file_and_keeps_the_good_ones(tmp_path: Pa
     assert [p.name for p in prompts] == ["review"]
     assert len(problems) == 2
     assert "b.md:1:" in problems[1] and "c.md:" in problems[0]
+
+
+def test_invalid_front_matter_is_described_as_the_python_parser_says(tmp_path: Path) -> None:
+    """libyaml reads the front matter when PyYAML has it; what it refuses is described by the Python
+    parser (whose wording and line the messages have always used)."""
+    path = write(tmp_path, "---\nname: x\ndescription: [unclosed\n---\nBody\n")
+    with pytest.raises(PromptFileError) as caught:
+        load_prompt_file(path)
+    assert str(caught.value) == (
+        f"{path}:3: invalid YAML front matter: while parsing a flow sequence, expected ',' or ']', but got "
+        "'<stream end>'"
+    )
