@@ -85,8 +85,14 @@ beside() {  # beside NAME COMMAND...: run it niced in the background, its output
 beside mypy .venv/bin/mypy
 beside docs env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
 if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, one worker each
-  for other in ${MESH_TEST_PYTHONS-3.12 3.13}; do
-    beside "Python $other" env MESH_TEST_PYTHONS="$other" "$root/scripts/test-pythons.sh" -p no:xdist
+  # The newest one runs the tests that start no server, as the main run's lowest does; the ones between run
+  # those that start no process at all (what differs between versions runs in the tests' own process).
+  others=(${MESH_TEST_PYTHONS-3.12 3.13})
+  for other in ${others[@]+"${others[@]}"}; do
+    mark=quick
+    [ "$other" = "${others[${#others[@]}-1]}" ] && mark=no_servers
+    beside "Python $other" env MESH_TEST_PYTHONS="$other" MESH_TEST_MARK="$mark" \
+      "$root/scripts/test-pythons.sh" -p no:xdist
   done
 fi
 
