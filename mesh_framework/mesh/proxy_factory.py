@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import httpx2
 
+from ..config.settings import MeshSettings  # at run time: a subclass's constructor is wired by it
 from ..security.tls import client_verify, mesh_https
 from .http_pool import build_http_client
 
 if TYPE_CHECKING:
-    from ..config.settings import MeshSettings
     from ..injectables import McpMeshTool
     from ..security.outbound import OutboundCredentials
     from ..specs import DependencySpec
