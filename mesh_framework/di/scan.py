@@ -21,7 +21,15 @@ from ..errors import WiringError
 from ..specs import AgentSpec, ComponentSpec, ConfigPropertiesSpec, ToolSpec
 from .configuration import CONFIGURATION_ATTR, ConfigurationSpec
 
-__all__ = ["FEATURE_ATTRS", "ScanResult", "ScannedFeature", "ScannedTool", "find_agent", "scan_packages"]
+__all__ = [
+    "FEATURE_ATTRS",
+    "ScanResult",
+    "ScannedFeature",
+    "ScannedTool",
+    "class_members",
+    "find_agent",
+    "scan_packages",
+]
 
 # Prompts, resources and completers: found like tools (functions and component methods).
 FEATURE_ATTRS = ("__mesh_prompt__", "__mesh_resource__", COMPLETER_ATTR)
@@ -156,9 +164,21 @@ def _collect(module: ModuleType, result: ScanResult) -> None:
                     result.features.append(ScannedFeature(f"{module.__name__}.{value.__qualname__}", found))
 
 
+def class_members(cls: type) -> list[tuple[str, Any]]:
+    """The attributes of `cls` and its bases (but `object`), by name, as `inspect.getmembers(cls)` lists
+    them, but as written in the class bodies: read statically, a `staticmethod` or `classmethod` is itself
+    (its function is `__func__`) and no descriptor runs (reading a deferred pydantic model's validator would
+    build its schema). Where decorators' marks are looked for on a class's methods."""
+    found: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        if base is not object:
+            found.update(vars(base))
+    return sorted(found.items(), key=lambda item: item[0])
+
+
 def _component_tools(cls: type) -> list[ScannedTool]:
     tools = []
-    for attribute, member in inspect.getmembers(cls):
+    for attribute, member in class_members(cls):
         function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
         spec = getattr(function, TOOL_ATTR, None)
         if isinstance(spec, ToolSpec):
@@ -175,7 +195,7 @@ def _component_tools(cls: type) -> list[ScannedTool]:
 
 def _component_features(cls: type) -> list[ScannedFeature]:
     found = []
-    for attribute, member in inspect.getmembers(cls):
+    for attribute, member in class_members(cls):
         function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
         for attr in FEATURE_ATTRS:
             if (spec := getattr(function, attr, None)) is not None:

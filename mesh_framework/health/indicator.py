@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, overload, runtime_checkable
 
+from ..di.scan import class_members
 from ..errors import WiringError
 
 __all__ = ["HealthIndicator", "NamedIndicator", "collect_indicators", "health_indicator"]
@@ -109,8 +110,9 @@ def collect_indicators(
             if isinstance(name, str) and value.__module__ == module_name:
                 found.append(NamedIndicator(name, _checked(value, name)))
     for component in components:
-        for attribute, member in inspect.getmembers(type(component), inspect.isfunction):
-            name = getattr(member, INDICATOR_ATTR, None)
+        for attribute, member in class_members(type(component)):
+            function = member.__func__ if isinstance(member, staticmethod) else member
+            name = getattr(function, INDICATOR_ATTR, None) if inspect.isfunction(function) else None
             if isinstance(name, str):
                 found.append(NamedIndicator(name, _checked(getattr(component, attribute), name)))
         # `health` looked up first: a Protocol's isinstance costs far more, and most components have none

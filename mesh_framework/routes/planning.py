@@ -17,6 +17,7 @@ from starlette.routing import compile_path
 
 from .._frozen import frozen
 from ..decorators import LLM_ATTR
+from ..di.scan import class_members
 from ..errors import WiringError
 from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
@@ -83,7 +84,7 @@ def _found(modules: Sequence[str], components: dict[type, str]) -> list[Found]:
             if isinstance(spec, RouteSpec) and inspect.isfunction(value) and value.__module__ == name:
                 found.append((spec, f"{name}.{value.__qualname__}", None, ""))
     for cls, provider in components.items():
-        for attribute, member in inspect.getmembers(cls):
+        for attribute, member in class_members(cls):
             function: Any = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
             spec = getattr(function, ROUTE_ATTR, None)
             if isinstance(spec, RouteSpec):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._frozen import frozen
+from ..di.scan import class_members
 from .board import StatusBoard, StatusSection
 from .status_marks import STATUS_ATTR, StatusSectionSpec
 
@@ -41,8 +42,9 @@ def plan_status_sections(
             if isinstance(spec, StatusSectionSpec) and defined_here and not inspect.isclass(value):
                 plans.append(StatusPlan(spec, f"{name}.{value.__qualname__}"))
     for cls, provider in components.items():
-        for attribute, member in inspect.getmembers(cls):
-            spec = getattr(member, STATUS_ATTR, None)
+        for attribute, member in class_members(cls):
+            function = member.__func__ if isinstance(member, staticmethod | classmethod) else member
+            spec = getattr(function, STATUS_ATTR, None)
             if isinstance(spec, StatusSectionSpec):
                 plans.append(
                     StatusPlan(spec, f"{cls.__module__}.{cls.__qualname__}.{attribute}", provider, attribute)
