@@ -26,7 +26,6 @@ from ..failures import log_failure
 from ..input_required import InputNotPossible, InputRequired, input_required_result
 from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper, error_result
-from .capture import capturing, release
 from .context import JobCancelled, JobContext
 from .model import Job, JobStatus, new_job_id
 from .store import JobStore
@@ -310,6 +309,8 @@ class JobRunner:
         return context
 
     async def _run(self, wrapper: MeshToolWrapper, kwargs: dict[str, Any], job: Job, ctx: JobContext) -> None:
+        from .capture import capturing, release  # output capture: loaded with the first job run
+
         DISPATCH.set(None)  # calls the body makes are not this job (this task's own context)
         token, buffer = capturing(ctx.message)
         limits = (wrapper.spec.timeout, self.settings.timeout, job.max_duration)

@@ -29,10 +29,8 @@ from ..failures import log_failure
 from ..propagation import HeaderAllowlist, budget_deadline, propagating
 from ..protocol.drain import Drain
 from ..security.caller import current_access_token
-from ..security.challenge import WELL_KNOWN, scope_refusal
 from ..tools.injected import fill_injected
 from ..tools.wrapper import MeshToolWrapper
-from .event_stream import EventStreamResponse
 from .planning import RoutePlan
 
 __all__ = ["RouteHandler"]
@@ -126,6 +124,8 @@ class RouteHandler:
                 chunks = self.target(**kwargs)
                 if inspect.isawaitable(chunks):  # a coroutine that returns the generator
                     chunks = await chunks
+                from .event_stream import EventStreamResponse  # loaded with the first streamed answer
+
                 return EventStreamResponse(
                     chunks, route=plan.display, error_message=self._stream_error, drain=self.drain
                 )
@@ -208,6 +208,8 @@ class RouteHandler:
     def _refused(self, request: Request) -> Response | None:
         """401 or 403 with a Bearer challenge when the caller (verified by the edge) lacks the route's
         scopes, as the MCP endpoint answers for a tool; None when it has them."""
+        from ..security.challenge import WELL_KNOWN, scope_refusal  # with the first route of scopes asked
+
         presented = request.headers.get("authorization", "")[:7].lower() == "bearer "
         metadata = str(request.base_url).rstrip("/") + WELL_KNOWN
         refusal = scope_refusal(current_access_token(), presented, self.plan.spec.scopes, metadata)

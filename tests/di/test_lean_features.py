@@ -286,3 +286,37 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
     modules = built_modules(interpreter, tmp_path, "lean_skills", PLAIN_TOOL, MINIMAL)
     assert loaded(modules, "skills") and "mesh_framework.skills.frontmatter" in modules
     assert not loaded(modules, "prompts")  # a skill folder is no prompt folder
+
+
+# What the starter app (a bit of every feature) loads only once it uses it: the framework's version for a
+# catalog connection given no client info, a user's sign-in for a request to an HTTP catalog server, a job's
+# output capture for a job run, a route's event stream for a streamed answer and its Bearer challenge for a
+# route that asks for scopes.
+STARTER_UNUSED = (
+    "mesh_framework._version",
+    "mesh_framework.catalog.oauth_login",
+    "mesh_framework.catalog.user_tokens",
+    "mesh_framework.jobs.capture",
+    "mesh_framework.routes.event_stream",
+    "mesh_framework.security.challenge",
+)
+
+
+def test_the_starter_app_started_loads_what_its_first_calls_need_only(interpreter: Forks) -> None:
+    code = (
+        "import asyncio, json, sys\n"
+        "from mesh_framework.app import MeshApplication\n"
+        "app = MeshApplication.load('starter_app', environ={})\n"
+        "async def started():\n"
+        "    await app.start_beans()\n"
+        "    app.build()\n"
+        "    await app.prepare()\n"
+        "    await app.container.bean_lifecycle().close()\n"
+        "asyncio.run(started())\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = interpreter.run(code, [], ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    assert "mesh_framework.callbacks.mcp" in modules and "mesh_framework.jobs.runner" in modules
+    assert sorted(set(STARTER_UNUSED) & modules) == []
