@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -31,7 +31,7 @@ from .masking import (
     printable,
 )
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
-from .settings import LlmToolSettings, MeshSettings, _unset
+from .settings import LlmToolSettings, MeshSettings, _unset, section_defaults, section_model
 from .sources import (
     ACTIVE_SOURCES,
     ENV_PROFILES,
@@ -258,7 +258,6 @@ def _validate(layers: Sequence[LayerSource], origins: Mapping[str, str]) -> tupl
 # Validating `MeshSettings` whole builds the validator of the whole tree (some 40 models) while an agent sets
 # a few sections: loading validates each section given values alone (its validator built on first use) and
 # makes the others from their defaults without validating them. Any problem validates the tree whole.
-_Section = TypeVar("_Section", bound=BaseModel)
 
 
 def _merge_layers(layers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -289,7 +288,7 @@ def _build_settings(data: Mapping[str, Any]) -> MeshSettings | None:
             values[name] = _default(info, values)
         elif info.default_factory is _unset:
             try:
-                values[name] = _section_model(info).model_validate(data[name])
+                values[name] = section_model(info).model_validate(data[name])
             except ValidationError:
                 return None
         elif _valid_as_is(info, data[name]):
@@ -302,30 +301,10 @@ def _build_settings(data: Mapping[str, Any]) -> MeshSettings | None:
     return MeshSettings.model_construct(_fields_set=set(data), **values, **extra)
 
 
-def _section_defaults(model: type[_Section]) -> _Section:
-    """The section `model` with every default, as validating `{}` makes it, without a validator.
-
-    Defaults are taken as declared: a default that a validator would change is a mistake a test catches
-    (tests/settings/test_settings_sections.py)."""
-    values: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
-        if info.is_required():
-            raise TypeError(f"{model.__name__}.{name}: a section's settings all have defaults")
-        values[name] = _default(info, values)
-    return model.model_construct(_fields_set=set(), **values)
-
-
 def _default(info: FieldInfo, values: dict[str, Any]) -> Any:
     if info.default_factory is _unset:
-        return _section_defaults(_section_model(info))
+        return section_defaults(section_model(info))
     return info.get_default(call_default_factory=True, validated_data=values)
-
-
-def _section_model(info: FieldInfo) -> type[BaseModel]:
-    model = info.annotation
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
-        raise TypeError(f"a section field is annotated with its model, not {model!r}")
-    return model
 
 
 def _valid_as_is(info: FieldInfo, value: Any) -> bool:

@@ -4,10 +4,11 @@ Values come from layers (highest first): command line, environment, `application
 `application.yaml`, decorator parameters, defaults. See `mesh_framework.config.loader`.
 """
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .environment import EMBEDDED_PORT
@@ -51,6 +52,8 @@ __all__ = [
     "WebCorsSettings",
     "WebSettings",
     "WebStaticMount",
+    "section_defaults",
+    "section_model",
 ]
 
 # Start-up cost: sections defer their build; loading builds the validator of a section given values only,
@@ -64,6 +67,32 @@ _Section = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
 def _unset() -> Any:
     """A section's default: `{}`, made the section by the enclosing model's schema (see `_Section`)."""
     return {}
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def section_defaults(model: type[_Model]) -> _Model:
+    """The section `model` with every default, as validating `{}` gives it, made without building its
+    validator (loading makes the sections given no value so). Each default is taken as declared: one that
+    a validator would change is a mistake, which tests/settings/test_settings_sections.py catches."""
+    values: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        if info.default_factory is _unset:
+            values[name] = section_defaults(section_model(info))
+        elif info.is_required():
+            raise TypeError(f"{model.__name__}.{name}: a section's settings all have defaults")
+        else:
+            values[name] = info.get_default(call_default_factory=True, validated_data=values)
+    return model.model_construct(_fields_set=set(), **values)
+
+
+def section_model(info: FieldInfo) -> type[BaseModel]:
+    """The model of a section field (one defaulting to `_unset`)."""
+    model = info.annotation
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise TypeError(f"a section field is annotated with its model, not {model!r}")
+    return model
 
 
 # pydantic asks each default factory whether it takes the validated data (its signature): for the builtins
@@ -796,7 +825,7 @@ class LlmSettings(BaseModel):
         return LlmToolSettings.model_validate(raw) if raw is not None else None
 
     def vendor(self, name: str) -> LlmVendorSettings:
-        return self.vendors.get(name) or LlmVendorSettings()
+        return self.vendors.get(name) or section_defaults(LlmVendorSettings)
 
 
 class ConfigSettings(BaseModel):

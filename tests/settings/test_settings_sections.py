@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mesh_framework.config.loader import (
-    _build_settings,
-    _merge_layers,
-    _section_defaults,
-    load_settings,
+from mesh_framework.config.loader import _build_settings, _merge_layers, load_settings
+from mesh_framework.config.settings import (
+    LlmSettings,
+    LlmVendorSettings,
+    MeshSettings,
+    _unset,
+    section_defaults,
 )
-from mesh_framework.config.settings import MeshSettings, _unset
 from mesh_framework.config.sources import ACTIVE_SOURCES, LayerSource
 from mesh_framework.errors import ConfigError
 from tests.agents import ROOT
@@ -54,7 +55,8 @@ def _same(made: BaseModel, validated: BaseModel) -> None:
 def test_the_sections_made_from_defaults_are_the_validated_defaults() -> None:
     assert len(SECTIONS) > 25 and SECTIONS.count(MeshSettings) == 0
     for model in SECTIONS:
-        _same(_section_defaults(model), model.model_validate({}))
+        _same(section_defaults(model), model.model_validate({}))
+    _same(LlmSettings().vendor("openai"), LlmVendorSettings())  # a vendor nothing configures
 
 
 def _whole(*layers: dict[str, Any]) -> MeshSettings:
@@ -132,6 +134,7 @@ from mesh_framework.config.loader import load_settings
 environ = {"MESH_TOOLS__TIMEOUT": "5"}
 loaded = load_settings(cli={"server.port": 0}, code={"agent.name": "calc"}, environ=environ)
 assert loaded.settings.server.port == 0 and loaded.settings.tools.timeout == 5.0
+assert loaded.settings.llm.vendor("openai").timeout == 60.0  # no vendor configured: the defaults
 print(json.dumps(sorted(
     name for name in settings.__all__ if getattr(getattr(settings, name), "__pydantic_complete__", False)
 )))
