@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,3 +106,150 @@ def test_without_slots_and_with_fields_not_hashed() -> None:
 def test_methods_the_class_writes_are_kept() -> None:
     assert OwnMethods("A") == OwnMethods("a") and hash(OwnMethods("A")) == hash(OwnMethods("a"))
     assert repr(OwnMethods("A")) == "<A>"
+
+
+def _made_both(body: str, *, slots: bool = True) -> tuple[Any, Any]:
+    """The class `body` defines (named `C`), made by `dataclass(frozen=True)` and by `frozen`, in this
+    module (its names resolve the same)."""
+    made = []
+    for decorator in (f"dataclass(frozen=True, slots={slots})", f"frozen(slots={slots})"):
+        namespace: dict[str, Any] = {}
+        exec(f"@{decorator}\n{body}", globals(), namespace)
+        made.append(namespace["C"])
+    return made[0], made[1]
+
+
+def _described(cls: Any) -> dict[str, Any]:
+    init = cls.__init__
+    return {
+        "signature": str(inspect.signature(cls)),
+        "doc": cls.__doc__,
+        "init_annotations": init.__annotations__,
+        "init_qualname": init.__qualname__,
+        "init_defaults": repr(init.__defaults__),
+        "init_kwdefaults": repr(init.__kwdefaults__),
+        "init_module_globals": init.__globals__ is globals(),
+        "setattr_qualname": cls.__setattr__.__qualname__,
+        "match_args": cls.__match_args__,
+        "frozen": cls.__dataclass_params__.frozen,
+        "init": cls.__dataclass_params__.init,
+    }
+
+
+FIELD_KINDS = """
+class C:
+    name: str
+    size: int = 0
+    made: list[str] = field(default_factory=list)
+    hidden: int = field(default=7, init=False)
+    counted: list[int] = field(default_factory=lambda: [1], init=False)
+    left: int = field(default=3, init=False, repr=False)
+    _: dataclasses.KW_ONLY
+    keyword: str = "k"
+    needed: int
+"""
+
+
+@pytest.mark.parametrize("slots", [True, False])
+def test_its_init_is_the_one_dataclass_writes(slots: bool) -> None:
+    """Parameters, defaults (a factory's too), keyword-only fields, fields outside `__init__`, the class's
+    description and `__post_init__` are `dataclass`'s."""
+    stdlib, ours = _made_both(FIELD_KINDS, slots=slots)
+    assert _described(ours) == _described(stdlib)
+    for cls in (stdlib, ours):
+        one = cls("a", needed=1)
+        assert (one.name, one.size, one.made, one.hidden, one.counted, one.left, one.keyword, one.needed) == (
+            "a",
+            0,
+            [],
+            7,
+            [1],
+            3,
+            "k",
+            1,
+        )
+        assert cls("a", needed=1).made is not one.made  # a new list each time
+        assert cls("a", 2, ["m"], keyword="x", needed=2).made == ["m"]
+        with pytest.raises(TypeError):
+            cls("a", 1, [], "keyword given by position", 2)
+    stdlib, ours = _made_both(
+        "class C:\n    name: str\n    def __post_init__(self) -> None:\n"
+        "        object.__setattr__(self, 'name', self.name.upper())\n"
+    )
+    assert stdlib("a").name == ours("a").name == "A"
+
+
+def test_a_field_named_self_a_documented_class_and_its_own_init() -> None:
+    stdlib, ours = _made_both('class C:\n    """Said."""\n    self: int\n    other: int = 1\n')
+    assert _described(ours) == _described(stdlib) and ours.__doc__ == "Said."
+    assert (ours(1).self, ours(self=2).other) == (1, 1)
+    stdlib, ours = _made_both(
+        "class C:\n    name: str\n    def __init__(self, name: str) -> None:\n"
+        "        object.__setattr__(self, 'name', name * 2)\n"
+    )
+    assert stdlib("a").name == ours("a").name == "aa"
+
+
+def test_refused_classes_and_changes_are_refused_as_dataclass_refuses_them() -> None:
+    for body in (
+        "class C:\n    a: int = 0\n    b: int\n",
+        "class C:\n    a: int\n    def __setattr__(self, n, v): pass\n",
+    ):
+        errors = []
+        for decorator in ("dataclass(frozen=True, slots=True)", "frozen"):
+            with pytest.raises(TypeError) as refused:
+                exec(f"@{decorator}\n{body}", globals(), {})
+            errors.append(str(refused.value))
+        assert errors[0] == errors[1]
+    for slots in (True, False):
+        stdlib, ours = _made_both("class C:\n    a: int\n", slots=slots)
+        refusals = []
+        for cls in (stdlib, ours):
+            one = cls(1)
+            with pytest.raises(dataclasses.FrozenInstanceError) as refused:
+                one.a = 2
+            refusals.append(str(refused.value))
+            with pytest.raises(dataclasses.FrozenInstanceError) as refused:
+                del one.a
+            refusals.append(str(refused.value))
+        assert refusals[:2] == refusals[2:] == ["cannot assign to field 'a'", "cannot delete field 'a'"]
+
+
+def test_it_subclasses_copies_and_pickles_as_a_frozen_dataclass() -> None:
+    @dataclass(frozen=True)
+    class Sub(Ours):
+        extra: int = 0
+
+    assert Sub("a", extra=1).extra == 1
+    with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
+
+        @dataclass
+        class Thawed(Ours):
+            extra: int = 0
+
+    one = Unslotted("a", ["x"])
+    assert pickle.loads(pickle.dumps(one)) == one and copy.copy(one) == one
+    assert copy.copy(Ours("a", 2)) == Ours("a", 2)
+
+
+def test_an_initvar_or_a_dataclass_base_is_left_to_dataclass() -> None:
+    """`frozen` makes them as `dataclass(frozen=True)` does, whatever they need."""
+
+    @frozen
+    class WithInitVar:
+        name: str
+        scale: dataclasses.InitVar[int] = 1
+
+        def __post_init__(self, scale: int) -> None:
+            object.__setattr__(self, "name", self.name * scale)
+
+    @dataclass(frozen=True)
+    class Base:
+        name: str
+
+    @frozen(slots=False)
+    class Derived(Base):
+        size: int = 0
+
+    assert WithInitVar("a", 2).name == "aa" and WithInitVar("a") == WithInitVar("a")
+    assert Derived("a", 1) == Derived("a", 1) and repr(Derived("a")).endswith("Derived(name='a', size=0)")
