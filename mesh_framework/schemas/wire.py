@@ -5,6 +5,7 @@ expected schema and match mode. Field names are MCP Mesh's (`inputSchemaCanonica
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,14 +57,29 @@ def tool_schemas(
     found: dict[str, CanonicalSchema] = {}
     if input_schema is not None:
         found["input"] = normalize_schema(input_schema)
-    raw: dict[str, Any] | None = _STREAM_OUTPUT if streams else None
-    if output is not None and not streams:
-        try:
-            raw = output.json_schema()  # validation mode: what MCP Mesh's agents publish
-        except Exception as exc:  # a type pydantic serializes but cannot describe: no output schema
-            logger.debug("no output schema: %s", exc)
-    if raw is not None:
-        found["output"] = normalize_schema(raw)
+    if streams:
+        found["output"] = normalize_schema(_STREAM_OUTPUT)
+    elif output is not None and (canonical := _output_schema(output)) is not None:
+        found["output"] = canonical
+    return found
+
+
+# A tool's canonical output schema, by its result type's adapter: made once, when the agent loads (its
+# verdict is checked then), and read again by every registration of the agent (mesh/registration.py).
+_OUTPUTS: weakref.WeakKeyDictionary[TypeAdapter[Any], CanonicalSchema | None] = weakref.WeakKeyDictionary()
+
+
+def _output_schema(output: TypeAdapter[Any]) -> CanonicalSchema | None:
+    if output in _OUTPUTS:
+        return _OUTPUTS[output]
+    try:
+        raw = output.json_schema()  # validation mode: what MCP Mesh's agents publish
+    except Exception as exc:  # a type pydantic serializes but cannot describe: no output schema
+        logger.debug("no output schema: %s", exc)
+        found = None
+    else:
+        found = normalize_schema(raw)
+    _OUTPUTS[output] = found
     return found
 
 

@@ -9,7 +9,7 @@ import logging
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -316,3 +316,24 @@ def test_routes_expected_schemas_are_checked_at_start_up_too(app_dir: Path) -> N
         )
         for p in problems
     )
+
+
+def test_a_tool_s_canonical_output_schema_is_made_once_for_its_check_and_every_registration() -> None:
+    """Made when the agent loads (its verdict checked), read again by each heartbeat payload: the same
+    canonical form, not generated from the type again; a type without a JSON schema stays without one."""
+    from pydantic import BaseModel, TypeAdapter
+
+    from mesh_framework.schemas.wire import tool_schema_fields, tool_schemas
+
+    class Reply(BaseModel):
+        text: str
+        count: int = 0
+
+    adapter = TypeAdapter(Reply)
+    checked = tool_schemas({"type": "object"}, adapter)["output"]
+    assert tool_schemas({"type": "object"}, adapter)["output"] is checked
+    fields = tool_schema_fields({"type": "object"}, adapter)
+    assert fields["outputSchemaCanonical"] is checked.canonical
+    assert fields["outputSchemaHash"] == checked.hash == normalize_schema(adapter.json_schema()).hash
+    described: TypeAdapter[Any] = TypeAdapter(Callable[[], int])  # validated, but no JSON schema
+    assert "output" not in tool_schemas(None, described) and "output" not in tool_schemas(None, described)
