@@ -19,7 +19,7 @@ from mesh_framework.di.conditions import ConditionContext, OnMissingBean, condit
 from mesh_framework.di.wiring import is_assignable
 from mesh_framework.testing import mesh_client
 
-from ..agents import run_cli
+from ..cli_in_process import run_cli_in_process
 from ..llm_fakes import FakeLlmServer, fake_anthropic, fake_openai, text
 
 APP = "tests.apps.llm_client_app"
@@ -135,8 +135,10 @@ def conditions_of(beans: dict[str, dict[str, object]], name: str) -> list[str]:
     return [f"{c['condition']} {c['matched']}: {c['reason']}" for c in beans[name]["conditions"]]  # type: ignore[attr-defined]
 
 
-def test_mesh_beans_all_shows_the_vendor_clients_with_their_conditions() -> None:
-    done = run_cli(["beans", APP, "--all", "--json"])
+def test_mesh_beans_all_shows_the_vendor_clients_with_their_conditions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    done = run_cli_in_process(["beans", APP, "--all", "--json"], monkeypatch)
     assert done.returncode == 0, done.stderr
     beans = {b["name"]: b for b in json.loads(done.stdout)["beans"]}
     assert beans["openai_client"]["defined"] is True
@@ -145,7 +147,7 @@ def test_mesh_beans_all_shows_the_vendor_clients_with_their_conditions() -> None
         "@conditional_on_class('openai') True: openai importable",
         "@conditional_on_missing_bean(openai.AsyncOpenAI) True: no bean of type openai.AsyncOpenAI",
     ]
-    own = run_cli(["beans", APP, "--all", "--json"], env={"MESH_CLIENTS__MODE": "own"})
+    own = run_cli_in_process(["beans", APP, "--all", "--json"], monkeypatch, {"MESH_CLIENTS__MODE": "own"})
     assert own.returncode == 0, own.stderr
     beans = {b["name"]: b for b in json.loads(own.stdout)["beans"]}
     assert beans["openai_client"]["defined"] is False and beans["team_openai"]["defined"] is True
