@@ -10,8 +10,8 @@ import importlib.metadata
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from .._frozen import frozen
 from ..config.fields import did_you_mean
 from ..decorators import own_metadata
 from .configuration import CONFIGURATION_ATTR, ConfigurationSpec
@@ -23,7 +23,7 @@ ENTRY_POINT_GROUP = "mesh_framework.auto_configuration"
 logger = logging.getLogger("mesh_framework")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AutoConfiguration:
     """One entry point of the group: its name, the configuration class and the distribution providing it."""
 

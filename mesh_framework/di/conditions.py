@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from .._frozen import frozen
+
 __all__ = [
     "CONDITIONS_ATTR",
     "Condition",
@@ -41,7 +43,7 @@ T = TypeVar("T")
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Outcome:
     """One condition evaluated: whether it matched, and why (`mesh beans` prints both)."""
 
@@ -79,7 +81,7 @@ class Condition:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class Profile(Condition):
     expressions: tuple[str, ...]
 
@@ -98,7 +100,7 @@ class Profile(Condition):
         return Outcome(self.describe(), False, f"no expression matches the active profiles ({shown})")
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class OnProperty(Condition):
     key: str
     having_value: Any = None
@@ -127,7 +129,7 @@ class OnProperty(Condition):
         )
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class OnMissingBean(Condition):
     types: tuple[type | str, ...] = ()
     late = True
@@ -161,7 +163,7 @@ def _loaded_class(name: str) -> type | None:
     return found if isinstance(found, type) else None
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class OnClass(Condition):
     modules: tuple[str, ...]
 
@@ -175,7 +177,7 @@ class OnClass(Condition):
         return Outcome(self.describe(), True, f"{', '.join(self.modules)} importable")
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class OnApp(Condition):
     """A test of one's own: `test(context)` answers True/False, or (matched, reason)."""
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
+
+from .._frozen import frozen
 
 __all__ = [
     "BEAN_ATTR",
@@ -37,14 +38,14 @@ C = TypeVar("C", bound=type)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ConfigurationSpec:
     """What `@configuration` recorded about a class."""
 
     cls: type
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class BeanMethodSpec:
     """What `@bean` recorded about a method of a `@configuration` class."""
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, get_args, get_origin
 
+from .._frozen import frozen
 from ..specs import ComponentSpec
 from .auto_configuration import AutoConfiguration
 from .conditions import Condition, ConditionContext, OnProperty, Outcome, conditions_of
@@ -33,7 +34,7 @@ _GENERATORS = {
 }
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class ConfigurationDefinition:
     """A `@configuration` class: its provider name on the container, where it comes from, its conditions."""
 
@@ -44,7 +45,7 @@ class ConfigurationDefinition:
     auto_name: str | None = None  # the entry point's name, for an auto-configuration
 
 
-@dataclass(frozen=True)
+@frozen(slots=False)
 class BeanDefinition:
     """One bean: a component class or a `@bean` method, and how the container makes and scopes it."""
 

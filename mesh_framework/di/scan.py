@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 from types import ModuleType
 from typing import Any
 
+from .._frozen import frozen
 from ..argument_completion import COMPLETER_ATTR
 from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, EXTRA_TOOLS_ATTR, TOOL_ATTR, own_metadata
 from ..errors import WiringError
@@ -35,7 +36,7 @@ __all__ = [
 FEATURE_ATTRS = ("__mesh_prompt__", "__mesh_resource__", COMPLETER_ATTR)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ScannedTool:
     """A tool found by the scan: a module-level function, or a method of a component class (`owner`)."""
 
@@ -45,7 +46,7 @@ class ScannedTool:
     attribute: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ScannedFeature:
     """A prompt, resource or completer found by the scan (`spec` is what its decorator recorded)."""
 

@@ -17,9 +17,9 @@ import re
 import textwrap
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
+from .._frozen import frozen
 from ..errors import display_path
 from ..specs import ComponentSpec, ConfigPropertiesSpec
 from ..tools.injection import injection_rule
@@ -27,14 +27,14 @@ from ..tools.injection import injection_rule
 __all__ = ["Bean", "BeanCatalog", "Qualifier", "bean_name", "describe_location"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Qualifier:
     """Names the component to inject when several match: `Annotated[Greeter, Qualifier("french")]`."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Bean:
     """Something the container can inject: its provider name on the container and its type."""
 
@@ -56,7 +56,7 @@ class Bean:
         return is_assignable(self.type, target, structural=self.structural)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Requirement:
     """One resolved constructor parameter: inject bean `bean` (or keep the default when bean is None)."""
 
