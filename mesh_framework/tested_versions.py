@@ -16,6 +16,9 @@ TESTED: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "uvicorn": ((0, 54), (0, 55)),
     # mesh/asyncio_network.py replaces the network backend of httpx2's pool (httpx2 pins its httpcore2).
     "httpx2": ((2, 16), (2, 17)),
+    # di/lazy_integrations.py replaces the checks dependency_injector.wiring makes for FastAPI, Werkzeug and
+    # FastDepends with ones that do not import them.
+    "dependency-injector": ((4, 49), (4, 50)),
     # llm/vendors/openai.py posts the chat request with `client.post` (skipping `create`'s transform).
     "openai": ((3, 51), (3, 55)),
 }

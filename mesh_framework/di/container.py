@@ -11,7 +11,7 @@ import sys
 from collections.abc import ItemsView, Iterator, Mapping, Sequence
 from typing import Any
 
-from dependency_injector import containers, providers
+from dependency_injector import providers
 
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
@@ -34,6 +34,7 @@ from ..protocol.mcp_server import McpEndpoint
 from ..protocol.request_state import RequestStateSigner
 from ..tools.builder import ToolPlan, build_wrappers
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from .lazy_integrations import containers
 
 __all__ = ["FRAMEWORK_BEANS", "REPLACEABLE", "MeshContainer"]
 

@@ -9,6 +9,7 @@ import logging
 import tomllib
 from collections.abc import AsyncIterator, Iterator
 
+import dependency_injector
 import httpx2
 import openai
 import pytest
@@ -35,7 +36,12 @@ def test_pyproject_pins_each_package_to_its_tested_versions() -> None:
 
 
 def test_the_installed_versions_are_tested_ones() -> None:
-    installed = {"uvicorn": uvicorn.__version__, "httpx2": httpx2.__version__, "openai": openai.__version__}
+    installed = {
+        "uvicorn": uvicorn.__version__,
+        "httpx2": httpx2.__version__,
+        "openai": openai.__version__,
+        "dependency-injector": dependency_injector.__version__,
+    }
     assert set(installed) == set(TESTED)
     for package, version in installed.items():
         assert is_tested(package, version), (package, version)
