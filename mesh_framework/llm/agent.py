@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..callbacks.connection_info import McpConnectionInfo
 from ..callbacks.definition import ToolCallback
@@ -13,11 +13,11 @@ from ..callbacks.provider import ToolCallbackProvider
 from ..injectables import MeshLlmAgent
 from ..tools.context import ToolContext
 from .config import LlmToolConfig
-from .loop import ToolLoop
-from .media import media_parts
-from .mesh_provider import MeshProviderModel
 from .model import LlmError, LlmModel
 from .types import LlmUsage, Message
+
+if TYPE_CHECKING:  # the tool loop, media and the mesh's providers are loaded with an agent's first run
+    from .loop import ToolLoop
 
 __all__ = ["LlmAgent", "LlmText", "usage_of"]
 
@@ -127,6 +127,8 @@ class LlmAgent(MeshLlmAgent):
                 f"{getattr(output, '__name__', output)!r}; call `await llm(...)` for a structured answer"
             )
         loop, messages = await self._loop(message, options)
+        from .mesh_provider import MeshProviderModel
+
         try:
             if isinstance(self.model, MeshProviderModel):
                 chunks = self.model.stream_loop(loop, messages)
@@ -141,6 +143,8 @@ class LlmAgent(MeshLlmAgent):
     async def _loop(
         self, message: str | list[dict[str, Any]], options: dict[str, Any]
     ) -> tuple[ToolLoop, list[Message]]:
+        from .loop import ToolLoop
+
         context: Mapping[str, Any] = options.pop("context", None) or {}
         system_prompt: str | None = options.pop("system_prompt", None)
         media = options.pop("media", None)
@@ -206,6 +210,8 @@ class _Renamed(ToolCallback):
 async def _with_media(message: Message, media: Any) -> Message:
     """The last message with the media's parts after its text (one URI or a list of them; None, an
     optional media parameter left out, is skipped)."""
+    from .media import media_parts
+
     uris = [media] if isinstance(media, str) else [uri for uri in media if uri]
     if not uris:
         return message

@@ -28,7 +28,6 @@ from pydantic import BaseModel, ConfigDict
 
 from .._frozen import frozen
 from ..callbacks.definition import ToolCallback, ToolDefinition
-from ..callbacks.mesh import MeshToolCallback
 from ..config.settings import MeshSettings
 from ..decorators import EXTRA_TOOLS_ATTR, TOOL_ATTR
 from ..mesh.proxy import Provider
@@ -37,12 +36,11 @@ from ..specs import ToolSpec
 from ..stream import Stream
 from .auto_configuration import PROVIDER_ATTR
 from .config import DEFAULT_MAX_ITERATIONS, STREAM_TAG
-from .loop import ToolLoop, json_body
-from .mesh_provider import STREAM_SUFFIX
 from .model import LlmIterationLimit, LlmModel
 from .types import Message
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the tool loop and the mesh's tools are loaded with a provider's first request
+    from .loop import ToolLoop
     from .vendors import ClientOf
 
 __all__ = ["LlmProviderService", "MeshLlmRequest", "mesh_llm_provider"]
@@ -144,6 +142,8 @@ class LlmProviderService:
             answer["content"] = str(said[-1]) if said else ""
             answer["_mesh_stop_reason"] = "max_iterations"
         if schema is not None and answer["content"]:
+            from .loop import json_body
+
             answer["content"] = json_body(answer["content"])
         usage = loop.usage
         answer["_mesh_usage"] = _usage(usage.input_tokens, usage.output_tokens, model_spec)
@@ -226,6 +226,8 @@ class LlmProviderService:
 
     def _tools(self, tools: Sequence[Mapping[str, Any]]) -> tuple[list[ToolCallback], list[dict[str, Any]]]:
         """Callbacks for tools with an endpoint, and the tool specs without the endpoint field."""
+        from ..callbacks.mesh import MeshToolCallback
+
         callbacks: list[ToolCallback] = []
         specs: list[dict[str, Any]] = []
         for tool in tools:
@@ -266,6 +268,8 @@ class _Job:
     max_iterations: int
 
     def loop(self) -> ToolLoop:
+        from .loop import ToolLoop
+
         return ToolLoop(
             self.model,
             self.callbacks,
@@ -320,6 +324,8 @@ def mesh_llm_provider(
     settings (`llm.vendors.<vendor>`: base URL, key, timeouts) apply; `model_params` are defaults the
     request's own `model_params` override.
     """
+    from .mesh_provider import STREAM_SUFFIX
+
     spec = ProviderSpec(model=model, model_params=dict(model_params))
 
     def mark(function: F) -> F:

@@ -15,7 +15,6 @@ from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..callbacks.mcp import McpToolCallbackProvider
-from ..callbacks.mesh import MeshToolCallbackProvider
 from ..callbacks.provider import ToolCallbackProvider
 from ..config.settings import MeshSettings
 from ..di.call_scope import CallScopes
@@ -28,11 +27,11 @@ from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .agent import LlmAgent
 from .config import LlmToolConfig
 from .local_tools import local_callbacks
-from .mesh_provider import MeshProviderModel
 from .model import LlmError, LlmModel, LlmProviderError
 from .types import LlmTurn
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the mesh's providers and tools: loaded for an agent whose model or tools the mesh gives
+    from .mesh_provider import MeshProviderModel
     from .vendors import ClientOf
 
 __all__ = ["build_llm_agents", "direct_model"]
@@ -164,6 +163,8 @@ def build_llm_agents(
         if override is not None:
             model = override
         elif isinstance(config.provider, Selector):
+            from .mesh_provider import MeshProviderModel
+
             model = MeshProviderModel(
                 config.provider, tool=name, caller=settings.agent.id or "", model=config.model
             )
@@ -172,6 +173,8 @@ def build_llm_agents(
             model = direct_model(config, settings, clients)
         providers: list[ToolCallbackProvider] = []
         if config.filter:
+            from ..callbacks.mesh import MeshToolCallbackProvider
+
             providers.append(MeshToolCallbackProvider(name, factory=factory, publisher=publisher))
         if config.catalog_servers:
             if catalog_callbacks is None:  # a route's servers: checked against the catalog only here

@@ -291,7 +291,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # What the starter app (a bit of every feature) loads only once it uses it: the framework's version for a
 # catalog connection given no client info, a user's sign-in for a request to an HTTP catalog server, a job's
 # output capture for a job run, a route's event stream for a streamed answer and its Bearer challenge for a
-# route that asks for scopes.
+# route that asks for scopes, an LLM agent's tool loop, media and the mesh's providers and tools for its first
+# run (the starter's model is a vendor's, its tools local and a catalog server's).
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -299,6 +300,11 @@ STARTER_UNUSED = (
     "mesh_framework.jobs.capture",
     "mesh_framework.routes.event_stream",
     "mesh_framework.security.challenge",
+    "mesh_framework.llm.loop",
+    "mesh_framework.llm.media",
+    "mesh_framework.llm.mesh_provider",
+    "mesh_framework.llm.vendors._openai_media",
+    "mesh_framework.callbacks.mesh",
 )
 
 
