@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from .._version import __version__
+from .. import _version
 from ..edge import EdgePolicy, GuardedEdge
 from ..metrics.registry_metrics import registry_metrics_route
 from .a2a import a2a_surfaces
@@ -146,7 +146,6 @@ def build_registry_app(
     interval = check_interval if check_interval is not None else default_check_interval(store.timeout)
     if interval <= 0:
         raise ValueError(f"Registry check interval must be positive, not {interval!r}")
-    version = __version__
     push = TopologyPush(store)  # GET /topology/stream, /ui/stream: registry/push.py
 
     async def heartbeat(request: Request) -> Response:
@@ -194,7 +193,8 @@ def build_registry_app(
         return JSONResponse({"surfaces": a2a_surfaces(store.agents())})
 
     async def health(request: Request) -> Response:
-        return JSONResponse(health_view(store.uptime, version))
+        # the installed metadata, read at the first answer (_version.py), not when the registry starts
+        return JSONResponse(health_view(store.uptime, _version.__version__))
 
     async def sweeper() -> None:
         while True:

@@ -189,6 +189,28 @@ def test_an_agent_imports_no_vendor_sdk_before_its_first_call() -> None:
     assert done.stdout.split() == ["0"]
 
 
+def test_the_version_is_read_from_the_package_metadata_at_its_first_use() -> None:
+    """Finding the installed distribution scans all of `sys.path`: an agent, or the embedded registry it
+    starts, reads it only when something shows the version (the registry's `/health`)."""
+    code = (
+        "from importlib import metadata\n"
+        "from starlette.testclient import TestClient\n"
+        "from mesh_framework import _version\n"
+        "from mesh_framework.app import MeshApplication\n"
+        "from mesh_framework.registry.registry_app import build_registry_app\n"
+        "from mesh_framework.registry.store import RegistryStore\n"
+        "client = TestClient(build_registry_app(RegistryStore(), sweep=False), base_url='http://127.0.0.1')\n"
+        "print(_version._installed_version.cache_info().currsize)\n"
+        "print(client.get('/health').json()['version'] == metadata.version('mesh-framework'))\n"
+        "print(_version._installed_version.cache_info().currsize)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0", "True", "1"]
+
+
 def test_the_registry_loads_its_page_and_console_at_their_first_request() -> None:
     """The registry (embedded in the starter app, or `mesh registry`) serves heartbeats without the mesh
     page's and the console's modules; the first request to one of their routes loads them, and the routes
