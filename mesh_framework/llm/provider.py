@@ -63,7 +63,8 @@ class MeshLlmRequest(BaseModel):
     """MCP Mesh's request to an LLM provider: chat messages, tools in OpenAI's function format (with
     `function._mesh_endpoint` when the provider should call them), model parameters."""
 
-    model_config = ConfigDict(extra="allow")
+    # built on first use (a provider tool's signature): the module loads with every LLM app
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None = None

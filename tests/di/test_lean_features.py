@@ -319,10 +319,13 @@ def test_the_starter_app_started_loads_what_its_first_calls_need_only(interprete
         "    await app.prepare()\n"
         "    await app.container.bean_lifecycle().close()\n"
         "asyncio.run(started())\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
+        "from mesh_framework.llm.provider import MeshLlmRequest\n"
+        "print(json.dumps([MeshLlmRequest.__pydantic_complete__, sorted(sys.modules)]))\n"
     )
     done = interpreter.run(code, [], ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
-    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    built, listed = json.loads(done.stdout.splitlines()[-1])
+    modules = set(listed)
     assert "mesh_framework.callbacks.mcp" in modules and "mesh_framework.jobs.runner" in modules
     assert sorted(set(STARTER_UNUSED) & modules) == []
+    assert built is False  # the LLM provider's request model: built for a provider tool's signature only
