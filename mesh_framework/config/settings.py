@@ -4,7 +4,8 @@ Values come from layers (highest first): command line, environment, `application
 `application.yaml`, decorator parameters, defaults. See `mesh_framework.config.loader`.
 """
 
-from typing import Annotated, Any, Literal, Self, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Self, TypeVar, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
@@ -78,12 +79,16 @@ def section_defaults(model: type[_Model]) -> _Model:
     a validator would change is a mistake, which tests/settings/test_settings_sections.py catches."""
     values: dict[str, Any] = {}
     for name, info in model.model_fields.items():
-        if info.default_factory is _unset:
+        factory = info.default_factory
+        if factory is _unset:
             values[name] = section_defaults(section_model(info))
+        elif factory is not None:
+            # the sections' factories take no data (`get_default` reads each one's signature to know)
+            values[name] = cast("Callable[[], Any]", factory)()
         elif info.is_required():
             raise TypeError(f"{model.__name__}.{name}: a section's settings all have defaults")
         else:
-            values[name] = info.get_default(call_default_factory=True, validated_data=values)
+            values[name] = info.get_default()
     return model.model_construct(_fields_set=set(), **values)
 
 
