@@ -10,6 +10,7 @@ described by its JSON schema.
 from __future__ import annotations
 
 import collections.abc
+import functools
 import inspect
 import types
 import typing
@@ -119,6 +120,21 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
         return None, None, False
     if get_origin(core) in (list, tuple) and any(_is_subclass(a, CONTENT_TYPES) for a in get_args(core)):
         return None, None, False
+    try:
+        schema, adapter, wraps = _described(annotation)
+    except TypeError:  # an annotation that cannot be a key (an unhashable metadata object): not shared
+        schema, adapter, wraps = _describe(annotation)
+    return _copied(schema), adapter, wraps
+
+
+@functools.lru_cache(maxsize=256)
+def _described(annotation: Any) -> tuple[dict[str, Any], TypeAdapter[Any], bool]:
+    """`_describe`, once per result type: tools that return the same type (the framework's job tools,
+    `-> str`, ...) share its adapter, its schemas made once."""
+    return _describe(annotation)
+
+
+def _describe(annotation: Any) -> tuple[dict[str, Any], TypeAdapter[Any], bool]:
     adapter: TypeAdapter[Any] = TypeAdapter(annotation)
     schema = _strip_titles(adapter.json_schema(mode="serialization"))
     if schema.get("type") == "object":
@@ -127,6 +143,15 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
     if "$defs" in schema:
         wrapped["$defs"] = schema.pop("$defs")
     return wrapped, adapter, True
+
+
+def _copied(schema: Any) -> Any:
+    """A tool's own copy of a shared schema (its JSON values: dicts, lists and scalars)."""
+    if isinstance(schema, dict):
+        return {k: _copied(v) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_copied(v) for v in schema]
+    return schema
 
 
 def _is_response(annotation: Any) -> bool:

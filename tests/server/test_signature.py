@@ -202,3 +202,34 @@ def test_a_feature_type_is_injected_by_the_rule_it_carries() -> None:
     # the service rule declines a subclass: an argument then, which is no JSON data (pydantic names it)
     with pytest.raises(Exception, match="NotMine"):
         analyze(plain)
+
+
+class Reading(BaseModel):
+    value: float
+    unit: str = "C"
+
+
+def test_tools_returning_one_type_share_its_adapter_and_get_their_own_schema() -> None:
+    """The result type is described once (its adapter, serialization schema and canonical form made
+    once: the framework's four job tools return one type); each tool's schema is its own copy."""
+
+    def first() -> Reading:
+        return Reading(value=1.0)
+
+    async def second(place: str) -> Reading:
+        return Reading(value=2.0)
+
+    def counted(scale: Annotated[int, Field(ge=1)]) -> Annotated[int, Field(ge=0)]:  # unhashable metadata
+        return scale
+
+    one, two = analyze(first), analyze(second)
+    assert one.output_adapter is two.output_adapter
+    assert one.output_schema == two.output_schema and one.output_schema is not two.output_schema
+    one.output_schema["properties"]["value"]["type"] = "changed"
+    assert two.output_schema["properties"]["value"]["type"] == "number"
+    assert analyze(second).output_schema["properties"]["value"]["type"] == "number"
+    assert analyze(counted).output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "integer", "minimum": 0}},
+        "required": ["result"],
+    }
