@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mesh_framework.install.stdio import run_command
 from tests.agents import ROOT, agent_env, run_agent, run_cli
+from tests.cli_in_process import run_cli_in_process
 
 STARTED = re.compile(r"Started server process \[(\d+)\]")
 
@@ -54,10 +57,14 @@ def assert_answered(messages: list[dict[str, Any]]) -> None:
     assert by_id[2]["result"]["structuredContent"] == {"result": 5}
 
 
-def test_the_entry_mesh_install_writes_for_an_app_runs_it_for_the_client(tmp_path: Path) -> None:
+def test_the_entry_mesh_install_writes_for_an_app_runs_it_for_the_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    installed = run_cli(["install", "cursor", "starter_app"], env={"HOME": str(home)})
+    monkeypatch.chdir(ROOT)  # `mesh install` is run from the project folder
+    # written by the CLI's main in this process: the entry it writes is what the client then starts
+    installed = run_cli_in_process(["install", "cursor", "starter_app"], monkeypatch, {"HOME": str(home)})
     assert installed.returncode == 0, installed.stderr
     entry = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]["starter_app"]
     assert entry["args"][-4:] == ["stdio", "starter_app", "--directory", str(ROOT)]
