@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,16 @@ import httpx2
 import pytest
 
 from mesh_framework.scaffold import create_project
-from tests.agents import ROOT, AgentProcess, run_agent, run_cli, run_mesh, run_registry, wait_until
+from tests.agents import (
+    ROOT,
+    AgentProcess,
+    forget_agents,
+    run_agent,
+    run_cli,
+    run_mesh,
+    run_registry,
+    wait_until,
+)
 from tests.cli_in_process import run_cli_in_process
 
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -88,34 +98,46 @@ def succeeds(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> Any:
     return None if result["isError"] else result["structuredContent"]
 
 
+@pytest.fixture(scope="module")
+def shared_registry() -> Iterator[AgentProcess]:
+    with run_registry(0) as running:
+        yield running
+
+
+@pytest.fixture
+def registry(shared_registry: AgentProcess) -> AgentProcess:
+    """The module's registry, as a fresh one would be to the test: no agent offered (an agent of an earlier
+    test that did not stop gracefully goes as its graceful stop would have)."""
+    forget_agents(shared_registry)
+    return shared_registry
+
+
 def test_a_new_agent_calls_its_own_capability_through_the_registry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, registry: AgentProcess
 ) -> None:
     folder = create_project("shop", directory=tmp_path / "shop")
-    with run_registry(0) as registry:
-        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
-        with run_agent("shop", env=env, cwd=folder) as agent:
-            assert wait_until(lambda: succeeds(agent, "sum_of_squares", {"a": 3, "b": 4})) == {"result": 25}
-            monkeypatch.chdir(folder)  # as its README says: in the project's folder
-            called = run_cli_in_process(["call", "sum_of_squares", "a=3", "b=4"], monkeypatch, env)
-            assert called.returncode == 0 and called.stdout.strip() == "25", called.stderr
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
+    with run_agent("shop", env=env, cwd=folder) as agent:
+        assert wait_until(lambda: succeeds(agent, "sum_of_squares", {"a": 3, "b": 4})) == {"result": 25}
+        monkeypatch.chdir(folder)  # as its README says: in the project's folder
+        called = run_cli_in_process(["call", "sum_of_squares", "a=3", "b=4"], monkeypatch, env)
+        assert called.returncode == 0 and called.stdout.strip() == "25", called.stderr
 
 
-def test_the_other_agents_call_the_first_through_the_registry(tmp_path: Path) -> None:
+def test_the_other_agents_call_the_first_through_the_registry(tmp_path: Path, registry: AgentProcess) -> None:
     folder = create_project("shop", directory=tmp_path / "shop", agents=["billing", "order-book"])
-    with run_registry(0) as registry:
-        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
-        with (
-            run_agent("shop", env=env, cwd=folder),
-            run_agent("shop.billing", env=env, cwd=folder) as billing,
-            run_agent("shop.order_book", env=env, cwd=folder) as order_book,
-        ):
-            for agent in (billing, order_book):
-                assert wait_until(lambda a=agent: succeeds(a, "sum_of_squares", {"a": 1, "b": 2})) == {
-                    "result": 5
-                }
-            names = {a["name"] for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"]}
-            assert names == {"shop", "billing", "order-book"}
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "0.5"}
+    with (
+        run_agent("shop", env=env, cwd=folder),
+        run_agent("shop.billing", env=env, cwd=folder) as billing,
+        run_agent("shop.order_book", env=env, cwd=folder) as order_book,
+    ):
+        for agent in (billing, order_book):
+            assert wait_until(lambda a=agent: succeeds(a, "sum_of_squares", {"a": 1, "b": 2})) == {
+                "result": 5
+            }
+        names = {a["name"] for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"]}
+        assert names == {"shop", "billing", "order-book"}
 
 
 UV = ROOT / ".tools" / "bootstrap" / "bin" / "uv"
