@@ -20,6 +20,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVING = re.compile(r"serving (https?://[\d.]+:(\d+))(/\S*)?")
+# An agent's serving line names the id it joins a mesh under: `agent 'NAME' (ID) serving URL ...`.
+OWN_ID = re.compile(r"\((\S+)\) serving https?://")
+# One client for the tests' requests to the processes they start (plain HTTP on loopback): a client made
+# per request (`httpx2.get(...)`) loads the CA certificates each time, ~25 ms of CPU, which a check polled
+# every 50 ms pays 20 times a second. It keeps no connection open: each request opens its own, as one made
+# by `httpx2.get` does. Safe to share between threads.
+loopback = httpx2.Client(trust_env=False, limits=httpx2.Limits(max_keepalive_connections=0))
 
 
 @dataclass
@@ -165,7 +172,7 @@ def wait_until(
 
 def metric(base_url: str, name: str, **labels: str) -> float | None:
     """One sample of a process's `/metrics` (None when it has no sample of that name and labels)."""
-    scrape = httpx2.get(base_url + "/metrics", timeout=5, trust_env=False).text
+    scrape = loopback.get(base_url + "/metrics", timeout=5).text
     for family in text_string_to_metric_families(scrape):
         for sample in family.samples:
             if sample.name == name and sample.labels == labels:
@@ -219,7 +226,25 @@ def forget_agents(registry: AgentProcess) -> None:
     """Empty a registry that earlier tests used, so a test starts from a registry that knows no agent: an
     agent a test killed stays listed until it misses its heartbeats (and a consumer could be sent to it);
     each is taken out as its graceful stop would have (`DELETE /agents/{id}`)."""
-    listed = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json().get("agents") or []
+    listed = loopback.get(registry.base_url + "/agents", timeout=5).json().get("agents") or []
     for agent in listed:
-        gone = httpx2.delete(f"{registry.base_url}/agents/{agent['id']}", timeout=5, trust_env=False)
+        gone = loopback.delete(f"{registry.base_url}/agents/{agent['id']}", timeout=5)
         assert gone.status_code == 204, gone.text
+
+
+def registered_id(registry: AgentProcess, agent: AgentProcess, timeout: float = 30.0) -> str:
+    """The id `agent` joined `registry` under (the one its serving line names), once the registry lists it.
+
+    A registry tests share keeps the agents earlier tests stopped (as unhealthy, or healthy until their
+    heartbeats are missed when they were killed), under the same names: a test finds its own agent by id."""
+    match = OWN_ID.search(agent.text())
+    if match is None:
+        raise AssertionError(f"{agent.process.args!r} logged no id when it started:\n{agent.text()}")
+    own = match.group(1)
+
+    def listed() -> bool:
+        agents = loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"]
+        return any(row.get("id") == own for row in agents or [])
+
+    wait_until(listed, timeout=timeout, processes=(agent,))
+    return own
