@@ -2,20 +2,26 @@
 real registry binary, with the fake OpenAI server as the model. Everything runs on loopback.
 
 The agents reach the registry through a `MeshTap` (tests/interop/mcp_mesh.py), which records every heartbeat
-and every agent-to-agent call, so the tests check the wire as well as the answers. Each class starts its mesh
-once; each test scripts the model's turns, makes one call and checks what that call caused.
-`tests/interop/llm_capture.py` writes the same exchanges out as fixtures (tests/interop/llm_captures/).
+and every agent-to-agent call, so the tests check the wire as well as the answers. The module runs two
+meshes, each started once: mcp-mesh's consumers (`mesh-asker`, `mesh-stream-asker`) with our provider, and
+mcp-mesh's provider with our consumers (`asker`, `sum-asker`, `llm-stream`); each test scripts the model's
+turns, makes one call and checks what that call caused. The streamed answers (an mcp-mesh `llm.stream()`
+consumer through our `@mesh_llm_provider`, our `llm.stream()` through mcp-mesh's `@mesh.llm_provider`, the
+fake OpenAI server streaming the model's turns) are checked on the same meshes: the frames on the wire as
+well as the chunks the caller gets.
+`tests/interop/llm_capture.py` writes the buffered exchanges out as fixtures (tests/interop/llm_captures/).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from tests.agents import AgentProcess, run_agent
@@ -31,11 +37,15 @@ from tests.interop.mcp_mesh import (
     registry_agents,
     run_mesh_python_agent,
     run_mesh_registry,
+    sse_messages,
 )
-from tests.llm_fakes import FakeLlmServer, Turn, fake_openai, json_answer, text, tool_call
+from tests.llm_fakes import FakeLlmServer, Turn, fake_openai, json_answer, streamed, text, tool_call
+
+pytestmark = pytest.mark.timeout(180)
 
 INTEROP_DIR = Path(__file__).resolve().parent.parent / "interop"
 MESH_ASKER = INTEROP_DIR / "llm_asker.py"  # mcp-mesh @mesh.llm consumer: tools `mesh_ask`, `mesh_sum`
+MESH_STREAM_ASKER = INTEROP_DIR / "llm_stream_asker.py"  # mcp-mesh streaming consumer: tool `mesh_chat`
 MESH_PROVIDER = INTEROP_DIR / "llm_provider.py"  # mcp-mesh @mesh.llm_provider: tool `fake_chat`
 # mcp-mesh's own default. The helper's 0.5 s raced the SDK's immediate uvicorn start once here, with
 # our agents starting on the same 2 cores (the agent then serves on a second, broken server).
@@ -44,6 +54,8 @@ QUESTION = "what is 2+3?"
 TEXT_TURNS = (tool_call("add", {"a": 2, "b": 3}), text("2 + 3 = 5"))
 SUM = {"value": 5, "explanation": "2 + 3 = 5"}
 SUM_TURNS = (tool_call("add", {"a": 2, "b": 3}), json_answer(SUM))
+DELTAS = ("2 + ", "3 = ", "5")
+STREAM_TURNS = (tool_call("add", {"a": 2, "b": 3}), streamed(*DELTAS))
 SUM_SCHEMA = {
     "description": "A sum and how it was found.",
     "properties": {
@@ -114,9 +126,10 @@ def llm_mesh(tmp_path: Path) -> Iterator[tuple[LlmMesh, ExitStack]]:
 
 
 @contextmanager
-def mcp_mesh_consumer_mesh(tmp_path: Path) -> Iterator[LlmMesh]:
+def mcp_mesh_consumer_mesh(tmp_path: Path, *, streaming: bool = False) -> Iterator[LlmMesh]:
     """mcp-mesh's `@mesh.llm` consumer (`mesh-asker`), our `@mesh_llm_provider` (`fakellm`, the fake
-    OpenAI server) and our `add` (`starter`)."""
+    OpenAI server) and our `add` (`starter`); with `streaming`, mcp-mesh's streaming `@mesh.llm` consumer
+    (`mesh-stream-asker`) too."""
     with llm_mesh(tmp_path) as (mesh, stack):
         ours = {"MCP_MESH_REGISTRY_URL": mesh.tap.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
         provider_env = {
@@ -130,18 +143,28 @@ def mcp_mesh_consumer_mesh(tmp_path: Path) -> Iterator[LlmMesh]:
             run_agent("tests.apps.llm_provider_app", env=provider_env),
         )
         wait_for(lambda: {"starter", "fakellm"} <= healthy(mesh.registry).keys(), timeout=15)
-        # Started last, so its first heartbeat answer already names the provider and the tools.
+        # Started last, so their first heartbeat answer already names the provider and the tools.
         mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": mesh.tap.url}
-        stack.enter_context(run_mesh_python_agent(MESH_ASKER, mesh.registry, mesh_env))
+        askers = [MESH_ASKER, *([MESH_STREAM_ASKER] if streaming else [])]
+        enter_concurrently(stack, *(run_mesh_python_agent(a, mesh.registry, mesh_env) for a in askers))
         mesh.endpoints = healthy(mesh.registry)
         yield mesh
 
 
+# Our consumers in the provider mesh, each with what it logs once its LLM tool has found mcp-mesh's provider.
+CONSUMERS = {
+    "tests.apps.llm_mesh_app": "provider mesh-fakellm-",
+    "tests.interop.llm_app": "provider mesh-fakellm-",
+}
+STREAM_CONSUMER = {"tests.apps.llm_stream_app": "LLM tool 'chat_mesh': provider mesh-fakellm-"}
+
+
 @contextmanager
-def mcp_mesh_provider_mesh(tmp_path: Path) -> Iterator[LlmMesh]:
+def mcp_mesh_provider_mesh(tmp_path: Path, *, streaming: bool = False) -> Iterator[LlmMesh]:
     """mcp-mesh's `@mesh.llm_provider` (`mesh-fakellm`, the fake OpenAI server) and `add` (`mesh-adder`),
     with two of our `@mesh_llm` consumers: `asker` (tests/apps/llm_mesh_app, a text answer) and
-    `sum-asker` (tests/interop/llm_app, a structured answer)."""
+    `sum-asker` (tests/interop/llm_app, a structured answer); with `streaming`, our streaming consumer
+    `llm-stream` (tests/apps/llm_stream_app) too."""
     with llm_mesh(tmp_path) as (mesh, stack):
         mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": mesh.tap.url}
         enter_concurrently(
@@ -152,11 +175,11 @@ def mcp_mesh_provider_mesh(tmp_path: Path) -> Iterator[LlmMesh]:
             ),
         )
         ours = {"MCP_MESH_REGISTRY_URL": mesh.tap.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-        apps = ["tests.apps.llm_mesh_app", "tests.interop.llm_app"]
+        apps: Mapping[str, str] = {**CONSUMERS, **(STREAM_CONSUMER if streaming else {})}
         started = enter_concurrently(stack, *(run_agent(app, env=ours) for app in apps))
         mesh.consumers = dict(zip(apps, started, strict=True))
-        for consumer in started:
-            wait_for(lambda c=consumer: "provider mesh-fakellm-" in c.text(), timeout=15)
+        for app, consumer in mesh.consumers.items():
+            wait_for(lambda c=consumer, said=apps[app]: said in c.text(), timeout=15)
         mesh.endpoints = healthy(mesh.registry)
         yield mesh
 
@@ -187,17 +210,49 @@ def call_through(mesh: LlmMesh, turns: tuple[Turn, ...], call: Any) -> Called:
     )
 
 
-# Class-scoped: each mesh runs for the tests of one class only, and is stopped before the next starts.
-@pytest.fixture(scope="class")
-def consumer_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlmMesh]:
-    with mcp_mesh_consumer_mesh(tmp_path_factory.mktemp("mcp-mesh-consumer")) as running:
-        yield running
+class OneMeshAtATime:
+    """The module's meshes, one running at a time: asking for one stops the other. Each starts once for the
+    buffered and the streamed tests (which leave it as they found it: every turn they script is played), as
+    the consumers' classes come first and the providers' after."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._tmp = tmp_path_factory
+        self._stack = ExitStack()
+        self._running: tuple[str, LlmMesh] | None = None
+
+    def get(self, kind: str) -> LlmMesh:
+        if self._running is not None and self._running[0] == kind:
+            return self._running[1]
+        self.close()
+        start = mcp_mesh_consumer_mesh if kind == "consumer" else mcp_mesh_provider_mesh
+        mesh = self._stack.enter_context(start(self._tmp.mktemp(f"mcp-mesh-{kind}"), streaming=True))
+        self._running = (kind, mesh)
+        return mesh
+
+    def close(self) -> None:
+        self._running = None
+        self._stack.close()
 
 
-@pytest.fixture(scope="class")
-def provider_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlmMesh]:
-    with mcp_mesh_provider_mesh(tmp_path_factory.mktemp("mcp-mesh-provider")) as running:
+@pytest.fixture(scope="module")
+def meshes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OneMeshAtATime]:
+    running = OneMeshAtATime(tmp_path_factory)
+    try:
         yield running
+    finally:
+        running.close()
+
+
+@pytest.fixture
+def consumer_mesh(meshes: OneMeshAtATime) -> LlmMesh:
+    """mcp-mesh's consumers with our provider (`mcp_mesh_consumer_mesh`)."""
+    return meshes.get("consumer")
+
+
+@pytest.fixture
+def provider_mesh(meshes: OneMeshAtATime) -> LlmMesh:
+    """mcp-mesh's provider with our consumers (`mcp_mesh_provider_mesh`)."""
+    return meshes.get("provider")
 
 
 def tool_names(request: dict[str, Any]) -> list[str]:
@@ -291,15 +346,111 @@ class TestAnMcpMeshConsumerWithOurProvider:
         assert json.loads(answer["content"]) == SUM
 
 
+def stream_call(endpoint: str, tool: str, arguments: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """A streamed `tools/call` (progress token 1, as MCP Mesh's proxy sends): the chunks and the result."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": {"progressToken": 1}},
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    url = endpoint.rstrip("/") + "/mcp"
+    response = httpx2.post(url, json=body, headers=headers, timeout=60, trust_env=False)
+    messages = sse_messages(response.text)
+    chunks = [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"]
+    (answer,) = [m for m in messages if m.get("id") == 5]
+    return chunks, answer.get("result") or {"isError": True, "content": [{"text": json.dumps(answer)}]}
+
+
+def ask_streamed(mesh: LlmMesh, agent: str, tool: str, turns: tuple[Turn, ...], *, fails: str = "") -> Called:
+    """Script `turns` and make one streamed call of `tool` (expected to fail with `fails` when given)."""
+
+    def call() -> tuple[bool, Any, str]:
+        chunks, result = stream_call(mesh.endpoints[agent], tool, {"question": QUESTION})
+        said = " ".join(str(c.get("text")) for c in result.get("content") or [])
+        ok = fails in said if fails else not result.get("isError")
+        return ok, (chunks, result), said
+
+    return call_through(mesh, turns, call)
+
+
+def frames(exchange: Any) -> list[dict[str, Any]]:
+    """The provider's frames in a recorded streamed call."""
+    messages = sse_messages(exchange.response_text)
+    return [
+        json.loads(m["params"]["message"]) for m in messages if m.get("method") == "notifications/progress"
+    ]
+
+
+class TestAnMcpMeshStreamingConsumerWithOurProvider:
+    def test_the_answer_streams_delta_by_delta(self, consumer_mesh: LlmMesh) -> None:
+        mesh = consumer_mesh
+        called = ask_streamed(mesh, "mesh-stream-asker", "mesh_chat", STREAM_TURNS)
+
+        chunks, result = called.answer
+        assert chunks == list(DELTAS)
+        assert result["content"][0]["text"] == "2 + 3 = 5"
+
+        # The registry named our stream tool to the consumer's `ai.mcpmesh.stream` selector.
+        answer = mesh.registry_answer("mesh-stream-asker", "mesh_chat")["llm_providers"]["mesh_chat"]
+        assert answer["name"] == "fake_chat_stream" and "ai.mcpmesh.stream" in answer["tags"]
+        assert answer["kwargs"]["stream_type"] == "text" and answer["vendor"] == "openai"
+
+        # Our provider ran the loop (the tools carry `_mesh_endpoint`), calling `add` on the starter agent,
+        # and sent the final turn as chunk frames, then an end frame; its result is the frames joined.
+        [chat] = called.calls("fake_chat_stream")
+        [add_tool] = chat_request(chat)["tools"]
+        assert mesh.tap.real_endpoint(add_tool["function"]["_mesh_endpoint"]) == mesh.endpoints["starter"]
+        sent = frames(chat)
+        assert sent == [*({"_mesh_frame": "chunk", "content": d} for d in DELTAS), {"_mesh_frame": "end"}]
+        final = next(m for m in sse_messages(chat.response_text) if "result" in m)["result"]
+        texts = [m["params"]["message"] for m in sse_messages(chat.response_text) if "params" in m]
+        assert final["content"][0]["text"] == "".join(texts)
+        [add] = called.calls("add")
+        assert add.target == mesh.endpoints["starter"]
+        assert all(request["stream"] is True for request in called.model_requests)
+
+    def test_exhausted_iterations_end_with_a_max_iterations_frame(self, consumer_mesh: LlmMesh) -> None:
+        mesh = consumer_mesh
+        turns = tuple(tool_call("add", {"a": n, "b": 1}) for n in range(3))
+        called = ask_streamed(
+            mesh, "mesh-stream-asker", "mesh_chat", turns, fails="Exceeded maximum 3 iterations"
+        )
+
+        chunks, result = called.answer
+        assert chunks == [] and result["isError"] is True
+        [chat] = called.calls("fake_chat_stream")
+        assert frames(chat) == [{"_mesh_frame": "end", "stop_reason": "max_iterations"}]
+
+    def test_a_vendor_failure_mid_way_reaches_the_caller_after_the_chunks(
+        self, consumer_mesh: LlmMesh
+    ) -> None:
+        mesh = consumer_mesh
+        turns = (streamed("one ", "two ", "three", fail_after=2),)
+        called = ask_streamed(mesh, "mesh-stream-asker", "mesh_chat", turns, fails="the stream broke")
+
+        chunks, result = called.answer
+        assert chunks == ["one ", "two "] and result["isError"] is True
+        [chat] = called.calls("fake_chat_stream")
+        assert frames(chat) == [{"_mesh_frame": "chunk", "content": c} for c in ("one ", "two ")]
+
+
+# The consumer each `mesh call` names: `llm-stream`, in the same mesh, serves an `ask_mesh` too.
+CONSUMER_OF = {"ask_mesh": "asker", "sum_mesh": "sum-asker"}
+
+
 class TestOurConsumersWithAnMcpMeshProvider:
     @staticmethod
     def ask(mesh: LlmMesh, tool: str, turns: tuple[Turn, ...], monkeypatch: pytest.MonkeyPatch) -> Called:
-        """`mesh call TOOL` (the CLI run in this process: a client here, not what is tested)."""
+        """`mesh call TOOL --agent CONSUMER` (the CLI run in this process: a client here, not what is
+        tested)."""
+        agent = CONSUMER_OF[tool]
 
         def call() -> tuple[bool, Any, str]:
             arguments = json.dumps({"question": QUESTION})
             done = run_cli_in_process(
-                ["call", tool, arguments, "--registry-url", mesh.registry.url],
+                ["call", tool, arguments, "--agent", agent, "--registry-url", mesh.registry.url],
                 monkeypatch,
                 env={"MCP_MESH_REGISTRY_URL": mesh.registry.url},
             )
@@ -373,3 +524,53 @@ class TestOurConsumersWithAnMcpMeshProvider:
             schema = request["response_format"]["json_schema"]
             assert schema["strict"] is True and schema["name"] == "Sum"
             assert schema["schema"] == {**SUM_SCHEMA, "additionalProperties": False}
+
+
+class TestOurStreamingConsumerWithAnMcpMeshProvider:
+    def test_the_answer_streams_delta_by_delta(self, provider_mesh: LlmMesh) -> None:
+        mesh = provider_mesh
+        called = ask_streamed(mesh, "llm-stream", "chat_mesh", STREAM_TURNS)
+
+        chunks, result = called.answer
+        assert chunks == list(DELTAS)
+        assert result["content"] == [{"type": "text", "text": "2 + 3 = 5"}]
+
+        answer = mesh.registry_answer("llm-stream", "chat_mesh")["llm_providers"]["chat_mesh"]
+        assert answer["name"] == "fake_chat_stream" and "ai.mcpmesh.stream" in answer["tags"]
+
+        # mcp-mesh's provider ran the loop on its stream tool, calling `add` at the endpoint we sent.
+        [chat] = called.calls("fake_chat_stream")
+        request = chat_request(chat)
+        [add_tool] = request["tools"]
+        assert mesh.tap.real_endpoint(add_tool["function"]["_mesh_endpoint"]) == mesh.endpoints["mesh-adder"]
+        assert request["model_params"] == {"max_iterations": 4}
+        assert frames(chat) == [
+            *({"_mesh_frame": "chunk", "content": d} for d in DELTAS),
+            {"_mesh_frame": "end"},
+        ]
+        [add] = called.calls("add")
+        assert add.target == mesh.endpoints["mesh-adder"]
+
+    def test_exhausted_iterations_are_an_error_to_the_caller(self, provider_mesh: LlmMesh) -> None:
+        mesh = provider_mesh
+        turns = tuple(tool_call("add", {"a": n, "b": 1}) for n in range(4))
+        called = ask_streamed(mesh, "llm-stream", "chat_mesh", turns, fails="max_iterations=4")
+
+        chunks, result = called.answer
+        assert chunks == [] and result["isError"] is True
+        said = result["content"][0]["text"]
+        assert "LLM tool 'chat_mesh': the provider reached max_iterations=4" in said
+        [chat] = called.calls("fake_chat_stream")
+        assert frames(chat) == [{"_mesh_frame": "end", "stop_reason": "max_iterations"}]
+
+    def test_a_vendor_failure_mid_way_reaches_the_caller_after_the_chunks(
+        self, provider_mesh: LlmMesh
+    ) -> None:
+        mesh = provider_mesh
+        turns = (streamed("one ", "two ", "three", fail_after=2),)
+        called = ask_streamed(
+            mesh, "llm-stream", "chat_mesh", turns, fails="LLM tool 'chat_mesh': provider mesh-fakellm-"
+        )
+
+        chunks, result = called.answer
+        assert chunks == ["one ", "two "] and result["isError"] is True
