@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import aclosing, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from mesh_framework.llm.model import LlmModel, LlmProviderError
 from mesh_framework.llm.types import LlmToolCall, LlmTurn, tool_spec
-from mesh_framework.llm.vendors.anthropic import AnthropicModel
-from mesh_framework.llm.vendors.openai import OpenAIChatModel
 from tests.llm_fakes import FakeLlmServer, Turn, fake_anthropic, fake_openai, streamed, tool_call
+
+if TYPE_CHECKING:  # the vendor SDKs (slow to import) are imported by the tests using them
+    from mesh_framework.llm.vendors.anthropic import AnthropicModel
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
 
 KEY = "sk-test-0123456789abcdef"
 ADD = tool_spec("add", "Adds", {"type": "object", "properties": {"a": {"type": "integer"}}})
@@ -30,7 +32,11 @@ def fake(vendor: str, script: list[Any]) -> Iterator[FakeLlmServer]:
 
 def model_for(vendor: str, server: FakeLlmServer) -> OpenAIChatModel | AnthropicModel:
     if vendor == "openai":
+        from mesh_framework.llm.vendors.openai import OpenAIChatModel
+
         return OpenAIChatModel("gpt-4o-mini", base_url=server.base_url, api_key=KEY, max_retries=0)
+    from mesh_framework.llm.vendors.anthropic import AnthropicModel
+
     return AnthropicModel("claude-sonnet-4-6", base_url=server.base_url, api_key=KEY, max_retries=0)
 
 
@@ -169,6 +175,8 @@ async def test_openai_chunks_are_read_as_json_without_the_sdk_s_chunk_models(
     """The direct post reads each chunk as its JSON object (building `ChatCompletionChunk` cost ~0.14 ms a
     chunk); `create` (untested SDK versions) gives models, read the same way. Both give the same events."""
     from openai.types.chat import ChatCompletionChunk
+
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
 
     built: list[object] = []
     construct = ChatCompletionChunk.construct

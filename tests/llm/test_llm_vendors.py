@@ -8,10 +8,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import aclosing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
 from pydantic import SecretStr
 
@@ -19,8 +17,6 @@ from mesh_framework.config.settings import LlmVendorSettings
 from mesh_framework.llm.model import LlmError, LlmProviderError
 from mesh_framework.llm.types import LlmTurn, Message, tool_spec
 from mesh_framework.llm.vendors import KNOWN_VENDORS, create_model
-from mesh_framework.llm.vendors.anthropic import AnthropicModel
-from mesh_framework.llm.vendors.openai import OpenAIChatModel, is_strict_schema, response_format
 from mesh_framework.mesh.asyncio_network import AsyncioStream
 from tests.llm_fakes import (
     FakeLlmServer,
@@ -34,6 +30,10 @@ from tests.llm_fakes import (
     text,
     tool_call,
 )
+
+if TYPE_CHECKING:  # the vendor SDKs (slow to import) are imported by the tests using them
+    from mesh_framework.llm.vendors.anthropic import AnthropicModel
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
 
 KEY = "sk-test-0123456789abcdef"
 ADD = tool_spec(
@@ -60,7 +60,11 @@ def model_for(vendor: str, server: FakeLlmServer | str, **options: Any) -> OpenA
     base_url = server if isinstance(server, str) else server.base_url
     options = {"api_key": KEY, "max_retries": 0, **options}
     if vendor == "openai":
+        from mesh_framework.llm.vendors.openai import OpenAIChatModel
+
         return OpenAIChatModel("gpt-4o-mini", base_url=base_url, **options)
+    from mesh_framework.llm.vendors.anthropic import AnthropicModel
+
     return AnthropicModel("claude-sonnet-4-6", base_url=base_url, **options)
 
 
@@ -133,6 +137,8 @@ async def test_openai_requests_equal_the_sdk_create_requests() -> None:
     """The adapter posts with `client.post` (skipping `create`'s transform) on the SDK versions it was tested
     with: the request must be the one `chat.completions.create` sends, and the fallback (`create`, used on
     other SDK versions) must send it too. Fails when an SDK release makes `create` send something more."""
+    from mesh_framework.llm.vendors.openai import response_format
+
     transcript: list[Message] = [{"role": "system", "content": "Be brief."}, *ASK]
     schema = {"title": "Sum", "type": "object", "properties": {"sum": {"type": "integer"}}}
     with fake_openai([text("3"), text("3"), text("3")]) as server:
@@ -202,11 +208,15 @@ OPTIONAL_A = {
 def test_strict_only_for_closed_schemas_with_every_property_required(
     schema: dict[str, Any], strict: bool
 ) -> None:
+    from mesh_framework.llm.vendors.openai import is_strict_schema, response_format
+
     assert is_strict_schema(schema) is strict
     assert response_format(schema)["json_schema"]["strict"] is strict
 
 
 async def test_openai_base_url_without_key_sends_a_placeholder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
+
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
     with fake_openai([text("hi")]) as server:
@@ -216,6 +226,10 @@ async def test_openai_base_url_without_key_sends_a_placeholder(monkeypatch: pyte
 
 
 async def test_a_given_client_is_used_and_left_open() -> None:
+    import openai
+
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
+
     with fake_openai([text("hi")]) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key=KEY, max_retries=0, timeout=3)
         model = OpenAIChatModel("gpt-4o-mini", client=client)
@@ -227,6 +241,8 @@ async def test_a_given_client_is_used_and_left_open() -> None:
 
 
 def test_openai_without_any_key_fails_at_creation(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
+
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
@@ -370,6 +386,8 @@ async def test_anthropic_transcript_edge_cases() -> None:
 
 
 async def test_anthropic_structured_output_request() -> None:
+    import anthropic
+
     schema = {
         "type": "object",
         "properties": {"city": {"type": "string", "minLength": 2}},
@@ -390,6 +408,8 @@ async def test_anthropic_structured_output_request() -> None:
 
 
 def test_anthropic_without_any_key_fails_at_creation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from mesh_framework.llm.vendors.anthropic import AnthropicModel
+
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CONFIG_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -478,6 +498,9 @@ async def test_a_request_past_the_script_is_answered_400_naming_it(vendor: str) 
 @pytest.mark.parametrize("vendor", VENDORS)
 async def test_the_sdk_clients_we_create_run_on_the_asyncio_network_layer(vendor: str) -> None:
     """Our adapters hand the SDK its own default client class on `mesh/asyncio_network.py`."""
+    import anthropic
+    import openai
+
     with fake(vendor, [text("one"), text("two")]) as server:
         async with aclosing(model_for(vendor, server)) as model:
             sdk: Any = model._client
@@ -496,6 +519,8 @@ async def test_the_sdk_clients_we_create_run_on_the_asyncio_network_layer(vendor
 
 
 async def test_create_model_from_settings_talks_to_the_configured_server() -> None:
+    from mesh_framework.llm.vendors.openai import OpenAIChatModel
+
     with fake_openai([text("hi")]) as server:
         settings = LlmVendorSettings(
             base_url=server.base_url, api_key=SecretStr(KEY), timeout=5, max_retries=0
@@ -513,6 +538,8 @@ async def test_create_model_from_settings_talks_to_the_configured_server() -> No
 
 
 async def test_create_model_anthropic() -> None:
+    from mesh_framework.llm.vendors.anthropic import AnthropicModel
+
     settings = LlmVendorSettings(base_url="http://127.0.0.1:9", api_key=SecretStr(KEY))
     async with aclosing(create_model("anthropic/claude-sonnet-4-6", settings)) as model:
         assert isinstance(model, AnthropicModel)

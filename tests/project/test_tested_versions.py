@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Iterator
 
 import dependency_injector
 import httpx2
-import openai
 import pytest
 import uvicorn
 
@@ -36,6 +35,8 @@ def test_pyproject_pins_each_package_to_its_tested_versions() -> None:
 
 
 def test_the_installed_versions_are_tested_ones() -> None:
+    import openai  # here, not at collection: the SDK is slow to import
+
     installed = {
         "uvicorn": uvicorn.__version__,
         "httpx2": httpx2.__version__,
