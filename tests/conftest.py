@@ -3,10 +3,11 @@ start, and the process-wide tracing state kept from leaking between modules (pyt
 order, in several processes).
 
 `no_servers` marks every test of a module that starts no server process: no agent or registry
-(`tests.agents.run_agent`, `run_registry`, `run_mesh`), no MCP server from npm (`tests.mcp_servers`), no
-MCP Mesh, Node, PostgreSQL or browser; nor runs the project's scripts or installs it (those use `.venv` or
-a fresh venv, not the Python running the tests). Those tests need nothing but the Python environment, so
-scripts/test.sh runs them on each further supported Python (`pytest -m no_servers`). `quick` marks the
+(`tests.agents.run_agent`, `run_registry`, `run_mesh`, the pytest kit's `MeshCluster`), no MCP server from
+npm (`tests.mcp_servers`), no MCP Mesh, Node, PostgreSQL or browser; nor runs the project's scripts or
+installs it (those use `.venv` or a fresh venv, not the Python running the tests). Those tests need
+nothing but the Python environment, so scripts/test.sh runs them on further supported Pythons
+(`pytest -m no_servers`). `quick` marks the
 `no_servers` modules that start no process at all (no `mesh` command, no stdio MCP server, no command
 tool, no wheel build, no pytest in a child): `scripts/test.sh --quick` runs those. A module is classified
 by the helpers its source names, so a new test module is placed without a list to keep.
@@ -26,12 +27,12 @@ import pytest
 pytest_plugins = ["pytester"]
 
 STARTS_SERVERS = re.compile(
-    r"\b(run_agent|run_registry|run_mesh|mcp_servers|MESH_PYTHON|NODE|playwright|postgres|bootstrap)\b"
-    r"|run\.sh"
+    r"\b(run_agent|run_registry|run_mesh|MeshCluster|mesh_cluster|mcp_servers|MESH_PYTHON|NODE|playwright"
+    r"|postgres|bootstrap)\b|run\.sh"
 )
 STARTS_PROCESSES = re.compile(
     r"\b(subprocess|Popen|run_cli|sys\.executable|create_subprocess_\w+|runpytest_subprocess|fixture_stdio"
-    r"|run_page|build_wheel|mesh_imports|mesh_cluster|click_app|forks)\b"
+    r"|run_page|build_wheel|mesh_imports|click_app|forks)\b"
 )
 
 
