@@ -73,6 +73,13 @@ DEFAULT_DEBOUNCE_DELAY = "1.0"
 # Logged by the SDK when that race happened.
 _SECOND_SERVER_LOG = "No immediate uvicorn server found"
 
+# Logged by the SDK once its start-up pipeline is done, just before it registers (~3 s after exec: imports,
+# then the debounce). Until then the registry is asked only every _EARLY_POLL seconds, not every 0.05 s
+# (each GET /agents costs the registry and this process ~1.5 ms of CPU); should a release log something
+# else, the agent is still found, a little later.
+_PIPELINE_DONE_LOG = "Pipeline 'mcp-mesh' completed"
+_EARLY_POLL = 0.5
+
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _AGENT_NAME_RE = re.compile(r"@mesh\.agent\(\s*(?:[^)]*?\bname\s*=\s*)?[\"']([^\"']+)[\"']", re.S)
 
@@ -520,10 +527,15 @@ def _start_registered(
 ) -> tuple[subprocess.Popen[bytes], OutputDrain, dict[str, Any]]:
     """Start the agent; return it with its registry row once it is a new healthy agent of its name."""
     proc, drain = _spawn([str(MESH_PYTHON), str(script)], dict(env), script.parent, agent_name)
+    asked = [time.monotonic()]
 
     def registered() -> dict[str, Any] | None:
         if proc.poll() is not None:
             raise _Exited(proc.returncode)
+        now = time.monotonic()
+        if now - asked[0] < _EARLY_POLL and _PIPELINE_DONE_LOG not in drain.text():
+            return None
+        asked[0] = now
         for agent in _agents_or_empty(url):
             if (
                 agent.get("name") == agent_name
