@@ -7,10 +7,10 @@ order, in several processes).
 npm (`tests.mcp_servers`), no MCP Mesh, Node, PostgreSQL or browser; nor runs the project's scripts or
 installs it (those use `.venv` or a fresh venv, not the Python running the tests). Those tests need
 nothing but the Python environment, so scripts/test.sh runs them on further supported Pythons
-(`pytest -m no_servers`). `quick` marks the
-`no_servers` modules that start no process at all (no `mesh` command, no stdio MCP server, no command
-tool, no wheel build, no pytest in a child): `scripts/test.sh --quick` runs those. A module is classified
-by the helpers its source names, so a new test module is placed without a list to keep.
+(`pytest -m no_servers`). `quick` marks the `no_servers` modules that start no process at all (no `mesh`
+command, no stdio MCP server, no command tool, no wheel build, no pytest in a child):
+`scripts/test.sh --quick` runs those, and so do the Pythons between the lowest and the newest. A module
+is classified by the helpers its source names, so a new test module is placed without a list to keep.
 """
 
 from __future__ import annotations
