@@ -1,5 +1,9 @@
 """Health and graceful stop across real agent processes: a DOWN provider is withdrawn and its consumer
-switches without a failed call, on our registry and on MCP Mesh's; a rolling restart loses no call."""
+switches without a failed call, on our registry and on MCP Mesh's; a rolling restart loses no call.
+
+The first two tests share one registry: each reads the status of its own agents, by id (the registry keeps
+an agent that left, as unhealthy, under its name). The tests' requests go through `tests.agents.loopback`
+(the caller loops and the checks polled run for seconds)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,15 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import (
+    AgentProcess,
+    forget_agents,
+    loopback,
+    registered_id,
+    run_agent,
+    run_registry,
+    wait_until,
+)
 
 START = 60  # seconds an agent may take to start on a loaded machine (a bound, not a measure)
 FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5", "MESH_HEALTH__CACHE_TTL": "0.2", "MESH_HEALTH__TIMEOUT": "1"}
@@ -28,7 +40,7 @@ def call(agent: AgentProcess, a: int) -> dict[str, Any]:
         "method": "tools/call",
         "params": {"name": "sum_of_squares", "arguments": {"a": a, "b": 1}},
     }
-    response = httpx2.post(
+    response = loopback.post(
         agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
     )
     return response.json()["result"]  # type: ignore[no-any-return]
@@ -66,8 +78,21 @@ class Caller:
         self._thread.join(timeout=30)
 
 
+@pytest.fixture(scope="module")
+def shared() -> Iterator[AgentProcess]:
+    with run_registry(0, "--timeout", "5", timeout=START) as running:
+        yield running
+
+
+@pytest.fixture
+def registry(shared: AgentProcess) -> AgentProcess:
+    """The module's registry, offering no agent (one an earlier test left behind is taken out)."""
+    forget_agents(shared)
+    return shared
+
+
 def agents(registry_url: str) -> dict[str, dict[str, Any]]:
-    listed = httpx2.get(registry_url + "/agents", timeout=5).json().get("agents") or []
+    listed = loopback.get(registry_url + "/agents", timeout=5).json().get("agents") or []
     return {a.get("name", ""): a for a in listed}
 
 
@@ -75,82 +100,88 @@ def healthy(registry_url: str, name: str) -> bool:
     return agents(registry_url).get(name, {}).get("status") == "healthy"
 
 
+def status(registry: AgentProcess, agent_id: str) -> str | None:
+    """What `registry` says of the agent `agent_id` (None: not listed)."""
+    listed = loopback.get(registry.base_url + "/agents", timeout=5).json().get("agents") or []
+    return next((str(a.get("status")) for a in listed if a.get("id") == agent_id), None)
+
+
 def routed_to(calculator: AgentProcess, name: str, after: int) -> bool:
     return any(f"add -> {name}-" in line for line in calculator.output[after:])
 
 
-def test_a_down_provider_is_withdrawn_and_its_consumer_switches_without_a_failed_call(tmp_path: Path) -> None:
+def test_a_down_provider_is_withdrawn_and_its_consumer_switches_without_a_failed_call(
+    registry: AgentProcess, tmp_path: Path
+) -> None:
     flag = tmp_path / "health"
     flag.write_text("UP")
-    with run_registry(0, "--timeout", "5", timeout=START) as registry:
-        env = {**FAST, "MCP_MESH_REGISTRY_URL": registry.base_url}
-        with (
-            run_agent("starter_app", env=env, timeout=START),
-            run_agent("tests.apps.health_app", env={**env, "HEALTH_FILE": str(flag)}, timeout=START) as flaky,
-            run_agent("starter_app.calculator", env=env, timeout=START) as calculator,
-        ):
-            wait_until(lambda: routed_to(calculator, "flaky-adder", 0), timeout=15)  # version 2.0.0 wins
-            wait_until(lambda: not call(calculator, 1)["isError"], timeout=15)
-            with Caller(calculator) as caller:
-                mark = len(calculator.output)
-                flag.write_text("DOWN")
-                wait_until(
-                    lambda: agents(registry.base_url)["flaky-adder"]["status"] == "unhealthy", timeout=15
-                )
-                wait_until(lambda: routed_to(calculator, "starter", mark), timeout=15)
-                wait_until(lambda: caller.calls > 20, timeout=15)
-                mark = len(calculator.output)
-                flag.write_text("UP")
-                wait_until(lambda: healthy(registry.base_url, "flaky-adder"), timeout=15)
-                wait_until(lambda: routed_to(calculator, "flaky-adder", mark), timeout=15)
-                # A check that hangs is DOWN after health.timeout; the agent itself keeps serving.
-                mark = len(calculator.output)
-                flag.write_text("HANG")
-                wait_until(lambda: routed_to(calculator, "starter", mark), timeout=15)
-                assert agents(registry.base_url)["flaky-adder"]["status"] == "unhealthy"
-                assert httpx2.get(flaky.base_url + "/livez", timeout=5).status_code == 200
-                assert httpx2.get(flaky.base_url + "/health", timeout=5).status_code == 503
-            assert caller.failures == [], caller.failures[:5]
-            assert caller.calls > 20
-            assert "is DOWN: withdrawn from the registry" in flaky.text()
-            scrape = httpx2.get(calculator.base_url + "/metrics", timeout=5).text
-        # the consumer's outbound calls went to both providers, its heartbeat was timed
-        assert (
-            f'mesh_proxy_calls_total{{capability="add",endpoint="{flaky.base_url}",outcome="ok"}}' in scrape
-        )
-        assert 'mesh_proxy_calls_total{capability="add",endpoint="http://127.0.0.1:' in scrape
-        assert 'mesh_heartbeat_duration_seconds_count{kind="register"}' in scrape
-        assert 'mesh_dependency_resolved{capability="add",tool="sum_of_squares"} 1.0' in scrape
-
-
-def test_rolling_restart_of_one_of_two_providers_loses_no_call() -> None:
-    with run_registry(0, "--timeout", "5", timeout=START) as registry:
-        env = {**FAST, "MCP_MESH_REGISTRY_URL": registry.base_url, "MESH_SERVER__SHUTDOWN_GRACE": "5"}
-
-        def both_up() -> bool:
-            listed = agents(registry.base_url)
-            return all(listed.get(n, {}).get("status") == "healthy" for n in ("adder-a", "adder-b"))
-
-        @contextmanager
-        def adder(name: str) -> Iterator[AgentProcess]:
-            with run_agent("starter_app", "--name", name, env=env, timeout=START) as running:
-                yield running
-
-        with adder("adder-b"), run_agent("starter_app.calculator", env=env, timeout=START) as calculator:
-            with adder("adder-a") as first:
-                wait_until(both_up, timeout=15)
-                wait_until(lambda: not call(calculator, 1)["isError"], timeout=15)
-                caller = Caller(calculator).__enter__()
-                wait_until(lambda: caller.calls > 10, timeout=15)
-            # adder-a stopped gracefully (SIGTERM, waited for): the calls went on through adder-b
-            assert first.process.returncode == 0
-            with adder("adder-a"):
-                wait_until(both_up, timeout=15)
-                wait_until(lambda: caller.calls > 30, timeout=15)
-            wait_until(lambda: caller.calls > 40, timeout=15)
-            caller.__exit__()
+    env = {**FAST, "MCP_MESH_REGISTRY_URL": registry.base_url}
+    with (
+        run_agent("starter_app", env=env, timeout=START),
+        run_agent("tests.apps.health_app", env={**env, "HEALTH_FILE": str(flag)}, timeout=START) as flaky,
+        run_agent("starter_app.calculator", env=env, timeout=START) as calculator,
+    ):
+        flaky_id = registered_id(registry, flaky)
+        wait_until(lambda: routed_to(calculator, "flaky-adder", 0), timeout=15)  # version 2.0.0 wins
+        wait_until(lambda: not call(calculator, 1)["isError"], timeout=15)
+        with Caller(calculator) as caller:
+            mark = len(calculator.output)
+            flag.write_text("DOWN")
+            wait_until(lambda: status(registry, flaky_id) == "unhealthy", timeout=15)
+            wait_until(lambda: routed_to(calculator, "starter", mark), timeout=15)
+            wait_until(lambda: caller.calls > 20, timeout=15)
+            mark = len(calculator.output)
+            flag.write_text("UP")
+            wait_until(lambda: status(registry, flaky_id) == "healthy", timeout=15)
+            wait_until(lambda: routed_to(calculator, "flaky-adder", mark), timeout=15)
+            # A check that hangs is DOWN after health.timeout; the agent itself keeps serving.
+            mark = len(calculator.output)
+            flag.write_text("HANG")
+            wait_until(lambda: routed_to(calculator, "starter", mark), timeout=15)
+            assert status(registry, flaky_id) == "unhealthy"
+            assert httpx2.get(flaky.base_url + "/livez", timeout=5).status_code == 200
+            assert httpx2.get(flaky.base_url + "/health", timeout=5).status_code == 503
         assert caller.failures == [], caller.failures[:5]
-        assert "stopping: leaving the mesh" in "".join(first.output)
+        assert caller.calls > 20
+        assert "is DOWN: withdrawn from the registry" in flaky.text()
+        scrape = httpx2.get(calculator.base_url + "/metrics", timeout=5).text
+    # the consumer's outbound calls went to both providers, its heartbeat was timed
+    assert f'mesh_proxy_calls_total{{capability="add",endpoint="{flaky.base_url}",outcome="ok"}}' in scrape
+    assert 'mesh_proxy_calls_total{capability="add",endpoint="http://127.0.0.1:' in scrape
+    assert 'mesh_heartbeat_duration_seconds_count{kind="register"}' in scrape
+    assert 'mesh_dependency_resolved{capability="add",tool="sum_of_squares"} 1.0' in scrape
+
+
+def test_rolling_restart_of_one_of_two_providers_loses_no_call(registry: AgentProcess) -> None:
+    env = {**FAST, "MCP_MESH_REGISTRY_URL": registry.base_url, "MESH_SERVER__SHUTDOWN_GRACE": "5"}
+
+    def both_up(*adders: AgentProcess) -> bool:
+        ids = [registered_id(registry, a) for a in adders]
+        return wait_until(lambda: all(status(registry, i) == "healthy" for i in ids), timeout=15) is True
+
+    @contextmanager
+    def adder(name: str) -> Iterator[AgentProcess]:
+        with run_agent("starter_app", "--name", name, env=env, timeout=START) as running:
+            yield running
+
+    with (
+        adder("adder-b") as second,
+        run_agent("starter_app.calculator", env=env, timeout=START) as calculator,
+    ):
+        with adder("adder-a") as first:
+            both_up(first, second)
+            wait_until(lambda: not call(calculator, 1)["isError"], timeout=15)
+            caller = Caller(calculator).__enter__()
+            wait_until(lambda: caller.calls > 10, timeout=15)
+        # adder-a stopped gracefully (SIGTERM, waited for): the calls went on through adder-b
+        assert first.process.returncode == 0
+        with adder("adder-a") as again:
+            both_up(again, second)
+            wait_until(lambda: caller.calls > 30, timeout=15)
+        wait_until(lambda: caller.calls > 40, timeout=15)
+        caller.__exit__()
+    assert caller.failures == [], caller.failures[:5]
+    assert "stopping: leaving the mesh" in "".join(first.output)
 
 
 def test_mcp_mesh_registry_stops_offering_a_down_agent(tmp_path: Path) -> None:
