@@ -5,13 +5,17 @@ Both directions: our consumer submits to mcp-mesh's `@mesh.tool(task=True)` and 
 and completes it; mcp-mesh's consumer submits to our `task=True` tool and our agent claims, reports and
 completes it. Each side polls the other's jobs with its `__mesh_job_*` tools, and a cancel sent through
 mcp-mesh's `__mesh_job_cancel` reaches the job our agent runs.
+
+The agents start once, on MCP Mesh's registry; for the second run of the tests that registry is replaced
+by ours on the same port, which the agents then register with again (as after a registry restart that
+forgot them).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ from tests.interop.mcp_mesh import (
     _http_json,
     call_mesh_tool,
     enter_concurrently,
+    free_port,
     missing_tools,
     registry_agents,
     run_mesh_python_agent,
@@ -49,33 +54,66 @@ class JobMesh:
         return row
 
 
-@contextmanager
-def registry_of(kind: str, folder: Path) -> Iterator[str]:
-    """The URL of a running registry: MCP Mesh's binary, or ours (`mesh registry`)."""
-    if kind == "mcp-mesh":
-        with run_mesh_registry(folder) as registry:
-            yield registry.url
-    else:
-        with run_registry() as registry:
-            yield registry.base_url
+class Stage:
+    """One registry URL (a fixed port), served by MCP Mesh's registry or ours, and the agents that use it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._registry = ExitStack()
+        self._agents = ExitStack()
+        self._serving: str | None = None
+        self._started: tuple[AgentProcess, MeshAgent, MeshAgent] | None = None
+
+    def on(self, kind: str) -> JobMesh:
+        """The mesh with `kind`'s registry on the port (replacing the other), once every agent is in it."""
+        if self._serving != kind:
+            self._registry.close()
+            self._serving = None
+            if kind == "mcp-mesh":
+                self._registry.enter_context(run_mesh_registry(self.folder / kind, port=self.port))
+            else:
+                self._registry.enter_context(run_registry(self.port))
+            self._serving = kind
+        if self._started is None:
+            env = {"MCP_MESH_REGISTRY_URL": self.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+            mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": self.url}
+            ours, worker, consumer = enter_concurrently(
+                self._agents,
+                run_agent("tests.apps.jobs_app", env=env),
+                run_mesh_python_agent(AGENTS_DIR / "job_worker.py", self.url, mesh_env),
+                run_mesh_python_agent(AGENTS_DIR / "job_consumer.py", self.url, mesh_env),
+            )
+            self._started = (ours, worker, consumer)
+        ours, worker, consumer = self._started
+        names = {"jobs-app", "mesh-job-worker", "mesh-job-consumer"}
+        # after a swap the agents find a registry that does not know them, and register again
+        wait_for(
+            lambda: names <= {a["name"] for a in registry_agents(self.url) if a.get("status") == "healthy"},
+            timeout=40,
+        )
+        return JobMesh(self.url, ours, worker, consumer)
+
+    def close(self) -> None:
+        self._agents.close()  # first: they unregister from the registry still running
+        self._registry.close()
+
+
+@pytest.fixture(scope="module")
+def stage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stage]:
+    missing = missing_tools()
+    assert not missing, f"run scripts/install-mcp-mesh.sh first (missing: {', '.join(missing)})"
+    running = Stage(tmp_path_factory.mktemp("registry"))
+    try:
+        yield running
+    finally:
+        running.close()
 
 
 @pytest.fixture(scope="module", params=["mcp-mesh", "embedded"])
-def mesh(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JobMesh]:
-    missing = missing_tools()
-    assert not missing, f"run scripts/install-mcp-mesh.sh first (missing: {', '.join(missing)})"
-    with registry_of(request.param, tmp_path_factory.mktemp("registry")) as url, ExitStack() as stack:
-        env = {"MCP_MESH_REGISTRY_URL": url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-        mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": url}
-        ours, worker, consumer = enter_concurrently(
-            stack,
-            run_agent("tests.apps.jobs_app", env=env),
-            run_mesh_python_agent(AGENTS_DIR / "job_worker.py", url, mesh_env),
-            run_mesh_python_agent(AGENTS_DIR / "job_consumer.py", url, mesh_env),
-        )
-        names = {"jobs-app", "mesh-job-worker", "mesh-job-consumer"}
-        wait_for(lambda: names <= {a["name"] for a in registry_agents(url) if a.get("status") == "healthy"})
-        yield JobMesh(url, ours, worker, consumer)
+def mesh(request: pytest.FixtureRequest, stage: Stage) -> JobMesh:
+    return stage.on(request.param)
 
 
 def result_of(message: dict[str, Any]) -> Any:
