@@ -13,12 +13,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import httpx2
 import pytest
-from a2a.client import ClientConfig, create_client
-from a2a.helpers import get_artifact_text, new_text_message
-from a2a.types import GetTaskRequest, Role, SendMessageRequest, TaskState
 
 from mesh_framework import MeshApplication
 from mesh_framework.a2a import A2aClient, A2aError
@@ -72,6 +68,11 @@ def client(url: str, **kwargs: Any) -> A2aClient:
 
 
 async def test_the_a2a_sdk_client_reads_our_card_and_sends_a_message(skills: AgentProcess) -> None:
+    import httpx  # the SDK's client (slow to import) here, not at collection
+    from a2a.client import ClientConfig, create_client
+    from a2a.helpers import get_artifact_text, new_text_message
+    from a2a.types import GetTaskRequest, Role, SendMessageRequest, TaskState
+
     async with httpx.AsyncClient(trust_env=False) as http:
         sdk = await create_client(
             skills.base_url, client_config=ClientConfig(streaming=False, httpx_client=http)
@@ -93,6 +94,11 @@ async def test_the_a2a_sdk_client_reads_our_card_and_sends_a_message(skills: Age
 
 
 async def test_the_a2a_sdk_client_streams_a_stream_tool_chunk_by_chunk(skills: AgentProcess) -> None:
+    import httpx
+    from a2a.client import ClientConfig, create_client
+    from a2a.helpers import get_artifact_text, new_text_message
+    from a2a.types import Role, SendMessageRequest, TaskState
+
     async with httpx.AsyncClient(trust_env=False) as http:
         sdk = await create_client(
             skills.base_url, client_config=ClientConfig(streaming=True, httpx_client=http)

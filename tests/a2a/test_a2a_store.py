@@ -7,23 +7,31 @@ import json
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 import pytest
-from a2a.server.context import ServerCallContext
-from a2a.types import Task, TaskState
 
 from mesh_framework import MeshApplication, WiringError, mesh_a2a
-from mesh_framework.a2a.a2a_server import BoundedTaskStore
 from tests.agents import ROOT
+
+if TYPE_CHECKING:  # a2a-sdk (slow to import) is imported by the tests using it, not at collection
+    from a2a.types import Task, TaskState
 
 
 def task(task_id: str, state: TaskState) -> Task:
+    from a2a.types import Task
+
     made = Task(id=task_id, context_id="c")
     made.status.state = state
     return made
 
 
 async def test_the_oldest_ended_tasks_are_dropped_past_the_bound() -> None:
+    from a2a.server.context import ServerCallContext
+    from a2a.types import TaskState
+
+    from mesh_framework.a2a.a2a_server import BoundedTaskStore
+
     store, context = BoundedTaskStore(max_tasks=3), ServerCallContext()
     await store.save(task("running", TaskState.TASK_STATE_WORKING), context)
     for n in range(5):
