@@ -14,7 +14,6 @@ from dataclasses import field, replace
 from typing import Any
 
 from .._frozen import frozen
-from ..mesh.proxy import unwrap_result
 from ..tools.context import ToolContext
 
 __all__ = ["ToolCallback", "ToolDefinition"]
@@ -75,6 +74,8 @@ class ToolCallback(ABC):
         self, arguments: Mapping[str, Any] | None = None, context: ToolContext | None = None
     ) -> Any:
         """The tool's result as a Python value; raises ToolExecutionError when the tool reports an error."""
+        from ..mesh.proxy import unwrap_result  # the mesh's proxies: loaded with the first tool called
+
         definition = self.definition
         result = await self.call_result(arguments, context)
         return unwrap_result(

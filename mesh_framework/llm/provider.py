@@ -30,7 +30,6 @@ from .._frozen import frozen
 from ..callbacks.definition import ToolCallback, ToolDefinition
 from ..config.settings import MeshSettings
 from ..decorators import EXTRA_TOOLS_ATTR, TOOL_ATTR
-from ..mesh.proxy import Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..specs import ToolSpec
 from ..stream import Stream
@@ -228,6 +227,7 @@ class LlmProviderService:
     def _tools(self, tools: Sequence[Mapping[str, Any]]) -> tuple[list[ToolCallback], list[dict[str, Any]]]:
         """Callbacks for tools with an endpoint, and the tool specs without the endpoint field."""
         from ..callbacks.mesh import MeshToolCallback
+        from ..mesh.proxy import Provider
 
         callbacks: list[ToolCallback] = []
         specs: list[dict[str, Any]] = []

@@ -19,9 +19,7 @@ from ..callbacks.provider import ToolCallbackProvider
 from ..config.settings import MeshSettings
 from ..di.call_scope import CallScopes
 from ..events import ApplicationEventPublisher
-from ..mesh.proxy import McpMeshToolProxy, Provider
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
-from ..mesh.topology import TopologyEvent
 from ..specs import Selector
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .agent import LlmAgent
@@ -31,6 +29,7 @@ from .model import LlmError, LlmModel, LlmProviderError
 from .types import LlmTurn
 
 if TYPE_CHECKING:  # the mesh's providers and tools: loaded for an agent whose model or tools the mesh gives
+    from ..mesh.topology import TopologyEvent
     from .mesh_provider import MeshProviderModel
     from .vendors import ClientOf
 
@@ -112,6 +111,8 @@ class _ProviderFollower:
         self.factory = factory
 
     def on_event(self, event: TopologyEvent) -> None:
+        from ..mesh.proxy import McpMeshToolProxy, Provider
+
         if event.key != self.model.tool or not event.kind.startswith("llm_provider"):
             return
         data = event.data if isinstance(event.data, Mapping) else None
@@ -163,6 +164,7 @@ def build_llm_agents(
         if override is not None:
             model = override
         elif isinstance(config.provider, Selector):
+            from ..mesh.topology import TopologyEvent
             from .mesh_provider import MeshProviderModel
 
             model = MeshProviderModel(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from ..events import ApplicationEventPublisher
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .proxy_factory import McpMeshToolProxyFactory
-from .topology import Topology, TopologyEvent, diff_topology
+
+if TYPE_CHECKING:  # the topology (and the proxies it names): loaded with the first dispatcher made
+    from .topology import Topology, TopologyEvent
 
 __all__ = ["ROUTE_KEY_PREFIX", "TopologyDispatcher"]
 
@@ -31,9 +34,13 @@ class TopologyDispatcher:
         self.routes = routes  # web routes' wrappers, keyed `route:module.qualname`
         self.factory = factory
         self.publisher = publisher
+        from .topology import Topology
+
         self.topology = Topology()
 
     def apply(self, topology: Topology) -> list[TopologyEvent]:
+        from .topology import diff_topology
+
         events = diff_topology(self.topology, topology)
         for event in events:
             self.dispatch(event)

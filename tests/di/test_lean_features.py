@@ -292,7 +292,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # catalog connection given no client info, a user's sign-in for a request to an HTTP catalog server, a job's
 # output capture for a job run, a route's event stream for a streamed answer and its Bearer challenge for a
 # route that asks for scopes, an LLM agent's tool loop, media and the mesh's providers and tools for its first
-# run (the starter's model is a vendor's, its tools local and a catalog server's).
+# run (the starter's model is a vendor's, its tools local and a catalog server's); the mesh's topology and
+# proxies (its web routes and LLM tool name the topology's events and keys) for the registry's first answer.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -305,6 +306,10 @@ STARTER_UNUSED = (
     "mesh_framework.llm.mesh_provider",
     "mesh_framework.llm.vendors._openai_media",
     "mesh_framework.callbacks.mesh",
+    "mesh_framework.mesh.topology",
+    "mesh_framework.mesh.proxy",
+    "mesh_framework.mesh.transport",
+    "mesh_framework.mesh.direct_http",
 )
 
 
