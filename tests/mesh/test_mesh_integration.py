@@ -2,8 +2,8 @@
 
 Topology changes: a provider appears, disappears, is replaced, crashes with and without an alternate;
 the registry is down at start-up and comes back. Heartbeats are fast here (0.5 s) to keep the suite quick.
-The tests that neither restart the registry nor read its list of agents share one (a registry keeps an
-agent that left, as unhealthy, in that list).
+The tests that do not restart the registry share one; a test that reads its list of agents looks for its
+own agents there by id (a registry keeps an agent that left, as unhealthy, in that list, under its name).
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from tests.agents import (
     AgentProcess,
     dependency_providers,
     forget_agents,
+    loopback,
+    registered_id,
     run_agent,
     run_registry,
     stop,
@@ -26,12 +27,6 @@ from tests.agents import (
 )
 
 FAST = {"MCP_MESH_HEALTH_INTERVAL": "0.5"}
-
-
-@pytest.fixture
-def registry() -> Iterator[AgentProcess]:
-    with run_registry(0, "--timeout", "3") as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +53,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str,
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     }
-    response = httpx2.post(
+    response = loopback.post(
         agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
     )
     return response.json()["result"]  # type: ignore[no-any-return]
@@ -69,7 +64,7 @@ def text(result: dict[str, Any]) -> str:
 
 
 def agents_at(registry: AgentProcess) -> list[dict[str, Any]]:
-    return list(httpx2.get(registry.base_url + "/agents", timeout=5).json().get("agents") or [])
+    return list(loopback.get(registry.base_url + "/agents", timeout=5).json().get("agents") or [])
 
 
 def test_consumer_calls_provider_across_agents(shared_registry: AgentProcess) -> None:
@@ -82,10 +77,10 @@ def test_consumer_calls_provider_across_agents(shared_registry: AgentProcess) ->
         assert result["structuredContent"] == {"result": 25}  # type: ignore[index]
 
 
-def test_missing_provider_answers_at_once_then_a_new_provider_is_used(registry: AgentProcess) -> None:
-    env = mesh_env(registry.base_url)
+def test_missing_provider_answers_at_once_then_a_new_provider_is_used(shared_registry: AgentProcess) -> None:
+    env = mesh_env(shared_registry.base_url)
     with run_agent("starter_app.calculator", env=env) as calculator:
-        wait_until(lambda: any(a.get("name") == "calculator" for a in agents_at(registry)))
+        registered_id(shared_registry, calculator)
         result = call(calculator, "sum_of_squares", {"a": 1, "b": 1})
         assert result["isError"] is True
         assert "dependency 'add' (dependency 0) is not resolved" in text(result)
@@ -116,17 +111,16 @@ def test_provider_replaced(shared_registry: AgentProcess) -> None:
         assert any("-> adder-two-" in line for line in calculator.output)
 
 
-def test_crash_with_an_alternate_loses_no_call(registry: AgentProcess) -> None:
-    env = mesh_env(registry.base_url)
+def test_crash_with_an_alternate_loses_no_call(shared_registry: AgentProcess) -> None:
+    env = mesh_env(shared_registry.base_url)
     with (
         run_agent("starter_app", "--name", "adder-a", env=env) as first,
-        run_agent("starter_app", "--name", "adder-b", env=env),
+        run_agent("starter_app", "--name", "adder-b", env=env) as second,
         run_agent("starter_app.calculator", env=env) as calculator,
     ):
         wait_until(lambda: not call(calculator, "sum_of_squares", {"a": 1, "b": 1})["isError"], timeout=15)
-        wait_until(
-            lambda: len([a for a in agents_at(registry) if a.get("name", "").startswith("adder")]) == 2
-        )
+        for adder in (first, second):  # both listed
+            registered_id(shared_registry, adder)
         # the consumer holds both adders: the one it calls and the alternate
         wait_until(lambda: dependency_providers(calculator, "sum_of_squares", "add") == 2, timeout=15)
         stop(first.process, sig=signal.SIGKILL)
