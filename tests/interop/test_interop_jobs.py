@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry
+from tests.agents import AgentProcess, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
@@ -30,12 +30,11 @@ from tests.interop.mcp_mesh import (
     _http_json,
     call_mesh_tool,
     enter_concurrently,
-    free_port,
     missing_tools,
     registry_agents,
     run_mesh_python_agent,
-    run_mesh_registry,
 )
+from tests.interop.registry_seat import KINDS, RegistrySeat
 
 MESH_AGENT_ENV = {"MCP_MESH_DEBOUNCE_DELAY": "1.0"}
 
@@ -55,49 +54,39 @@ class JobMesh:
 
 
 class Stage:
-    """One registry URL (a fixed port), served by MCP Mesh's registry or ours, and the agents that use it."""
+    """The registry seat (MCP Mesh's registry or ours at one URL) and the agents that use it."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._registry = ExitStack()
+        self.seat = RegistrySeat(folder)
         self._agents = ExitStack()
-        self._serving: str | None = None
         self._started: tuple[AgentProcess, MeshAgent, MeshAgent] | None = None
 
     def on(self, kind: str) -> JobMesh:
-        """The mesh with `kind`'s registry on the port (replacing the other), once every agent is in it."""
-        if self._serving != kind:
-            self._registry.close()
-            self._serving = None
-            if kind == "mcp-mesh":
-                self._registry.enter_context(run_mesh_registry(self.folder / kind, port=self.port))
-            else:
-                self._registry.enter_context(run_registry(self.port))
-            self._serving = kind
+        """The mesh with `kind`'s registry at the seat, once every agent is in it."""
+        self.seat.serve(kind)
+        url = self.seat.url
         if self._started is None:
-            env = {"MCP_MESH_REGISTRY_URL": self.url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-            mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": self.url}
+            env = {"MCP_MESH_REGISTRY_URL": url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+            mesh_env = {**MESH_AGENT_ENV, "MCP_MESH_REGISTRY_URL": url}
             ours, worker, consumer = enter_concurrently(
                 self._agents,
                 run_agent("tests.apps.jobs_app", env=env),
-                run_mesh_python_agent(AGENTS_DIR / "job_worker.py", self.url, mesh_env),
-                run_mesh_python_agent(AGENTS_DIR / "job_consumer.py", self.url, mesh_env),
+                run_mesh_python_agent(AGENTS_DIR / "job_worker.py", url, mesh_env),
+                run_mesh_python_agent(AGENTS_DIR / "job_consumer.py", url, mesh_env),
             )
             self._started = (ours, worker, consumer)
         ours, worker, consumer = self._started
         names = {"jobs-app", "mesh-job-worker", "mesh-job-consumer"}
         # after a swap the agents find a registry that does not know them, and register again
         wait_for(
-            lambda: names <= {a["name"] for a in registry_agents(self.url) if a.get("status") == "healthy"},
+            lambda: names <= {a["name"] for a in registry_agents(url) if a.get("status") == "healthy"},
             timeout=40,
         )
-        return JobMesh(self.url, ours, worker, consumer)
+        return JobMesh(url, ours, worker, consumer)
 
     def close(self) -> None:
         self._agents.close()  # first: they unregister from the registry still running
-        self._registry.close()
+        self.seat.close()
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +100,7 @@ def stage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stage]:
         running.close()
 
 
-@pytest.fixture(scope="module", params=["mcp-mesh", "embedded"])
+@pytest.fixture(scope="module", params=KINDS)
 def mesh(request: pytest.FixtureRequest, stage: Stage) -> JobMesh:
     return stage.on(request.param)
 
