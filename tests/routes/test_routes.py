@@ -1,5 +1,6 @@
 """Web routes (`@mesh_route`) on real agent processes over HTTP: JSON, bodies, path and query, components,
-streams as Server-Sent Events, dependencies resolved through a registry, and bad input."""
+streams as Server-Sent Events, dependencies resolved through a registry, and bad input. The tests that
+join a registry share one; requests go through `tests.agents.loopback` (the polled checks run for seconds)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import (
+    AgentProcess,
+    forget_agents,
+    loopback,
+    registered_id,
+    run_agent,
+    run_registry,
+    wait_until,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -30,26 +39,24 @@ def module_registry() -> Iterator[AgentProcess]:
 
 @pytest.fixture
 def registry(module_registry: AgentProcess) -> AgentProcess:
-    """The module's registry, handed to a test with no healthy agent listed: the tests using it stop their
-    agents gracefully (they unregister, and stay listed as unhealthy); a test that kills an agent has a
-    registry of its own."""
-    wait_until(lambda: not [a for a in listed(module_registry) if a["status"] == "healthy"], timeout=10)
+    """The module's registry, handed to a test with no healthy agent listed: those of earlier tests are
+    taken out as a graceful stop would (one a test killed stays healthy until it misses its heartbeats);
+    they stay listed as unhealthy."""
+    forget_agents(module_registry)
     return module_registry
 
 
 def get(agent: AgentProcess, path: str, **kwargs: Any) -> httpx2.Response:
-    return httpx2.get(agent.base_url + path, timeout=10, trust_env=False, **kwargs)
+    return loopback.get(agent.base_url + path, timeout=10, **kwargs)
 
 
 def post(agent: AgentProcess, path: str, **kwargs: Any) -> httpx2.Response:
-    return httpx2.post(agent.base_url + path, timeout=10, trust_env=False, **kwargs)
+    return loopback.post(agent.base_url + path, timeout=10, **kwargs)
 
 
 def listed(registry: AgentProcess) -> list[dict[str, Any]]:
     """The agents the registry's `GET /agents` shows."""
-    agents: list[dict[str, Any]] = httpx2.get(
-        registry.base_url + "/agents", timeout=5, trust_env=False
-    ).json()["agents"]
+    agents: list[dict[str, Any]] = loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"]
     return agents
 
 
@@ -229,52 +236,52 @@ def test_an_agent_with_tools_and_routes_registers_both(registry: AgentProcess) -
         assert "GET:/api/hello/{name}" not in resolutions  # routes without dependencies are not sent
 
 
-def test_a_route_fails_over_to_another_provider_when_its_own_dies() -> None:
-    with run_registry() as registry:
-        env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
-        with (
-            run_agent("tests.apps.routes_api_app", env=env) as gateway,
-            run_agent("tests.apps.routes_app", env=env) as first,
-            run_agent("tests.apps.routes_app", env=env) as second,
-        ):
-            assert "tool(s) and 15 web route(s)" in first.text()
+def test_a_route_fails_over_to_another_provider_when_its_own_dies(registry: AgentProcess) -> None:
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
+    with (
+        run_agent("tests.apps.routes_api_app", env=env) as gateway,
+        run_agent("tests.apps.routes_app", env=env) as first,
+        run_agent("tests.apps.routes_app", env=env) as second,
+    ):
+        assert "tool(s) and 15 web route(s)" in first.text()
 
-            def both_known() -> dict[str, str] | None:
-                entry = registered(registry, "web-gateway") or {}
-                rows = [r for r in entry.get("dependency_resolutions") or [] if r["status"] == "available"]
-                providers = {a["id"] for a in httpx2.get(registry.base_url + "/agents").json()["agents"]}
-                webbies = {p for p in providers if p.startswith("webby-")}
-                return get(gateway, "/api/shout?text=hi").json() if rows and len(webbies) == 2 else None
+        def both_known() -> dict[str, str] | None:
+            entry = registered(registry, "web-gateway") or {}
+            rows = [r for r in entry.get("dependency_resolutions") or [] if r["status"] == "available"]
+            listed_ids = {a["id"] for a in listed(registry)}
+            both = webbies <= listed_ids
+            return get(gateway, "/api/shout?text=hi").json() if rows and both else None
 
-            chosen: dict[str, str] = wait_until(both_known, timeout=20)  # type: ignore[assignment]
-            victim, survivor = (first, second) if chosen["by"] in first.text() else (second, first)
-            victim.process.kill()  # no goodbye to the registry: the next request finds it gone
-            victim.process.wait(timeout=10)
-            answer = get(gateway, "/api/shout?text=again")
-            assert answer.status_code == 200, answer.text
-            assert answer.json()["text"] == "AGAIN"
-            assert answer.json()["by"] in survivor.text()
+        webbies = {registered_id(registry, first), registered_id(registry, second)}
+
+        chosen: dict[str, str] = wait_until(both_known, timeout=20)  # type: ignore[assignment]
+        victim, survivor = (first, second) if chosen["by"] in first.text() else (second, first)
+        victim.process.kill()  # no goodbye to the registry: the next request finds it gone
+        victim.process.wait(timeout=10)
+        answer = get(gateway, "/api/shout?text=again")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["text"] == "AGAIN"
+        assert answer.json()["by"] in survivor.text()
 
 
-def test_a_route_leaves_a_provider_whose_health_turns_down(tmp_path: Path) -> None:
+def test_a_route_leaves_a_provider_whose_health_turns_down(registry: AgentProcess, tmp_path: Path) -> None:
     flag = tmp_path / "health"
     flag.write_text("UP")
     fast = {"MCP_MESH_HEALTH_INTERVAL": "0.5", "MESH_HEALTH__CACHE_TTL": "0.2", "MESH_HEALTH__TIMEOUT": "1"}
-    with run_registry(0, "--timeout", "5") as registry:
-        env = {**fast, "MCP_MESH_REGISTRY_URL": registry.base_url}
-        with (
-            run_agent("starter_app", env=env),
-            run_agent("tests.apps.health_app", env={**env, "HEALTH_FILE": str(flag)}),
-            run_agent("tests.apps.routes_api_app", env=env) as gateway,
-        ):
+    env = {**fast, "MCP_MESH_REGISTRY_URL": registry.base_url}
+    with (
+        run_agent("starter_app", env=env),
+        run_agent("tests.apps.health_app", env={**env, "HEALTH_FILE": str(flag)}),
+        run_agent("tests.apps.routes_api_app", env=env) as gateway,
+    ):
 
-            def added_by(name: str) -> bool:
-                answer = get(gateway, "/api/add?a=2&b=3")
-                return answer.status_code == 200 and answer.json()["by"].startswith(name + "-")
+        def added_by(name: str) -> bool:
+            answer = get(gateway, "/api/add?a=2&b=3")
+            return answer.status_code == 200 and answer.json()["by"].startswith(name + "-")
 
-            wait_until(lambda: added_by("flaky-adder"), timeout=20)  # its version 2.0.0 is preferred
-            flag.write_text("DOWN")
-            wait_until(lambda: added_by("starter"), timeout=20)
-            assert get(gateway, "/api/add?a=2&b=3").json()["sum"] == 5
-            flag.write_text("UP")
-            wait_until(lambda: added_by("flaky-adder"), timeout=20)
+        wait_until(lambda: added_by("flaky-adder"), timeout=20)  # its version 2.0.0 is preferred
+        flag.write_text("DOWN")
+        wait_until(lambda: added_by("starter"), timeout=20)
+        assert get(gateway, "/api/add?a=2&b=3").json()["sum"] == 5
+        flag.write_text("UP")
+        wait_until(lambda: added_by("flaky-adder"), timeout=20)
