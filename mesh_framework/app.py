@@ -110,7 +110,8 @@ class MeshApplication:
 
     def _lifespan(self, app: Any) -> AbstractAsyncContextManager[None]:
         """Marks the agent ready; when it serves on a socket (not in-process tests), joins the mesh."""
-        return self._lifecycle.running(self.bound_port)
+        server = self._server
+        return self._lifecycle.running(self.bound_port, server.listening.wait if server is not None else None)
 
     def bind(self) -> socket.socket:
         """Bind the listening socket (port 0 picks a free one); `bound_port` tells which."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 from collections.abc import Iterator
@@ -36,8 +37,18 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 class UvicornServer(uvicorn.Server):
     """uvicorn without its signal handling: the host process owns SIGINT/SIGTERM (uvicorn would re-raise
-    them after shutting down, ending the process with the signal's status instead of 0)."""
+    them after shutting down, ending the process with the signal's status instead of 0). `listening` is set
+    once it serves on its sockets."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.listening = asyncio.Event()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.listening.set()

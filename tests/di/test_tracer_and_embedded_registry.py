@@ -8,6 +8,9 @@ feature is excluded: the agent then joins whatever registry answers on the port)
 from __future__ import annotations
 
 import asyncio
+import gc
+import json
+import socket
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -82,6 +85,40 @@ class Private(EmbeddedRegistry):
     async def stop(self):
         ASKED.append("stop")
         await self.server.stop()
+
+
+@mesh_tool(capability="add")
+def add(a: int, b: int) -> int:
+    return a + b
+"""
+
+
+SERVING_FIRST = """
+import asyncio
+import socket
+
+from mesh_framework import component, mesh_agent, mesh_tool
+from mesh_framework.extension import EmbeddedRegistry
+
+CLIENT = []  # the client that sent tools/list before the agent listened
+ANSWERED = []  # whether it had its answer when the agent asked for the registry to join
+JOINED = asyncio.Event()
+
+
+@mesh_agent(name="serving-first")
+class ServingFirst:
+    pass
+
+
+@component
+class Watching(EmbeddedRegistry):
+    async def join(self, http):
+        try:
+            ANSWERED.append(bool(CLIENT[0].recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)))
+        except BlockingIOError:
+            ANSWERED.append(False)
+        JOINED.set()
+        return "http://127.0.0.1:9"
 
 
 @mesh_tool(capability="add")
@@ -243,3 +280,45 @@ def test_without_the_registry_feature_the_agent_joins_the_registry_on_the_embedd
                 await runtime.stop()
 
     asyncio.run(joined())
+
+
+def test_a_request_waiting_when_the_agent_begins_to_listen_is_answered_before_it_joins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The join (its imports, the embedded registry's start) runs on the agent's event loop: it begins once
+    the server listens and has answered the requests already waiting (a client polling for the agent's
+    first answer is not kept waiting by the mesh)."""
+    _app_module(tmp_path, monkeypatch, "serving_first_app", SERVING_FIRST)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    client = socket.socket()
+
+    class SendingFirst(MeshApplication):
+        def bind(self) -> socket.socket:
+            sock = super().bind()  # listening: the kernel takes the connection before the server serves
+            client.connect(("127.0.0.1", sock.getsockname()[1]))
+            client.sendall(head.encode() + body)
+            return sock
+
+    async def served(app: MeshApplication) -> None:
+        serving = asyncio.create_task(app.serve())
+        async with asyncio.timeout(STEP):
+            await sys.modules["serving_first_app"].JOINED.wait()
+        app.stop()
+        await serving
+
+    try:
+        app = SendingFirst.load(
+            "serving_first_app", cli={"server.host": "127.0.0.1", "server.port": 0}, environ={}
+        )
+        sys.modules["serving_first_app"].CLIENT.append(client)
+        asyncio.run(served(app))
+        assert sys.modules["serving_first_app"].ANSWERED == [True]
+        assert client.recv(65536).startswith(b"HTTP/1.1 200")
+    finally:
+        gc.unfreeze()  # serve() froze the heap, as it does in the process it owns
+        client.close()
+        sys.modules.pop("serving_first_app", None)
