@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.interop.mcp_mesh import Exchange, MeshTap
 from tests.interop.test_interop_llm import (
     SUM_TURNS,
@@ -89,10 +91,10 @@ def main() -> None:
                     "structured_answer": call_record(mesh, "meshctl call mesh_sum {question}", sum_call),
                 },
             )
-        with mcp_mesh_provider_mesh(Path(tmp) / "b") as mesh:
-            ask = TestOurConsumersWithAnMcpMeshProvider.ask
-            text_call = ask(mesh, "ask_mesh", TEXT_TURNS)
-            sum_call = ask(mesh, "sum_mesh", SUM_TURNS)
+        with mcp_mesh_provider_mesh(Path(tmp) / "b") as mesh, pytest.MonkeyPatch.context() as patch:
+            ask_ours = TestOurConsumersWithAnMcpMeshProvider.ask  # `mesh call`, in this process
+            text_call = ask_ours(mesh, "ask_mesh", TEXT_TURNS, patch)
+            sum_call = ask_ours(mesh, "sum_mesh", SUM_TURNS, patch)
             write(
                 "our_consumers_with_an_mcp_mesh_provider.json",
                 {
