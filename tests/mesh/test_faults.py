@@ -21,7 +21,15 @@ import httpx2
 import pytest
 
 from mesh_framework.registry.store import RegistryStore
-from tests.agents import AgentProcess, dependency_providers, run_agent, run_registry, stop, wait_until
+from tests.agents import (
+    AgentProcess,
+    dependency_providers,
+    loopback,
+    run_agent,
+    run_registry,
+    stop,
+    wait_until,
+)
 from tests.registry.test_registry import agent as registration
 from tests.registry.test_registry import tool
 from tests.tcp_proxy import TcpProxy
@@ -46,12 +54,11 @@ def call(
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments},
     }
-    response = httpx2.post(
+    response = loopback.post(
         target.mcp_url,
         json=body,
         headers={"Accept": "application/json, text/event-stream", **(headers or {})},
         timeout=30,
-        trust_env=False,
     )
     assert response.status_code < 500, response.text
     return response.json()["result"]
@@ -80,7 +87,7 @@ class Mesh:
 
     def register(self, agent_id: str, port: int, capability: str, **extra: Any) -> None:
         payload = registration(agent_id, port, tool("echo", capability, **extra))
-        response = httpx2.post(self.registry_url + "/heartbeat", json=payload, timeout=5, trust_env=False)
+        response = loopback.post(self.registry_url + "/heartbeat", json=payload, timeout=5)
         assert response.status_code == 200, response.text
 
 
@@ -253,12 +260,12 @@ def test_registry_restart_with_data_loss_agents_register_again_and_no_call_fails
     before the provider has, it keeps its topology one interval more instead of dropping the provider."""
     assert mesh.registry is not None and mesh.consumer is not None
     results: list[str | None] = []
-    calling = threading.Event()
-    calling.set()
+    done = threading.Event()
 
     def keep_calling() -> None:
-        while calling.is_set():
+        while not done.is_set():
             results.append(ok_text(call(mesh.consumer, "relay", {"text": "during"})))
+            done.wait(0.02)  # pacing, so the agents keep some of the two cores
 
     caller = threading.Thread(target=keep_calling)
     caller.start()
@@ -272,7 +279,7 @@ def test_registry_restart_with_data_loss_agents_register_again_and_no_call_fails
         settled = len(results)
         wait_until(lambda: len(results) > settled + 10, timeout=15)  # calls after both registered again
     finally:
-        calling.clear()
+        done.set()
         caller.join(timeout=30)
     assert results and all(r == "a:during" for r in results), [r for r in results if r != "a:during"][:3]
     # one phrase for the event, whether the heartbeat or the topology stream noticed it first (the line
@@ -283,9 +290,7 @@ def test_registry_restart_with_data_loss_agents_register_again_and_no_call_fails
 
 
 def _agents(registry: AgentProcess) -> list[dict[str, Any]]:
-    return list(
-        httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json().get("agents") or []
-    )
+    return list(loopback.get(registry.base_url + "/agents", timeout=5).json().get("agents") or [])
 
 
 def test_sigkill_mid_call_fails_clearly_and_the_next_call_goes_to_the_alternate(mesh: Mesh) -> None:
