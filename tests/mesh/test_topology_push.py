@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.interop.mcp_mesh import missing_tools, registry_agents, run_mesh_registry
 
 SLOW_HEARTBEAT = {"MCP_MESH_HEALTH_INTERVAL": "60"}
@@ -33,13 +32,13 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str,
         "params": {"name": tool, "arguments": arguments},
     }
     headers = {"Accept": "application/json, text/event-stream"}
-    return httpx2.post(agent.mcp_url, json=body, headers=headers, timeout=15).json()["result"]  # type: ignore[no-any-return]
+    return loopback.post(agent.mcp_url, json=body, headers=headers, timeout=15).json()["result"]  # type: ignore[no-any-return]
 
 
 def names_at(registry: AgentProcess) -> dict[str, str]:
     """Each name's status at the registry; a healthy agent wins over one of its name that left (it stays
     listed as unhealthy)."""
-    agents = httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"]
+    agents = loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"]
     return {a["name"]: a["status"] for a in sorted(agents, key=lambda a: a["status"] == "healthy")}
 
 
