@@ -1,13 +1,14 @@
 """The console's data path without a browser: the registry's board and routes (a real registry app through
-Starlette's TestClient, and real `mesh run` agents), the agent's counters and its light spans."""
+Starlette's TestClient, and real `mesh run` agents, which share one registry process), the agent's counters
+and its light spans."""
 
 from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -18,7 +19,7 @@ from mesh_framework.registry.store import RegistryStore
 from mesh_framework.tracing import spans as span_helpers
 from mesh_framework.tracing.carriers import inject_trace
 from mesh_framework.tracing.state import state as trace_state
-from tests.agents import dependency_providers, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, dependency_providers, loopback, run_agent, run_registry, wait_until
 from tests.page_token import page_headers
 
 pytestmark = pytest.mark.timeout(120)
@@ -139,66 +140,71 @@ def _call(url: str, tool: str, arguments: dict[str, Any]) -> str:
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     }
-    response = httpx2.post(url, json=request, timeout=10, trust_env=False)
+    response = loopback.post(url, json=request, timeout=10)
     return response.text
 
 
-def test_traffic_and_one_trace_across_three_real_agents() -> None:
-    with run_registry(0, "--timeout", "120") as registry:
-        env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
-        with (
-            run_agent("tests.apps.tracing_app.back", env=env),
-            run_agent("tests.apps.tracing_app.middle", env=env) as middle,
-            run_agent("tests.apps.tracing_app.front", env=env) as front,
-        ):
-            # no call before both slots hold their provider, so every call made is one that succeeds
-            wait_until(lambda: dependency_providers(middle, "middle", "back") == 1, timeout=30)
-            wait_until(lambda: dependency_providers(front, "front", "middle") == 1, timeout=30)
-            for i in range(7):
-                assert f"front>middle>back:{i}" in _call(front.mcp_url, "front", {"text": str(i)})
-
-            def seven_each() -> dict[str, Any] | None:
-                view = httpx2.get(registry.base_url + "/ui/console", timeout=5, trust_env=False).json()
-                calls = {t["tool"]: t["total_calls"] for t in view["tools"]}
-                return view if calls == {"front": 7, "middle": 7, "back": 7} else None
-
-            view = wait_until(seven_each, timeout=15)
-            assert isinstance(view, dict)
-            edges = {(e["from_name"], e["capability"], e["to_name"]): e["total_calls"] for e in view["edges"]}
-            assert edges == {
-                ("trace-front", "middle", "trace-middle"): 7,
-                ("trace-middle", "back", "trace-back"): 7,
-            }
-            assert view["totals"]["calls"] == 21 and view["totals"]["errors"] == 0
-            trace = view["traces"][0]
-            spans = trace["spans"]
-            assert {s[9] for s in spans} == {"trace-front", "trace-middle", "trace-back"}
-            assert sorted(s[3] for s in spans) == ["CLIENT", "CLIENT", "SERVER", "SERVER", "SERVER"]
-            roots = [s for s in spans if not s[1]]
-            assert len(roots) == 1 and roots[0][2] == "tools/call front"
-            ids = {s[0] for s in spans}
-            assert all(s[1] in ids for s in spans if s[1])  # one tree: every parent is in the trace
-            json.dumps(view)
+@pytest.fixture(scope="module")
+def registry() -> Iterator[AgentProcess]:
+    """One registry for the tests with real agents: only the traffic test calls a tool."""
+    with run_registry(0, "--timeout", "120") as running:
+        yield running
 
 
-def test_a_direct_mode_llm_tool_is_listed_with_its_model() -> None:
+def test_traffic_and_one_trace_across_three_real_agents(registry: AgentProcess) -> None:
+    env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
+    with (
+        run_agent("tests.apps.tracing_app.back", env=env),
+        run_agent("tests.apps.tracing_app.middle", env=env) as middle,
+        run_agent("tests.apps.tracing_app.front", env=env) as front,
+    ):
+        # no call before both slots hold their provider, so every call made is one that succeeds
+        wait_until(lambda: dependency_providers(middle, "middle", "back") == 1, timeout=30)
+        wait_until(lambda: dependency_providers(front, "front", "middle") == 1, timeout=30)
+        for i in range(7):
+            assert f"front>middle>back:{i}" in _call(front.mcp_url, "front", {"text": str(i)})
+
+        def seven_each() -> dict[str, Any] | None:
+            view = loopback.get(registry.base_url + "/ui/console", timeout=5).json()
+            calls = {t["tool"]: t["total_calls"] for t in view["tools"]}
+            return view if calls == {"front": 7, "middle": 7, "back": 7} else None
+
+        view = wait_until(seven_each, timeout=15)
+        assert isinstance(view, dict)
+        edges = {(e["from_name"], e["capability"], e["to_name"]): e["total_calls"] for e in view["edges"]}
+        assert edges == {
+            ("trace-front", "middle", "trace-middle"): 7,
+            ("trace-middle", "back", "trace-back"): 7,
+        }
+        assert view["totals"]["calls"] == 21 and view["totals"]["errors"] == 0
+        trace = view["traces"][0]
+        spans = trace["spans"]
+        assert {s[9] for s in spans} == {"trace-front", "trace-middle", "trace-back"}
+        assert sorted(s[3] for s in spans) == ["CLIENT", "CLIENT", "SERVER", "SERVER", "SERVER"]
+        roots = [s for s in spans if not s[1]]
+        assert len(roots) == 1 and roots[0][2] == "tools/call front"
+        ids = {s[0] for s in spans}
+        assert all(s[1] in ids for s in spans if s[1])  # one tree: every parent is in the trace
+        json.dumps(view)
+
+
+def test_a_direct_mode_llm_tool_is_listed_with_its_model(registry: AgentProcess) -> None:
     """The starter's `ask` calls its vendor itself: the page lists it with the model, not 'no LLM tools'."""
-    with run_registry(0, "--timeout", "120") as registry:
-        url = registry.base_url
+    url = registry.base_url
 
-        def ask_entry() -> dict[str, Any] | None:
-            state = httpx2.get(url + "/ui/state", timeout=5, trust_env=False).json()
-            return next((e for e in state["llm"] if e["tool"] == "ask"), None)
+    def ask_entry() -> dict[str, Any] | None:
+        state = loopback.get(url + "/ui/state", timeout=5).json()
+        return next((e for e in state["llm"] if e["tool"] == "ask"), None)
 
-        with run_agent("starter_app", env={"MCP_MESH_REGISTRY_URL": url}):
-            entry = wait_until(ask_entry, timeout=30)
-            assert isinstance(entry, dict)
-            assert entry == {
-                "agent": entry["agent"],
-                "kind": "direct",
-                "tool": "ask",
-                "model": "openai/gpt-4o-mini",
-            }
+    with run_agent("starter_app", env={"MCP_MESH_REGISTRY_URL": url}):
+        entry = wait_until(ask_entry, timeout=30)
+        assert isinstance(entry, dict)
+        assert entry == {
+            "agent": entry["agent"],
+            "kind": "direct",
+            "tool": "ask",
+            "model": "openai/gpt-4o-mini",
+        }
 
 
 def test_with_opentelemetry_on_the_console_records_the_spans_the_collector_gets() -> None:
