@@ -19,17 +19,16 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..app import MeshApplication
-from ..errors import ConfigError, WiringError
-from ..llm.model import LlmModel
-from ..llm.scripted import ScriptedLlm, Turn
-from .client import SyncMeshClient
-from .cluster import MeshCluster
-from .stubs import StubTool, stub_dependency
+if TYPE_CHECKING:  # the framework is imported by the fixtures, not when pytest loads the plugin
+    from ..app import MeshApplication
+    from ..llm.scripted import ScriptedLlm, Turn
+    from .client import SyncMeshClient
+    from .cluster import MeshCluster
+    from .stubs import StubbingClient, StubTool
 
 __all__ = ["pytest_addoption", "pytest_configure"]
 
@@ -88,6 +87,9 @@ def mesh_app(
 def _load(name: str, **options: Any) -> MeshApplication:
     """The application, or the test failed with the settings/wiring problems as `mesh run` lists them
     (each with its key, value and origin), not the framework's traceback."""
+    from ..app import MeshApplication
+    from ..errors import ConfigError, WiringError
+
     try:
         return MeshApplication.load(name, **options)
     except (ConfigError, WiringError) as exc:
@@ -102,35 +104,11 @@ def _has_test_profile(app: MeshApplication) -> bool:
     )
 
 
-class _KitClient(SyncMeshClient):
-    """The fixture's client: stubs registered before the first call are put in place when the app builds."""
-
-    def __init__(self, app: MeshApplication) -> None:
-        super().__init__(app)
-        self.stubs: list[StubTool] = []
-
-    @property
-    def built(self) -> bool:
-        return self._client is not None
-
-    def _http(self) -> Any:
-        fresh = self._client is None
-        client = super()._http()
-        if fresh:
-            for stub in self.stubs:
-                self._fill(stub)
-        return client
-
-    def _fill(self, stub: StubTool) -> None:
-        if not stub_dependency(self.app, stub):
-            raise AssertionError(
-                f"stub_tool('{stub.capability}'): no tool of the app depends on '{stub.capability}'"
-            )
-
-
 @pytest.fixture
 def mesh_client(mesh_app: MeshApplication) -> Iterator[SyncMeshClient]:
-    client = _KitClient(mesh_app)
+    from .stubs import StubbingClient
+
+    client = StubbingClient(mesh_app)
     try:
         yield client
     finally:
@@ -138,7 +116,9 @@ def mesh_client(mesh_app: MeshApplication) -> Iterator[SyncMeshClient]:
 
 
 @pytest.fixture
-def stub_tool(mesh_client: _KitClient) -> Callable[..., StubTool]:
+def stub_tool(mesh_client: StubbingClient) -> Callable[..., StubTool]:
+    from .stubs import StubTool
+
     def make(capability: str, **behaviour: Any) -> StubTool:
         stub = StubTool(capability, **behaviour)
         mesh_client.stubs.append(stub)
@@ -151,8 +131,11 @@ def stub_tool(mesh_client: _KitClient) -> Callable[..., StubTool]:
 
 @pytest.fixture
 def stub_llm(
-    mesh_app: MeshApplication, mesh_client: _KitClient
+    mesh_app: MeshApplication, mesh_client: StubbingClient
 ) -> Iterator[Callable[[Sequence[Turn]], ScriptedLlm]]:
+    from ..llm.model import LlmModel
+    from ..llm.scripted import ScriptedLlm
+
     with contextlib.ExitStack() as overrides:
 
         def make(turns: Sequence[Turn]) -> ScriptedLlm:
@@ -167,6 +150,8 @@ def stub_llm(
 
 @pytest.fixture
 def mesh_cluster() -> Iterator[Callable[..., MeshCluster]]:
+    from .cluster import MeshCluster
+
     clusters: list[MeshCluster] = []
 
     def make(apps: Sequence[str], **options: Any) -> MeshCluster:

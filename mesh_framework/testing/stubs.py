@@ -1,4 +1,7 @@
-"""`StubTool`: an `McpMeshTool` stand-in for a dependency, recording its calls (a Spring `@MockBean`)."""
+"""`StubTool`: an `McpMeshTool` stand-in for a dependency, recording its calls (a Spring `@MockBean`).
+
+`StubbingClient`, the pytest kit's `mesh_client`, puts the stubs in place when the app builds.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +11,9 @@ from typing import Any
 from ..app import MeshApplication
 from ..injectables import McpMeshTool
 from ..specs import Selector
+from .client import SyncMeshClient
 
-__all__ = ["StubTool", "stub_dependency"]
+__all__ = ["StubTool", "StubbingClient", "stub_dependency"]
 
 _UNSET: Any = object()
 
@@ -91,3 +95,30 @@ def stub_dependency(app: MeshApplication, stub: StubTool) -> int:
                 wrapper.update_dependency(dependency.index, stub)
                 filled += 1
     return filled
+
+
+class StubbingClient(SyncMeshClient):
+    """The `mesh_client` fixture's client: stubs registered before the first call are put in place when
+    the app builds."""
+
+    def __init__(self, app: MeshApplication) -> None:
+        super().__init__(app)
+        self.stubs: list[StubTool] = []
+
+    @property
+    def built(self) -> bool:
+        return self._client is not None
+
+    def _http(self) -> Any:
+        fresh = self._client is None
+        client = super()._http()
+        if fresh:
+            for stub in self.stubs:
+                self._fill(stub)
+        return client
+
+    def _fill(self, stub: StubTool) -> None:
+        if not stub_dependency(self.app, stub):
+            raise AssertionError(
+                f"stub_tool('{stub.capability}'): no tool of the app depends on '{stub.capability}'"
+            )

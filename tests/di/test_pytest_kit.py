@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -105,3 +108,27 @@ def test_without_an_app_name_the_kit_says_how_to_set_it(pytester: pytest.Pyteste
     pytester.makepyfile("def test_it(mesh_client):\n    pass\n")
     result = pytester.runpytest_inprocess()
     result.stdout.fnmatch_lines(["*name your application*mesh_app*tool.pytest.ini_options*"])
+
+
+def test_pytest_loading_the_plugin_loads_none_of_the_framework() -> None:
+    """pytest imports the plugin at the start of every run wherever mesh_framework is installed (~0.3
+    CPU-s when it imported the framework); the kit loads it with the first fixture or name used."""
+    code = (
+        "import json, sys\n"
+        "import mesh_framework.testing.plugin\n"
+        "before = sorted(m for m in sys.modules if m.startswith('mesh_framework'))\n"
+        "from mesh_framework.testing import SyncMeshClient\n"
+        "print(json.dumps([before, 'mesh_framework.app' in sys.modules]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    before, app_loaded_by_a_name = json.loads(done.stdout)
+    assert before == [
+        "mesh_framework",
+        "mesh_framework._lazy",
+        "mesh_framework.testing",
+        "mesh_framework.testing.plugin",
+    ]
+    assert app_loaded_by_a_name
