@@ -59,7 +59,18 @@ tools() {
 if [ "$quick" = 1 ]; then  # the tests run even when lint fails: both verdicts at once
   status=0
   phase ruff lint || status=1
-  phase "pytest -m quick" .venv/bin/pytest -m quick -q "${parallel[@]}" "$@" || status=1
+  # The quick modules by name (tests/conftest.py classifies a module by its source), so that the workers
+  # collect only those; one worker a core, as these tests wait on nothing. Explicit test paths win.
+  modules=()
+  case " $* " in
+    *" tests"*) ;;
+    *) mapfile -t modules < <(.venv/bin/python -c 'from pathlib import Path
+from tests.conftest import starts_processes
+print(*(p for p in sorted(Path("tests").rglob("test_*.py")) if not starts_processes(p)), sep="\n")') ;;
+  esac
+  [ "$workers" = 0 ] || parallel=(-n "${MESH_TEST_WORKERS:-$cores}" --dist loadfile)
+  phase "pytest -m quick" .venv/bin/pytest -m quick -q "${parallel[@]}" "$@" ${modules[@]+"${modules[@]}"} \
+    || status=1
   exit "$status"
 fi
 
