@@ -11,7 +11,11 @@ through `__getstate__`/`__setstate__` as `dataclass` gives a frozen one. About 0
 the class writes itself are kept. The class is a dataclass to `fields()`, `replace()`, `asdict()` and
 `is_dataclass()`, and frozen. A class `dataclass` treats otherwise (an `InitVar`, a dataclass among its
 bases) is made by `dataclass(frozen=True)` itself, with only `__eq__`, `__hash__` and `__repr__` from
-here."""
+here.
+
+`record` is the same for a mutable `@dataclass` (`slots`, `eq` as its): `__init__` compiled alone (fields
+set by assignment), `__eq__` and `__repr__` from here, unhashable when it compares (`__hash__` None), as
+`dataclass` makes it; a class with an `InitVar` or a dataclass base is left to `dataclass` whole."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from dataclasses import MISSING, FrozenInstanceError
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["frozen"]
+__all__ = ["frozen", "record"]
 
 _T = TypeVar("_T")
 
@@ -44,6 +48,15 @@ def _getter(names: list[str]) -> Callable[[Any], Any]:
     return attrgetter(*names) if names else lambda _self: ()
 
 
+def _tuple_getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    """The tuple of those attributes, always a tuple (compared as `dataclass`'s `__eq__` compares: a
+    value that is not equal to itself, NaN, is equal in a tuple when it is the same object)."""
+    if len(names) == 1:
+        get = attrgetter(names[0])
+        return lambda self: (get(self),)
+    return _getter(names)
+
+
 def _eq(self: Any, other: Any) -> Any:
     if other.__class__ is self.__class__:
         compared = self._frozen_compared
@@ -53,6 +66,22 @@ def _eq(self: Any, other: Any) -> Any:
 
 def _hash(self: Any) -> int:
     return hash(self._frozen_hashed(self))
+
+
+def _record_eq_by_field(self: Any, other: Any) -> Any:
+    """A mutable `dataclass`'s `__eq__` from Python 3.13 (up to 3.12 it compares tuples, as `_eq` over a
+    `_tuple_getter`): the same object is equal; else field by field, the first false result (or the
+    last)."""
+    if self is other:
+        return True
+    if other.__class__ is self.__class__:
+        result: Any = True
+        for get in self._frozen_each:
+            result = get(self) == get(other)
+            if not result:
+                return result
+        return result
+    return NotImplemented
 
 
 @reprlib.recursive_repr()
@@ -83,8 +112,11 @@ def _frozen(cls: type[_T], slots: bool) -> type[_T]:
     else:
         made = _made(cls, own, slots)
     fields = dataclasses.fields(made)
-    made._frozen_compared = _getter([f.name for f in fields if f.compare])
-    made._frozen_hashed = _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
+    # static: a getter that is a function (no field compared) is not bound to the instance it reads
+    made._frozen_compared = staticmethod(_getter([f.name for f in fields if f.compare]))
+    made._frozen_hashed = staticmethod(
+        _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
+    )
     made._frozen_shown = tuple(f.name for f in fields if f.repr)
     if "__eq__" not in own:
         made.__eq__ = _eq
@@ -92,6 +124,43 @@ def _frozen(cls: type[_T], slots: bool) -> type[_T]:
             made.__hash__ = _hash
     if "__repr__" not in own:
         made.__repr__ = _repr
+    return made  # type: ignore[no-any-return]
+
+
+@overload
+def record(cls: type[_T], /) -> type[_T]: ...
+@overload
+def record(*, slots: bool = False, eq: bool = True) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def record(cls: type[_T] | None = None, /, *, slots: bool = False, eq: bool = True) -> Any:
+    """`@dataclass` (mutable), `@record(slots=True, eq=False)` `@dataclass(slots=True, eq=False)`'s: the
+    same class for less (see the module's docstring)."""
+    if cls is None:
+        return lambda cls: _record(cls, slots, eq)
+    return _record(cls, slots, eq)
+
+
+def _record(cls: type[_T], slots: bool, eq: bool) -> type[_T]:
+    if _as_dataclass_does(cls):
+        return dataclasses.dataclass(cls, slots=slots, eq=eq)
+    own = set(cls.__dict__)
+    made = _made(cls, own, slots, frozen=False)
+    fields = dataclasses.fields(made)
+    made._frozen_shown = tuple(f.name for f in fields if f.repr)
+    if "__repr__" not in own:
+        made.__repr__ = _repr
+    if eq:
+        compared = [f.name for f in fields if f.compare]
+        made._frozen_compared = staticmethod(_tuple_getter(compared))
+        made._frozen_each = tuple(attrgetter(name) for name in compared)
+        if "__eq__" not in own:
+            made.__eq__ = _record_eq_by_field if sys.version_info >= (3, 13) else _eq
+        if "__hash__" not in own:  # `dataclass(eq=True)`'s: a mutable class that compares is unhashable
+            made.__hash__ = None
+    params = made.__dataclass_params__
+    params.repr, params.eq, params.frozen = True, eq, False
     return made  # type: ignore[no-any-return]
 
 
@@ -107,9 +176,10 @@ def _as_dataclass_does(cls: type) -> bool:
     return initvar or any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
 
 
-def _made(cls: type, own: set[str], slots: bool) -> Any:
-    """`dataclass(frozen=True, eq=False, repr=False)`, with `__init__` the one method compiled."""
-    for name in ("__setattr__", "__delattr__"):
+def _made(cls: type, own: set[str], slots: bool, frozen: bool = True) -> Any:
+    """`dataclass(frozen=True, eq=False, repr=False)` (or not frozen), with `__init__` the one method
+    compiled."""
+    for name in ("__setattr__", "__delattr__") if frozen else ():
         if name in own:
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     documented = bool(cls.__doc__)
@@ -118,7 +188,12 @@ def _made(cls: type, own: set[str], slots: bool) -> Any:
     made: Any = dataclasses.dataclass(cls, init=False, eq=False, repr=False, slots=slots)
     fields = dataclasses.fields(made)
     if "__init__" not in own:
-        made.__init__ = _init(made, fields, slots)
+        made.__init__ = _init(made, fields, slots, frozen)
+    params = made.__dataclass_params__
+    params.init = True
+    if not frozen:
+        _describe(made, documented)
+        return made
     # over the class as `dataclass` saw it: a slotted class is a copy of it, made after the methods, so
     # an attribute other than a field is refused by `super()` with a TypeError, as `dataclass`'s refuse it
     made.__setattr__, made.__delattr__ = _refusals(cls, frozenset(f.name for f in fields))
@@ -127,18 +202,25 @@ def _made(cls: type, own: set[str], slots: bool) -> Any:
             made.__getstate__ = _getstate
         if "__setstate__" not in own:
             made.__setstate__ = _setstate
-    params = made.__dataclass_params__
-    params.init = params.frozen = True
+    params.frozen = True
+    _describe(made, documented)
+    return made
+
+
+def _describe(made: Any, documented: bool) -> None:
+    """An undocumented class described as `dataclass` describes it: by its signature."""
     if not documented:
         try:
             made.__doc__ = made.__name__ + str(inspect.signature(made)).replace(" -> None", "")
         except (TypeError, ValueError):
             made.__doc__ = made.__name__
-    return made
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], slots: bool) -> Callable[..., None]:
-    """The `__init__` `dataclass(frozen=True)` writes, compiled once: fields set through `object`."""
+def _init(
+    cls: type, fields: tuple[dataclasses.Field[Any], ...], slots: bool, frozen: bool = True
+) -> Callable[..., None]:
+    """The `__init__` `dataclass` writes, compiled once: a frozen class's fields set through `object`, a
+    mutable one's assigned."""
     self_name = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
     names: dict[str, Any] = {}
     positional: list[str] = []
@@ -172,7 +254,11 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], slots: bool) ->
                     raise TypeError(f"non-default argument {name!r} follows default argument{after}")
             (keyword if f.kw_only else positional).append(f"{name}:_type_{name}{default}")
         if value is not None:
-            body.append(f"  __dataclass_builtins_object__.__setattr__({self_name},{name!r},{value})")
+            body.append(
+                f"  __dataclass_builtins_object__.__setattr__({self_name},{name!r},{value})"
+                if frozen
+                else f"  {self_name}.{name}={value}"
+            )
     if hasattr(cls, "__post_init__"):
         body.append(f"  {self_name}.__post_init__()")
     names.update(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
+from .._frozen import record
 from ..errors import ConfigError, display_path
 from .fields import field_names, model_at, unknown_key
 from .masking import (
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@record
 class LoadedSettings:
     """The settings plus where each value came from (`origins` maps dotted keys to a description)."""
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 
 __all__ = [
     "CONDITIONS_ATTR",
@@ -52,7 +52,7 @@ class Outcome:
     reason: str
 
 
-@dataclass
+@record
 class ConditionContext:
     """What conditions read: the layered settings, the active profiles, and the beans defined so far
     (`defined`: their types; `assignable(candidate, target)` the container's matching rule). While an app

@@ -12,10 +12,10 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, get_args, get_origin
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 from ..specs import ComponentSpec
 from .auto_configuration import AutoConfiguration
 from .conditions import Condition, ConditionContext, OnProperty, Outcome, conditions_of
@@ -86,7 +86,7 @@ class BeanDefinition:
         return self.type.__qualname__
 
 
-@dataclass
+@record
 class Selection:
     """The beans defined (in definition order), every candidate with its outcomes, and the problems."""
 
@@ -97,7 +97,7 @@ class Selection:
     property_keys: set[str] = field(default_factory=set)  # settings read by conditions
 
 
-@dataclass
+@record
 class _Candidate:
     definition: BeanDefinition
     conditions: tuple[Condition, ...]

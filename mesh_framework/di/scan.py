@@ -10,12 +10,12 @@ import inspect
 import pkgutil
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatchcase
 from types import ModuleType
 from typing import Any
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 from ..argument_completion import COMPLETER_ATTR
 from ..decorators import AGENT_ATTR, COMPONENT_ATTR, CONFIG_ATTR, EXTRA_TOOLS_ATTR, TOOL_ATTR, own_metadata
 from ..errors import WiringError
@@ -56,7 +56,7 @@ class ScannedFeature:
     attribute: str = ""
 
 
-@dataclass
+@record
 class ScanResult:
     modules: list[str] = field(default_factory=list)
     components: list[ComponentSpec] = field(default_factory=list)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
+
+from .._frozen import record
 
 __all__ = ["TERMINAL", "Job", "JobStatus", "new_job_id"]
 
@@ -19,7 +21,7 @@ def new_job_id() -> str:
     return str(uuid.uuid4())
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class Job:
     """A job's state. Mutated only by its `JobContext` and its runner; read by the job tools."""
 

@@ -21,12 +21,12 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 from ..callbacks.definition import ToolCallback, ToolDefinition
 from ..config.settings import MeshSettings
 from ..decorators import EXTRA_TOOLS_ATTR, TOOL_ATTR
@@ -255,7 +255,7 @@ class LlmProviderService:
             await model.aclose()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Job:
     name: str
     model: LlmModel

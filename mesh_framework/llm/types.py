@@ -4,10 +4,10 @@ one model turn and the usage of a whole run."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 
 __all__ = ["LlmToolCall", "LlmTurn", "LlmUsage", "Message", "tool_spec"]
 
@@ -53,7 +53,7 @@ class LlmTurn:
         return message
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LlmUsage:
     """What one `await llm(...)` cost: model, tokens summed over the iterations, latency in milliseconds."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from .._frozen import record
 from ..argument_completion import CompleterSpec
 from ..config.loader import LoadedSettings
 from ..di.scan import ScannedFeature, ScanResult
@@ -33,7 +34,7 @@ __all__ = ["FeaturePlan", "build_features", "plan_features"]
 Target = Callable[[], Callable[..., Any]]
 
 
-@dataclass
+@record
 class FeaturePlan:
     """The catalogs, whose component methods are resolved once `provide` is bound (at build)."""
 

@@ -6,9 +6,9 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import record
 from ..argument_completion import complete_argument
 from ..failures import log_failure
 from ..input_required import InputNotPossible, InputRequired, input_required_result
@@ -30,7 +30,7 @@ class PromptError(FeatureRequestError):
         super().__init__(message, internal=internal)  # internal: the prompt itself failed, not the request
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Prompt:
     """One servable prompt. `target` returns the callable (a component's bound method is resolved late);
     Markdown prompts have `markdown` instead."""

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 
 __all__ = [
     "DEFAULT_HISTORY",
@@ -109,7 +109,7 @@ class Eviction:
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Stage:
     """One stage's outcome; candidates are kept as records and named only when the trace is written."""
 
@@ -131,7 +131,7 @@ class Stage:
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Trace:
     """One resolution of one selector; `chosen` is `(agent_id, endpoint, function_name)` or None."""
 
@@ -194,7 +194,7 @@ def _state(c: Candidate) -> tuple[Any, ...]:
     return (c.agent_id, c.function_name, c.version, c.output_schema_hash, c.tags, c.namespace, c.healthy)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _SlotState:
     fingerprint: int
     resolved: bool

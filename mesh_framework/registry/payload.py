@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 from ..errors import MeshError
 from ..mesh.selectors import SelectorQuery, parse_selector
 from ..schemas.canonical import schema_hash
@@ -89,7 +89,7 @@ class LlmFilter:
     wildcard: bool
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class ToolRecord:
     """One declared tool of an agent; also a resolution candidate (`ProviderLike`).
 
@@ -116,7 +116,7 @@ class ToolRecord:
     healthy: bool = True
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class Registration:
     """A validated heartbeat payload; `raw` is the payload as received (what the store persists)."""
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 from .audit import DEFAULT_HISTORY, AuditLog
 from .events import StoreEvent, StoreEvents
 from .payload import PayloadError, Registration, ToolRecord, parse_registration
@@ -44,7 +44,7 @@ DEFAULT_TIMEOUT = 20.0
 DEFAULT_PURGE_AFTER = 3600.0
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class AgentState:
     """One agent as the store tracks it; times are wall-clock (`created_at`, `last_seen`) or monotonic."""
 
@@ -75,7 +75,7 @@ class HeartbeatResult:
     created: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Watchers:
     by_capability: dict[str, set[str]] = field(default_factory=dict)
     wildcard: set[str] = field(default_factory=set)

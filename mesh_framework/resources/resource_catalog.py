@@ -6,9 +6,9 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from .._frozen import record
 from ..argument_completion import complete_argument
 from ..failures import log_failure
 from ..prompts.arguments import Argument, ArgumentError
@@ -26,7 +26,7 @@ class ResourceError(FeatureRequestError):
     """A `resources/read` (or completion) request that cannot be answered; `uri` is the one asked for."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FunctionResource:
     """A resource served by a function: a fixed URI, or a URI template (`template` set)."""
 
@@ -69,7 +69,7 @@ class FunctionResource:
         return to_contents(uri, value, self.mime_type)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TemplateResource(FunctionResource):
     template: UriTemplate | None = None
     completers: dict[str, Callable[[], Callable[..., Any]]] | None = None

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .._frozen import frozen
+from .._frozen import frozen, record
 from ..config.loader import LoadedSettings
 from ..config.settings import MeshSettings
 from ..edge import accepts
@@ -48,7 +48,7 @@ class StaticFolder:
     html: bool
 
 
-@dataclass
+@record
 class WebPlan(LoadPlan):
     """The routes, static folders and served FastAPI apps found while the app loads (a plan with problems
     is never made: `plan_web` raises)."""
@@ -58,7 +58,7 @@ class WebPlan(LoadPlan):
     fastapi: list[Any] = field(default_factory=list)  # FastApiPlan (routes/fastapi_app.py), when served
 
 
-@dataclass
+@record
 class WebApp:
     """What the app serves beside `/mcp`: Starlette routes and middleware, and the routes' wrappers
     (their dependency slots, which the mesh runtime keeps current)."""

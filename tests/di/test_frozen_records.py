@@ -1,5 +1,6 @@
 """`mesh_framework._frozen.frozen` makes the class `@dataclass(frozen=True, slots=True)` makes (and with
-`slots=False`, `@dataclass(frozen=True)`'s): equal, hashed, shown, copied and replaced the same."""
+`slots=False`, `@dataclass(frozen=True)`'s): equal, hashed, shown, copied and replaced the same;
+`record` the class a mutable `@dataclass` makes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mesh_framework._frozen import frozen
+from mesh_framework._frozen import frozen, record
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -53,6 +54,12 @@ class OwnMethods:
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
+
+
+@record(slots=True)
+class Mutable:
+    name: str
+    tags: list[str] = field(default_factory=list)
 
 
 def _same(cls: Any) -> dict[str, Any]:
@@ -248,6 +255,129 @@ def test_an_initvar_or_a_dataclass_base_is_left_to_dataclass() -> None:
         name: str
 
     @frozen(slots=False)
+    class Derived(Base):
+        size: int = 0
+
+    assert WithInitVar("a", 2).name == "aa" and WithInitVar("a") == WithInitVar("a")
+    assert Derived("a", 1) == Derived("a", 1) and repr(Derived("a")).endswith("Derived(name='a', size=0)")
+
+
+def test_a_frozen_class_that_compares_no_field_equals_and_hashes_as_dataclass_s() -> None:
+    body = "class C:\n    note: str = field(default='', compare=False)\n"
+    for slots in (True, False):
+        stdlib, ours = _made_both(body, slots=slots)
+        assert (ours("a") == ours("b"), hash(ours("a")) == hash(ours("b"))) == (True, True)
+        assert (stdlib("a") == stdlib("b"), hash(stdlib("a")) == hash(stdlib("b"))) == (True, True)
+
+
+def _records_both(body: str, **options: bool) -> tuple[Any, Any]:
+    """The class `body` defines (named `C`), made by `dataclass` and by `record` with `options`."""
+    given = ", ".join(f"{name}={value}" for name, value in options.items())
+    made = []
+    for decorator in (f"dataclass({given})", f"record({given})"):
+        namespace: dict[str, Any] = {}
+        exec(f"@{decorator}\n{body}", globals(), namespace)
+        made.append(namespace["C"])
+    return made[0], made[1]
+
+
+RECORD = """
+class C:
+    name: str
+    size: float = 0
+    tags: list[str] = field(default_factory=list)
+    note: str = field(default="", compare=False)
+    secret: str = field(default="", repr=False)
+"""
+
+
+def _same_record(cls: Any) -> dict[str, Any]:
+    one = cls("a", 1, ["x"], note="n1", secret="s")
+    nan = float("nan")
+    changed = cls("a")
+    changed.size, changed.tags = 2, ["y"]
+    del changed.note
+    return {
+        "repr": repr(one),
+        "eq_ignores_compare_false": one == cls("a", 1, ["x"], note="n2", secret="s"),
+        "ne": one != cls("a", 2, ["x"]),
+        "nan_same_object": cls("a", nan) == cls("a", nan),
+        "not_equal_to_tuple": one.__eq__(("a", 1, ["x"], "n1", "s")),
+        "hash": cls.__hash__,
+        "changed": (changed.size, changed.tags, hasattr(changed, "note") and changed.note),
+        "replace": repr(dataclasses.replace(one, size=5)),
+        "asdict": dataclasses.asdict(one),
+        "copy": copy.copy(one) == one,
+        "deepcopy": copy.deepcopy(one) == one,
+        "match_args": cls.__match_args__,
+        "fields": [f.name for f in dataclasses.fields(cls)],
+        "slots": getattr(cls, "__slots__", None),
+        "params": (
+            cls.__dataclass_params__.init,
+            cls.__dataclass_params__.eq,
+            cls.__dataclass_params__.frozen,
+        ),
+    }
+
+
+@pytest.mark.parametrize("slots", [True, False])
+def test_a_record_behaves_as_the_mutable_dataclass_it_stands_for(slots: bool) -> None:
+    stdlib, ours = _records_both(RECORD, slots=slots)
+    assert _same_record(ours) == _same_record(stdlib)
+    assert _described(ours) == _described(stdlib)
+    assert ours("a").tags is not ours("a").tags  # a new list each time
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(ours("a"))
+    stdlib, ours = _records_both("class C:\n    name: str\n    size: int = 0\n", slots=slots, eq=False)
+    one = ours("a")
+    assert one != ours("a") and one == one and hash(one) == object.__hash__(one)
+    assert repr(one) == repr(stdlib("a")).replace(".stdlib", ".ours") == "C(name='a', size=0)"
+    assert ours.__eq__ is object.__eq__ and ours.__hash__ is object.__hash__
+    assert pickle.loads(pickle.dumps(Mutable("a", ["x"]))) == Mutable("a", ["x"])
+
+
+def test_a_record_s_init_is_the_one_dataclass_writes() -> None:
+    for slots in (True, False):
+        stdlib, ours = _records_both(FIELD_KINDS, slots=slots)
+        assert _described(ours) == _described(stdlib)
+        assert _same_fields(ours("a", needed=1)) == _same_fields(stdlib("a", needed=1))
+    stdlib, ours = _records_both(
+        "class C:\n    name: str\n    def __post_init__(self) -> None:\n"
+        "        self.name = self.name.upper()\n"
+    )
+    assert stdlib("a").name == ours("a").name == "A"
+
+
+def _same_fields(one: Any) -> tuple[Any, ...]:
+    return (one.name, one.size, one.made, one.hidden, one.counted, one.left, one.keyword, one.needed)
+
+
+def test_a_record_keeps_its_own_methods_and_leaves_initvars_and_dataclass_bases_to_dataclass() -> None:
+    @record
+    class Own:
+        name: str
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Own) and other.name.lower() == self.name.lower()
+
+        def __hash__(self) -> int:
+            return hash(self.name.lower())
+
+    assert Own("A") == Own("a") and hash(Own("A")) == hash(Own("a"))
+
+    @record
+    class WithInitVar:
+        name: str
+        scale: dataclasses.InitVar[int] = 1
+
+        def __post_init__(self, scale: int) -> None:
+            self.name *= scale
+
+    @dataclass
+    class Base:
+        name: str
+
+    @record(slots=True)
     class Derived(Base):
         size: int = 0
 
