@@ -22,16 +22,18 @@ import uuid
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .inputs import BodyError, query_int, read_json
-from .job_persistence import SqliteJobs
 from .store import RegistryStore
 from .views import timestamp
+
+if TYPE_CHECKING:  # SQLite: loaded for a registry given a database only
+    from .job_persistence import SqliteJobs
 
 __all__ = ["JobBoard", "job_routes", "pending_jobs_header"]
 
@@ -73,7 +75,11 @@ class JobBoard:
             state = store.get(agent_id)
             return state.registration.endpoint if state is not None else None
 
-        database = SqliteJobs(store.database.writer) if store.database is not None else None
+        database = None
+        if store.database is not None:
+            from .job_persistence import SqliteJobs
+
+            database = SqliteJobs(store.database.writer)
         board = cls(endpoint, database)
         _BOARDS[store] = board
         return board

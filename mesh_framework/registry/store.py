@@ -26,15 +26,17 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._frozen import frozen, record
 from .audit import DEFAULT_HISTORY, AuditLog
 from .events import StoreEvent, StoreEvents
 from .payload import PayloadError, Registration, ToolRecord, parse_registration
-from .persistence import SqliteAgents
 from .resolution import Answer, explain_slot, resolve
 from .schema_catalog import SchemaCatalog
+
+if TYPE_CHECKING:  # SQLite: loaded for a registry given a database only
+    from .persistence import SqliteAgents
 
 __all__ = ["DEFAULT_TIMEOUT", "AgentState", "HeartbeatResult", "RegistryStore"]
 
@@ -133,8 +135,11 @@ class RegistryStore:
         self.events = StoreEvents()  # registry/events.py: the push stream and the page listen
         self.audit = AuditLog(audit_history)  # registry/audit.py: why each slot wired, for GET /events
         self.schemas = SchemaCatalog()  # registry/schema_catalog.py: published schemas, for GET /schemas
-        self._db = SqliteAgents(database) if database is not None else None
-        if self._db is not None:
+        self._db: SqliteAgents | None = None
+        if database is not None:
+            from .persistence import SqliteAgents
+
+            self._db = SqliteAgents(database)
             self._load(self._db)
 
     # -- queries ------------------------------------------------------------------------------------

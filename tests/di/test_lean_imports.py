@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..agents import ROOT, run_registry
 
@@ -241,3 +242,31 @@ def test_the_registry_loads_its_page_and_console_at_their_first_request() -> Non
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:3] == ["[]", "True", "True"]
+
+
+def test_a_registry_without_a_database_loads_no_sqlite(tmp_path: Path) -> None:
+    """The embedded registry (no database) serves without SQLite and its persistence modules; a registry
+    given a database loads them with its store."""
+    code = (
+        "import sys\n"
+        "from starlette.testclient import TestClient\n"
+        "from mesh_framework.registry.registry_app import build_registry_app\n"
+        "from mesh_framework.registry.store import RegistryStore\n"
+        "client = TestClient(build_registry_app(RegistryStore(), sweep=False), base_url='http://127.0.0.1')\n"
+        "assert client.get('/health').status_code == 200\n"
+        "sqlite = ('sqlite3', 'mesh_framework.registry.persistence', "
+        "'mesh_framework.registry.job_persistence')\n"
+        "print(sorted(set(sqlite) & set(sys.modules)))\n"
+        f"store = RegistryStore({str(tmp_path / 'registry.db')!r})\n"
+        "build_registry_app(store, sweep=False)\n"
+        "print(sorted(set(sqlite) & set(sys.modules)))\n"
+        "store.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        "[]",
+        "['mesh_framework.registry.job_persistence', 'mesh_framework.registry.persistence', 'sqlite3']",
+    ]
