@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 
 import httpx2
@@ -25,8 +26,13 @@ OWN_ID = re.compile(r"\((\S+)\) serving https?://")
 # One client for the tests' requests to the processes they start (plain HTTP on loopback): a client made
 # per request (`httpx2.get(...)`) loads the CA certificates each time, ~25 ms of CPU, which a check polled
 # every 50 ms pays 20 times a second. It keeps no connection open: each request opens its own, as one made
-# by `httpx2.get` does. Safe to share between threads.
-loopback = httpx2.Client(trust_env=False, limits=httpx2.Limits(max_keepalive_connections=0))
+# by `httpx2.get` does; nor does it keep a cookie a server sets (no cookie jar carried from one test's
+# request to another's). Safe to share between threads.
+loopback = httpx2.Client(
+    trust_env=False,
+    limits=httpx2.Limits(max_keepalive_connections=0),
+    cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),
+)
 
 
 @dataclass
