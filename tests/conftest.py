@@ -28,8 +28,8 @@ import pytest
 pytest_plugins = ["pytester"]
 
 STARTS_SERVERS = re.compile(
-    r"\b(run_agent|run_registry|run_mesh|MeshCluster|mesh_cluster|mcp_servers|MESH_PYTHON|NODE|playwright"
-    r"|postgres|bootstrap)\b|run\.sh"
+    r"\b(run_agent|run_registry|run_mesh|run_starter_with_model|MeshCluster|mesh_cluster|mcp_servers"
+    r"|MESH_PYTHON|NODE|playwright|postgres|bootstrap)\b|run\.sh"
 )
 STARTS_PROCESSES = re.compile(
     r"\b(subprocess|Popen|run_cli|sys\.executable|create_subprocess_\w+|runpytest_subprocess|fixture_stdio"
