@@ -19,7 +19,7 @@ import pytest
 from mesh_framework import MeshApplication
 from mesh_framework.a2a import A2aClient, A2aError
 from mesh_framework.testing import mesh_client
-from tests.agents import ROOT, AgentProcess, agent_env, run_agent, run_registry, stop, wait_until
+from tests.agents import ROOT, AgentProcess, agent_env, loopback, run_agent, run_registry, stop, wait_until
 from tests.cli_in_process import run_cli_in_process
 
 pytestmark = pytest.mark.timeout(90)
@@ -51,7 +51,7 @@ def sdk_peer() -> Iterator[str]:
 
 
 def rpc(url: str, body: Any, **kwargs: Any) -> httpx2.Response:
-    return httpx2.post(url, json=body, timeout=10, trust_env=False, **kwargs)
+    return loopback.post(url, json=body, timeout=10, **kwargs)
 
 
 def legacy_send(method: str, task_id: str, text: str) -> dict[str, Any]:
@@ -172,7 +172,7 @@ async def test_a_background_tool_is_a_task_its_progress_status_updates_and_cance
 
 def test_mcp_mesh_dialect_card_send_get_and_subscribe(skills: AgentProcess) -> None:
     surface = skills.base_url + "/a2a/echo"
-    card = httpx2.get(surface + "/.well-known/agent.json", timeout=10).json()
+    card = loopback.get(surface + "/.well-known/agent.json", timeout=10).json()
     assert card["url"] == surface and [s["id"] for s in card["skills"]] == ["echo"]
     assert card["authentication"] == {"schemes": []}
     sent = rpc(surface, legacy_send("tasks/send", "t-1", "hello")).json()
@@ -246,7 +246,7 @@ def test_unknown_task_ids_are_clear_errors_in_both_dialects(skills: AgentProcess
 
 def test_bad_json_rpc_is_answered_not_raised(skills: AgentProcess) -> None:
     json_type = {"Content-Type": "application/json"}
-    bad = httpx2.post(skills.base_url + "/a2a/echo", content=b"{not json", headers=json_type, timeout=10)
+    bad = loopback.post(skills.base_url + "/a2a/echo", content=b"{not json", headers=json_type, timeout=10)
     assert bad.status_code == 400  # the agent's edge refuses it (the handler's own answer: test_a2a_guarded)
     for not_an_object in ([], "x", 3):
         refused = rpc(skills.base_url + "/a2a/echo", not_an_object)
@@ -428,13 +428,13 @@ def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id(
         with run_agent("tests.apps.a2a_app", env=env) as agent:
 
             def listed() -> list[dict[str, Any]]:
-                return httpx2.get(registry.base_url + "/a2a/agents", timeout=5).json()["surfaces"]  # type: ignore[no-any-return]
+                return loopback.get(registry.base_url + "/a2a/agents", timeout=5).json()["surfaces"]  # type: ignore[no-any-return]
 
             surfaces = wait_until(listed)
             add = next(s for s in surfaces if s["skill_id"] == "add")  # type: ignore[attr-defined]
             assert add["public_url"] == agent.base_url + "/a2a/add" and add["path"] == "/a2a/add"
             assert add["agent_card_url"] == agent.base_url + "/a2a/add/.well-known/agent.json"
-            row = next(a for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"])
+            row = next(a for a in loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"])
             assert (row["a2a_producer"], row["a2a_consumer"]) == (True, True)
             listed_json = run_cli_in_process(
                 ["list", "--json", "--registry-url", registry.base_url], monkeypatch
@@ -442,7 +442,8 @@ def test_our_registry_lists_a2a_surfaces_and_a_peer_is_found_there_by_skill_id(
             assert listed_json.returncode == 0, listed_json.stderr
             [summary] = json.loads(listed_json.stdout)["agents"]  # `mesh list --json`
             assert (summary["a2a_producer"], summary["a2a_consumer"]) == (True, True)
-            [shown] = httpx2.get(registry.base_url + "/ui/state", timeout=5).json()["agents"]  # the mesh page
+            # the mesh page
+            [shown] = loopback.get(registry.base_url + "/ui/state", timeout=5).json()["agents"]
             assert shown["a2a"]["consumer"] is True
             assert {"id": "add", "path": "/a2a/add"} in shown["a2a"]["skills"]
             assert call(agent, "sum_by_registry", {"a": 4, "b": 5}) == "completed:9"
@@ -455,7 +456,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> str:
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     }
-    answer = httpx2.post(
+    answer = loopback.post(
         agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
     ).json()["result"]
     assert not answer.get("isError"), answer
@@ -464,7 +465,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> str:
 
 def tool_schema(agent: AgentProcess, tool: str) -> dict[str, Any]:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-    tools = httpx2.post(
+    tools = loopback.post(
         agent.mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=15
     ).json()["result"]["tools"]
     return next(t["inputSchema"] for t in tools if t["name"] == tool)  # type: ignore[no-any-return]

@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_mesh, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_mesh, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -54,7 +54,7 @@ def post(
     headers = {"A2A-Version": "1.0"} if current else {}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}-token"
-    return httpx2.post(agent.base_url + path, json=body, headers=headers, timeout=10, trust_env=False)
+    return loopback.post(agent.base_url + path, json=body, headers=headers, timeout=10)
 
 
 def send(text: str | None = None, data: dict[str, Any] | None = None, **message: Any) -> dict[str, Any]:
@@ -212,11 +212,11 @@ def test_json_that_cannot_be_read_is_a_400_and_one_log_line(bare: AgentProcess, 
     for name, text in bodies.items():
         content = text.encode("utf-8")
         for path in ("/a2a", "/a2a/echo"):  # the handler alone: its own JSON-RPC parse error
-            answer = httpx2.post(bare.base_url + path, content=content, headers=headers, timeout=10)
+            answer = loopback.post(bare.base_url + path, content=content, headers=headers, timeout=10)
             assert answer.status_code == 400, (name, answer.text)
             error = answer.json()["error"]
             assert error["code"] == -32700 and said[name] in error["message"], (name, error)
-        served = httpx2.post(agent.base_url + "/a2a", content=content, headers=headers, timeout=10)
+        served = loopback.post(agent.base_url + "/a2a", content=content, headers=headers, timeout=10)
         assert served.status_code == 400, (name, served.text)  # the agent: its edge or the handler
     # params the SDK cannot read: its JSON-RPC error, and one warning in the log
     for server in (bare, agent):
@@ -231,10 +231,12 @@ def test_json_that_cannot_be_read_is_a_400_and_one_log_line(bare: AgentProcess, 
 
 def test_the_cards_name_the_agents_own_url_whatever_host_was_sent(agent: AgentProcess) -> None:
     forged = {"Host": "localhost:1"}
-    card = httpx2.get(agent.base_url + "/.well-known/agent-card.json", headers=forged, timeout=10).json()
+    card = loopback.get(agent.base_url + "/.well-known/agent-card.json", headers=forged, timeout=10).json()
     assert card["supportedInterfaces"][0]["url"] == agent.base_url + "/a2a"
     for name in ("agent.json", "agent-card.json"):
-        one = httpx2.get(agent.base_url + f"/a2a/echo/.well-known/{name}", headers=forged, timeout=10).json()
+        one = loopback.get(
+            agent.base_url + f"/a2a/echo/.well-known/{name}", headers=forged, timeout=10
+        ).json()
         url = one["url"] if name == "agent.json" else one["supportedInterfaces"][0]["url"]
         assert url == agent.base_url + "/a2a/echo"
 
@@ -245,7 +247,7 @@ def test_a_public_url_is_what_the_cards_advertise() -> None:
         "MESH_AUTH__TOKENS": json.dumps(TOKENS),
     }
     with run_agent("tests.apps.a2a_guarded_app", env=env) as served:
-        card = httpx2.get(served.base_url + "/.well-known/agent-card.json", timeout=10).json()
+        card = loopback.get(served.base_url + "/.well-known/agent-card.json", timeout=10).json()
         assert card["supportedInterfaces"][0]["url"] == "https://agents.example.com/mesh/a2a"
 
 
@@ -256,7 +258,7 @@ def test_json_bodies_only_on_the_a2a_endpoint(agent: AgentProcess) -> None:
         "application/x-www-form-urlencoded",
         "multipart/form-data; boundary=x",
     ):
-        answer = httpx2.post(
+        answer = loopback.post(
             agent.base_url + "/a2a/echo",
             content=body,
             headers={"Content-Type": content_type, "Authorization": "Bearer alice-token"},
@@ -271,14 +273,14 @@ def test_the_a2a_handler_alone_parses_no_body_but_json(bare: AgentProcess) -> No
     auth = {"A2A-Version": "1.0", "Authorization": "Bearer alice-token"}
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None):
         headers = {**auth, **({"Content-Type": content_type} if content_type else {})}
-        refused = httpx2.post(bare.base_url + "/a2a/echo", content=body, headers=headers, timeout=10)
+        refused = loopback.post(bare.base_url + "/a2a/echo", content=body, headers=headers, timeout=10)
         assert refused.status_code == 415, content_type
         assert refused.json()["error"] == {
             "code": -32600,
             "message": "Invalid Request: send the JSON-RPC request as Content-Type: application/json",
         }
     headers = {**auth, "Content-Type": "application/json; charset=utf-8"}
-    taken = httpx2.post(bare.base_url + "/a2a/echo", content=body, headers=headers, timeout=10).json()
+    taken = loopback.post(bare.base_url + "/a2a/echo", content=body, headers=headers, timeout=10).json()
     assert taken["result"]["task"]["artifacts"][0]["parts"][0]["text"] == "echo:hi"
 
 

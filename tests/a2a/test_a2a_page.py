@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import httpx2
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.agents import run_agent, run_registry, wait_until
+from tests.agents import loopback, run_agent, run_registry, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -25,7 +24,7 @@ def test_the_mesh_page_shows_a2a_skills_and_clients() -> None:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url, "MCP_MESH_HEALTH_INTERVAL": "1"}
         with run_agent("tests.apps.a2a_app", env=env), sync_playwright() as playwright:
             wait_until(
-                lambda: httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"], timeout=30
+                lambda: loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"], timeout=30
             )
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             try:
