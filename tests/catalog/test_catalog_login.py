@@ -29,7 +29,7 @@ from mesh_framework.catalog.user_auth import UserLoginAuth
 from mesh_framework.catalog.user_tokens import UserTokenStore, token_directory
 from mesh_framework.config.settings import McpSettings
 from mesh_framework.testing import mesh_client
-from tests.agents import AgentProcess, agent_env, run_agent
+from tests.agents import AgentProcess, agent_env, loopback, run_agent
 from tests.cli_in_process import CliRun, run_cli_in_process, start_cli
 from tests.servers.client_metadata import ClientMetadataServer, client_metadata_server
 from tests.servers.oidc_server import NODE, OidcServer, oidc_server, sign_in
@@ -205,7 +205,7 @@ def test_an_answer_with_another_state_is_refused(
     catalog = catalog_file(folder, books={"type": "http", "url": books.mcp_url})
     login = Login(["books", "--file", catalog, "--client-id-url", document.client_id], monkeypatch)
     redirect = parse_qs(urlsplit(login.url()).query)["redirect_uri"][0]
-    page = httpx2.get(redirect, params={"code": "stolen", "state": "forged"}, timeout=10)
+    page = loopback.get(redirect, params={"code": "stolen", "state": "forged"}, timeout=10)
     code, _out, err = login.finish()
     assert page.status_code == 200 and "You can close this window" in page.text
     assert code == 1
@@ -347,7 +347,7 @@ def test_an_authorization_server_without_cimd_gets_the_registered_client_id(
     ):
         assert (
             "client_id_metadata_document_supported"
-            not in httpx2.get(plain.issuer + "/.well-known/openid-configuration", timeout=10).json()
+            not in loopback.get(plain.issuer + "/.well-known/openid-configuration", timeout=10).json()
         )
         catalog = catalog_file(folder, books={"type": "http", "url": other.mcp_url})
         refused = run_cli_in_process(

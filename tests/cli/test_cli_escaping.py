@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-import httpx2
 import pytest
+
+from tests.agents import loopback
 
 from ..agents import AgentProcess, run_cli, run_registry
 from .test_cli_terminal import on_terminal
@@ -31,7 +32,7 @@ HOSTILE = {
 @pytest.fixture(scope="module")
 def registry() -> Iterator[AgentProcess]:
     with run_registry(0, "--timeout", "120") as running:
-        answer = httpx2.post(running.base_url + "/heartbeat", json=HOSTILE, timeout=5, trust_env=False)
+        answer = loopback.post(running.base_url + "/heartbeat", json=HOSTILE, timeout=5)
         assert answer.status_code == 200, answer.text
         yield running
 

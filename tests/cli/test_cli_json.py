@@ -12,13 +12,13 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.cli import main
 from mesh_framework.cli.agents import _agent_status, _parse_time
 from mesh_framework.cli.call import parse_arguments
 from mesh_framework.cli.common import CliError
+from tests.agents import loopback
 
 from ..agents import run_agent, run_cli, run_registry, wait_until
 from .test_cli_errors import assert_one_clean_line
@@ -218,7 +218,7 @@ def test_ctrl_c_while_waiting_cancels_the_job(mesh: str, cli: Cli) -> None:
 
 
 def _listing(registry: str) -> list[dict[str, Any]]:
-    return list(httpx2.get(registry + "/agents", timeout=5, trust_env=False).json()["agents"])
+    return list(loopback.get(registry + "/agents", timeout=5).json()["agents"])
 
 
 async def test_wait_reports_a_failed_or_cancelled_job_on_one_line() -> None:

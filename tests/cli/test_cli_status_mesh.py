@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.cli import main
+from tests.agents import loopback
 
 from ..agents import run_registry
 
@@ -50,7 +50,7 @@ ADDER = agent(
 def test_status_shows_capabilities_and_llm_filters(capsys: pytest.CaptureFixture[str]) -> None:
     with run_registry(0, "--timeout", "120") as registry:
         for payload in (CALC, ADDER):
-            httpx2.post(registry.base_url + "/heartbeat", json=payload, timeout=5).raise_for_status()
+            loopback.post(registry.base_url + "/heartbeat", json=payload, timeout=5).raise_for_status()
         assert main(["status", "--registry-url", registry.base_url, "--json"]) == 0
         agents = {a["name"]: a for a in json.loads(capsys.readouterr().out)["agents"]}
         assert agents["adder"]["capabilities"] == [

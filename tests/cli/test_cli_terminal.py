@@ -19,8 +19,9 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 
-import httpx2
 import pytest
+
+from tests.agents import loopback
 
 from ..agents import ROOT, agent_env, run_agent, run_registry, wait_until
 from ..cli_in_process import CliRun
@@ -168,7 +169,7 @@ def mesh() -> Iterator[dict[str, str]]:
         env = {**FAST, "MCP_MESH_REGISTRY_URL": registry.base_url}
 
         def healthy() -> int:
-            agents = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json()["agents"]
+            agents = loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"]
             return sum(agent["status"] == "healthy" for agent in agents)
 
         with run_agent("starter_app", env=env), run_agent("starter_app.calculator", env=env):

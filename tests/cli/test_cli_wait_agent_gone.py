@@ -21,10 +21,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import ROOT, AgentProcess, agent_env, run_registry
+from tests.agents import ROOT, AgentProcess, agent_env, loopback, run_registry
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -113,7 +112,7 @@ def stub_agent(
             "http_port": stub.port,
             "tools": [{"function_name": "hold", "capability": "hold"}],
         }
-        answer = httpx2.post(registry.base_url + "/heartbeat", json=heartbeat, timeout=5, trust_env=False)
+        answer = loopback.post(registry.base_url + "/heartbeat", json=heartbeat, timeout=5)
         assert answer.status_code == 200, answer.text
         yield stub
     finally:
@@ -169,7 +168,7 @@ def test_a_registry_job_whose_agent_goes_away_during_a_status_poll_is_followed_i
     registry: AgentProcess,
 ) -> None:
     submitted = {"capability": "hold", "submitted_payload": {"name": "forever"}, "submitted_by": "test"}
-    created = httpx2.post(registry.base_url + "/jobs", json=submitted, timeout=5, trust_env=False)
+    created = loopback.post(registry.base_url + "/jobs", json=submitted, timeout=5)
     assert created.status_code == 201, created.text
     job_id = str(created.json()["id"])
     with stub_agent(registry, job_id, ("__mesh_job_status", 2)) as stub:
@@ -177,9 +176,7 @@ def test_a_registry_job_whose_agent_goes_away_during_a_status_poll_is_followed_i
         try:
             assert stub.cut.wait(timeout=30), "the command never polled the job twice"
             cancel = {"reason": "its agent died"}
-            answer = httpx2.post(
-                f"{registry.base_url}/jobs/{job_id}/cancel", json=cancel, timeout=5, trust_env=False
-            )
+            answer = loopback.post(f"{registry.base_url}/jobs/{job_id}/cancel", json=cancel, timeout=5)
             assert answer.status_code == 200, answer.text
         finally:
             code, out, err = finish(command)
