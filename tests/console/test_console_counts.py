@@ -11,12 +11,11 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.console_feed import TrafficRecorder
 from mesh_framework.llm.types import LlmUsage
-from tests.agents import AgentProcess, run_starter_with_model, wait_until
+from tests.agents import AgentProcess, loopback, run_starter_with_model, wait_until
 from tests.llm_fakes import FakeLlmServer, fake_openai, streamed
 
 pytestmark = pytest.mark.timeout(120)
@@ -38,7 +37,7 @@ def mesh(model: FakeLlmServer) -> Iterator[tuple[AgentProcess, AgentProcess]]:
 
 
 def console(registry: AgentProcess) -> dict[str, Any]:
-    answer = httpx2.get(registry.base_url + "/ui/console", timeout=5, trust_env=False)
+    answer = loopback.get(registry.base_url + "/ui/console", timeout=5)
     assert answer.status_code == 200
     return dict(answer.json())
 
@@ -69,7 +68,7 @@ def test_a_chat_route_call_is_traffic_and_agrees_with_its_tokens(
     registry, starter = mesh
     before = served(console(registry), "ask")[0]
     model.add(streamed("Hello", " there"))
-    answer = httpx2.post(starter.base_url + "/api/chat", json=QUESTION, timeout=30, trust_env=False)
+    answer = loopback.post(starter.base_url + "/api/chat", json=QUESTION, timeout=30)
     assert answer.status_code == 200 and "data: [DONE]" in answer.text
     view = settled(registry, before + 1)
     assert served(view, "ask") == (before + 1, 0)
@@ -99,9 +98,7 @@ def test_a_reader_that_leaves_is_a_call_not_an_error_and_adds_no_token_row(
     resume = threading.Event()
     model.add(streamed("Par", "tial", pause_after=1, resume=resume))
     try:
-        with httpx2.stream(
-            "POST", starter.base_url + "/api/chat", json=QUESTION, timeout=30, trust_env=False
-        ) as answer:
+        with loopback.stream("POST", starter.base_url + "/api/chat", json=QUESTION, timeout=30) as answer:
             assert next(answer.iter_lines()) == "data: Par"
         assert model.left_early.wait(20)  # the agent closed the model's stream: the run is over
     finally:
@@ -120,9 +117,7 @@ def test_a_reader_that_leaves_is_a_call_not_an_error_and_adds_no_token_row(
     }
     accept = {"Accept": "application/json, text/event-stream"}
     try:
-        with httpx2.stream(
-            "POST", starter.mcp_url, json=body, headers=accept, timeout=30, trust_env=False
-        ) as answer:
+        with loopback.stream("POST", starter.mcp_url, json=body, headers=accept, timeout=30) as answer:
             for line in answer.iter_lines():
                 if line.startswith("data: "):
                     assert json.loads(line[6:])["params"]["message"] == "Par"

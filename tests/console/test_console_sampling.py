@@ -7,7 +7,6 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.console_feed import BUCKET_BOUNDS, TrafficRecorder, percentile
@@ -17,7 +16,7 @@ from mesh_framework.tracing import spans as span_helpers
 from mesh_framework.tracing.carriers import inject_trace
 from mesh_framework.tracing.sampling import TraceBudget
 from mesh_framework.tracing.state import state as trace_state
-from tests.agents import dependency_providers, run_agent, run_registry, wait_until
+from tests.agents import dependency_providers, loopback, run_agent, run_registry, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -109,7 +108,7 @@ def _call(url: str, headers: dict[str, str] | None = None) -> str:
         "method": "tools/call",
         "params": {"name": "front", "arguments": {"text": "x"}},
     }
-    return httpx2.post(url, json=request, headers=headers, timeout=10, trust_env=False).text
+    return loopback.post(url, json=request, headers=headers, timeout=10).text
 
 
 def test_real_agents_count_every_call_and_keep_a_trace_whole_or_not_at_all() -> None:
@@ -130,7 +129,7 @@ def test_real_agents_count_every_call_and_keep_a_trace_whole_or_not_at_all() -> 
                 assert "front>middle>back" in _call(front.mcp_url)
 
             def view_with(calls: int) -> dict[str, Any] | None:
-                view = httpx2.get(registry.base_url + "/ui/console", timeout=5, trust_env=False).json()
+                view = loopback.get(registry.base_url + "/ui/console", timeout=5).json()
                 counted = {t["tool"]: t["total_calls"] for t in view["tools"]}
                 return view if counted == {"front": calls, "middle": calls, "back": calls} else None
 

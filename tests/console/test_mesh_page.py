@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx2
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.agents import ROOT, AgentProcess, run_agent, run_registry, stop, wait_until
+from tests.agents import ROOT, AgentProcess, loopback, run_agent, run_registry, stop, wait_until
 from tests.browser import chromium, new_page
 
 ARTIFACTS = ROOT / "build" / "test-artifacts"
@@ -43,7 +42,7 @@ def agent_id(registry: AgentProcess, name: str) -> str:
     """The id the registry lists for the agent called `name` (once it registered)."""
 
     def listed() -> str | None:
-        agents = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json()["agents"]
+        agents = loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"]
         return next((str(a["id"]) for a in agents if a.get("name") == name), None)
 
     return str(wait_until(listed, timeout=30))
