@@ -10,12 +10,12 @@ import os
 import textwrap
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from mesh_framework import MeshApplication, WiringError
 from mesh_framework.testing import SyncMeshClient, mesh_client
 from mesh_framework.testing.client import build_request
+from tests.agents import loopback
 from tests.apps.beans_app import parts
 
 from ..agents import ROOT, run_agent, run_cli, stop
@@ -217,7 +217,7 @@ def test_an_installed_package_contributes_beans_and_the_app_s_own_win(tmp_path: 
 
 def _call(agent_url: str, tool: str) -> dict[str, object]:
     body, headers = build_request("tools/call", {"name": tool, "arguments": {}}, modern=True, name=tool)
-    answer = httpx2.post(agent_url, json=body, headers=headers, timeout=10)
+    answer = loopback.post(agent_url, json=body, headers=headers, timeout=10)
     result: dict[str, object] = answer.json()["result"]["structuredContent"]
     return result
 

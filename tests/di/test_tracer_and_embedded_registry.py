@@ -26,6 +26,7 @@ from mesh_framework.registry.in_process import InProcessRegistry
 from mesh_framework.registry.registry_server import RegistryServer
 from mesh_framework.testing.client import SyncMeshClient
 from mesh_framework.tracing import SpanTracer
+from tests.agents import loopback
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -213,7 +214,7 @@ def test_an_agent_without_a_registry_url_runs_the_embedded_registry_and_stops_it
     url = asyncio.run(joined_then_stopped())
     assert embedded.running is None
     with pytest.raises(httpx2.ConnectError):  # stopped with the agent
-        httpx2.get(url + "/health", timeout=5)
+        loopback.get(url + "/health", timeout=5)
 
 
 def test_an_app_s_embedded_registry_replaces_the_framework_s(

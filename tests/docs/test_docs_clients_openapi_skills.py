@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 import yaml
 from mcp import Client
+
+from tests.agents import loopback
 
 from ..agents import AgentProcess, run_agent, run_mesh, run_registry, wait_until
 from ..docs_examples import page_blocks, section
@@ -58,7 +59,7 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, AgentPr
 def rpc(url: str, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """One handshake-era stateless JSON-RPC request."""
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
-    answer: dict[str, Any] = httpx2.post(url, json=body, headers=HEADERS, timeout=10, trust_env=False).json()
+    answer: dict[str, Any] = loopback.post(url, json=body, headers=HEADERS, timeout=10).json()
     return answer
 
 

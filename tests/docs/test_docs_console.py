@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents import ROOT, AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import ROOT, AgentProcess, loopback, run_agent, run_registry, wait_until
 
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 BLOCK = re.compile(r"```console\n(.*?)```", re.S)
@@ -47,9 +47,8 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 
 
 def _resolved(registry: AgentProcess) -> bool:
-    import httpx2
 
-    agents = httpx2.get(registry.base_url + "/agents", timeout=5).json().get("agents") or []
+    agents = loopback.get(registry.base_url + "/agents", timeout=5).json().get("agents") or []
     return len(agents) == 2 and all(a["dependencies_resolved"] == a["total_dependencies"] for a in agents)
 
 
