@@ -16,7 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
@@ -56,7 +56,7 @@ def mesh_a2a_app(registry: MeshRegistry, port: int) -> Iterator[str]:
             if proc.poll() is not None:
                 raise RuntimeError(f"a2a_echo exited:\n{drain.text()[-3000:]}")
             with contextlib.suppress(httpx2.TransportError):
-                answer = httpx2.get(base + "/agents/echo/.well-known/agent.json", timeout=5, trust_env=False)
+                answer = loopback.get(base + "/agents/echo/.well-known/agent.json", timeout=5)
                 return answer.json() if answer.status_code == 200 else None
             return None
 
@@ -73,7 +73,7 @@ def call(endpoint: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     }
-    answer = httpx2.post(
+    answer = loopback.post(
         endpoint, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=30
     ).json()["result"]
     return answer  # type: ignore[no-any-return]
@@ -95,7 +95,7 @@ def a2a_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[A2aMesh]:
         mesh_a2a_app(registry, port) as mesh_app,
     ):
         surface = mesh_app + "/agents/echo"
-        wait_for(lambda: httpx2.get(registry.url + "/a2a/agents", timeout=5).json()["surfaces"], timeout=20)
+        wait_for(lambda: loopback.get(registry.url + "/a2a/agents", timeout=5).json()["surfaces"], timeout=20)
         env = ours(registry, MESH_A2A__PEERS__ECHO__URL=surface, MESH_A2A__PEERS__WORDS__URL=surface)
         with run_agent("tests.apps.a2a_app", env=env) as running:
             yield A2aMesh(registry, surface, running)
@@ -127,5 +127,5 @@ def test_our_client_calls_an_mcp_mesh_a2a_surface_by_url_and_through_the_registr
     assert found["content"][0]["text"] == 'completed:{"echo": "mesh:found"}', found
     streamed = call(consumer.mcp_url, "stream_peer", {"text": "s"})  # tasks/sendSubscribe
     assert streamed["content"][0]["text"] == '{"echo": "mesh:s"}', streamed
-    listed = httpx2.get(registry.url + "/a2a/agents", timeout=5).json()["surfaces"]
+    listed = loopback.get(registry.url + "/a2a/agents", timeout=5).json()["surfaces"]
     assert [(s["skill_id"], s["public_url"]) for s in listed] == [("echo-text", surface)]

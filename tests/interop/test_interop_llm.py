@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.cli_in_process import run_cli_in_process
 from tests.interop.mcp_mesh import (
@@ -356,7 +355,7 @@ def stream_call(endpoint: str, tool: str, arguments: dict[str, Any]) -> tuple[li
     }
     headers = {"Accept": "application/json, text/event-stream"}
     url = endpoint.rstrip("/") + "/mcp"
-    response = httpx2.post(url, json=body, headers=headers, timeout=60, trust_env=False)
+    response = loopback.post(url, json=body, headers=headers, timeout=60)
     messages = sse_messages(response.text)
     chunks = [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"]
     (answer,) = [m for m in messages if m.get("id") == 5]

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
@@ -100,7 +99,7 @@ def exchange(
         # ours -> theirs: an upload to our route, read by mcp-mesh's MediaParam tool
         image = png(4000)
         files = {"file": ("upload.png", image, "image/png")}
-        uploaded = httpx2.post(ours.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
+        uploaded = loopback.post(ours.base_url + "/api/upload", files=files, timeout=10)
         uri = uploaded.json()["uri"]
         assert uri.startswith(f"{base}upload-") and uri.endswith(".png")  # a name of its own
         inspected = structured(call_mesh_tool(theirs.endpoint, "mesh_inspect", {"image": uri}))

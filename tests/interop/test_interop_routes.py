@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import run_agent
+from tests.agents import loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def fetch(url: str) -> httpx2.Response:
-    return httpx2.get(url, timeout=15, trust_env=False)
+    return loopback.get(url, timeout=15)
 
 
 def ok_json(url: str) -> Any:

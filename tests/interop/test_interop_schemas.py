@@ -11,12 +11,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 from pydantic import BaseModel
 
 from mesh_framework.schemas import canonical_schema
-from tests.agents import run_agent
+from tests.agents import loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.cli_in_process import run_cli_in_process
 from tests.interop.mcp_mesh import (
@@ -37,9 +36,7 @@ class Caption(BaseModel):
 
 
 def events(url: str, **query: Any) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = httpx2.get(
-        url + "/events", params=query, timeout=5, trust_env=False
-    ).json()["events"]
+    found: list[dict[str, Any]] = loopback.get(url + "/events", params=query, timeout=5).json()["events"]
     return found
 
 
@@ -104,7 +101,7 @@ def test_mcp_meshs_registry_matches_our_agents_by_schema(
         assert evicted["details"]["consumer_hash"] == canonical_schema(Caption).hash
 
         # our provider and mcp-mesh's publish one hash for one model, so both qualify (same hash: no diff)
-        schemas = httpx2.get(url + "/schemas", timeout=5, trust_env=False).json()["schemas"]
+        schemas = loopback.get(url + "/schemas", timeout=5).json()["schemas"]
         origins = {entry["hash"] for entry in schemas}
         assert canonical_schema(Caption).hash in origins
         assert len([k for k in stage["kept"] if k.endswith(":caption")]) == 2

@@ -12,10 +12,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import run_agent
+from tests.agents import loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
@@ -68,7 +67,7 @@ def test_our_service_over_mcp_mesh_providers_resolves_as_an_mcp_mesh_view(
         }
         inspected = call(consumer, "inspect_service", {})
         assert inspected["structuredContent"]["caption_type"] == "Caption"
-        route = httpx2.get(consumer.base_url + "/caption?text=dog", timeout=10, trust_env=False)
+        route = loopback.get(consumer.base_url + "/caption?text=dog", timeout=10)
         assert route.json() == {"text": "mesh sees dog", "confidence": 0.75}
         # match_mode: the registry's schema stage keeps mcp-mesh's caption, whose output fits Caption
         matched = call(consumer, "matched_caption", {"text": "cat"})

@@ -9,11 +9,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
 
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 from tests.agents import wait_until as wait_for
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
@@ -38,9 +37,7 @@ def streamed(endpoint: str, tool: str, arguments: dict[str, Any]) -> tuple[list[
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments, "_meta": {"progressToken": 1}},
     }
-    response = httpx2.post(
-        endpoint.rstrip("/") + "/mcp", json=body, headers={"Accept": ACCEPT}, timeout=30, trust_env=False
-    )
+    response = loopback.post(endpoint.rstrip("/") + "/mcp", json=body, headers={"Accept": ACCEPT}, timeout=30)
     messages = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
     chunks = [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"]
     assert all(m["params"]["progressToken"] == 1 for m in messages if "method" in m)

@@ -10,9 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import httpx2
-
-from tests.agents import run_agent, wait_until
+from tests.agents import loopback, run_agent, wait_until
 from tests.interop.mcp_mesh import (
     AGENTS_DIR,
     MeshRegistry,
@@ -44,7 +42,7 @@ def call_front(url: str, traceparent: str | None = None) -> dict[str, Any]:
     headers = {"Accept": "application/json, text/event-stream"}
     if traceparent:
         headers["traceparent"] = traceparent
-    return httpx2.post(url, json=body, headers=headers, timeout=30).json()["result"]  # type: ignore[no-any-return]
+    return loopback.post(url, json=body, headers=headers, timeout=30).json()["result"]  # type: ignore[no-any-return]
 
 
 def server_spans(path: Path) -> list[dict[str, Any]]:
