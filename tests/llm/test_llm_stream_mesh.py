@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
 import pytest
+
+from tests.agents import loopback
 
 from ..agents import AgentProcess, run_agent, run_registry, wait_until
 from ..llm_fakes import FakeLlmServer, fake_openai, streamed, tool_call
@@ -60,12 +61,11 @@ def body(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def stream_call(mesh: Mesh, question: str) -> tuple[list[str], dict[str, Any]]:
-    response = httpx2.post(
+    response = loopback.post(
         mesh.consumer.mcp_url,
         json=body("chat_mesh", {"question": question}),
         headers={"Accept": ACCEPT},
         timeout=60,
-        trust_env=False,
     )
     messages = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
     chunks = [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"]
@@ -92,7 +92,7 @@ def test_the_final_answer_streams_through_our_provider(mesh: Mesh) -> None:
 
     # the console counts the run: the provider answered, though its stream carries no token counts
     def chat_mesh_tokens() -> list[dict[str, Any]]:
-        view = httpx2.get(mesh.registry.base_url + "/ui/console", timeout=5, trust_env=False).json()
+        view = loopback.get(mesh.registry.base_url + "/ui/console", timeout=5).json()
         return [row for row in view["tokens"] if row["tool"] == "chat_mesh"]
 
     rows = wait_until(chat_mesh_tokens, timeout=15)
@@ -124,8 +124,8 @@ def test_a_caller_that_leaves_closes_the_vendor_stream_two_hops_away(mesh: Mesh)
     mesh.model.left_early.clear()
     mesh.model.add(streamed("first", " second", hold=True))
     request = body("chat_mesh", {"question": "talk"})
-    with httpx2.stream(
-        "POST", mesh.consumer.mcp_url, json=request, headers={"Accept": ACCEPT}, timeout=30, trust_env=False
+    with loopback.stream(
+        "POST", mesh.consumer.mcp_url, json=request, headers={"Accept": ACCEPT}, timeout=30
     ) as response:
         for line in response.iter_lines():
             if line.startswith("data: ") and json.loads(line[6:])["params"]["message"] == "first":
@@ -134,7 +134,7 @@ def test_a_caller_that_leaves_closes_the_vendor_stream_two_hops_away(mesh: Mesh)
 
     # the consumer counts its call to the provider as one its caller left: a call, not an error
     def cancelled_calls() -> float:
-        scrape = httpx2.get(mesh.consumer.base_url + "/metrics", timeout=5, trust_env=False).text
+        scrape = loopback.get(mesh.consumer.base_url + "/metrics", timeout=5).text
         lines = [line for line in scrape.splitlines() if line.startswith("mesh_proxy_calls_total{")]
         return sum(float(line.rsplit(" ", 1)[1]) for line in lines if 'outcome="cancelled"' in line)
 
@@ -150,12 +150,11 @@ def test_a_provider_without_a_stream_tool_answers_through_its_buffered_tool() ->
         ):
             ready = "LLM tool 'chat_any_provider': provider legacyllm-"
             assert wait_until(lambda: ready in consumer.text(), timeout=20), consumer.text()[-3000:]
-            response = httpx2.post(
+            response = loopback.post(
                 consumer.mcp_url,
                 json=body("chat_any_provider", {"question": "hi"}),
                 headers={"Accept": ACCEPT},
                 timeout=60,
-                trust_env=False,
             )
             messages = [
                 json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")

@@ -8,12 +8,11 @@ from __future__ import annotations
 import logging
 from contextlib import aclosing
 
-import httpx2
 import pytest
 
 from mesh_framework.config.settings import LlmVendorSettings
 from mesh_framework.llm.vendors import create_model
-from tests.agents import run_agent
+from tests.agents import loopback, run_agent
 from tests.llm_fakes import fake_anthropic, fake_openai, text
 
 KEY = "sk-env-0123456789abcdef"
@@ -88,7 +87,7 @@ def test_an_agent_s_llm_route_reaches_the_server_named_by_openai_base_url() -> N
     with fake_openai([text("Paris")]) as model:
         env = {"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "", "OPENAI_ADMIN_KEY": ""}
         with run_agent("tests.apps.routes_llm_app", env=env) as asker:
-            answer = httpx2.post(
+            answer = loopback.post(
                 asker.base_url + "/api/ask-direct", params={"question": "Capital of France?"}, timeout=30
             )
             assert answer.status_code == 200, answer.text

@@ -16,7 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.llm_fakes import fake_openai, text, tool_call
 from tests.media_files import PDF, png
 from tests.s3_server import S3_ENV, s3_server
@@ -45,7 +45,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str,
         "params": {"name": tool, "arguments": arguments},
     }
     headers = {"accept": "application/json, text/event-stream"}
-    answer = httpx2.post(agent.mcp_url, json=body, headers=headers, timeout=30, trust_env=False)
+    answer = loopback.post(agent.mcp_url, json=body, headers=headers, timeout=30)
     text = answer.text
     if text.startswith(("event:", "data:")):
         text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
@@ -55,7 +55,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str,
 
 def upload(agent: AgentProcess, name: str, data: bytes, mime_type: str) -> httpx2.Response:
     files = {"file": (name, data, mime_type)}
-    return httpx2.post(agent.base_url + "/api/upload", files=files, timeout=10, trust_env=False)
+    return loopback.post(agent.base_url + "/api/upload", files=files, timeout=10)
 
 
 def test_an_upload_is_stored_and_readable_by_a_tool(agent: AgentProcess, media_folder: Path) -> None:
@@ -123,7 +123,7 @@ def test_a_traversing_file_name_stays_in_the_store(agent: AgentProcess, media_fo
     assert answer.json()["uri"].startswith(f"file://{media_folder}/media/escape-")
     assert not (media_folder / "escape.png").exists()
     files = {"file": ("../escape.png", png(300), "image/png")}
-    kept = httpx2.post(agent.base_url + "/api/replace", files=files, timeout=10, trust_env=False)
+    kept = loopback.post(agent.base_url + "/api/replace", files=files, timeout=10)
     assert kept.status_code == 400  # a route that keeps the sent name refuses a path
     assert "path traversal" in kept.json()["detail"]
     assert not (media_folder / "escape.png").exists()

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from mesh_framework.media.sniff import sniff
 from mesh_framework.media.store import matches_type
 from mesh_framework.media.uploads import FORM_OVERHEAD_BYTES, unique_name
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 from tests.media_files import PDF, SVG, png
 
 pytestmark = pytest.mark.timeout(120)
@@ -54,7 +54,7 @@ def upload(
     agent: AgentProcess, name: str, data: bytes, mime_type: str, route: str = "/api/upload"
 ) -> httpx2.Response:
     files = {"file": (name, data, mime_type)}
-    return httpx2.post(agent.base_url + route, files=files, timeout=10, trust_env=False)
+    return loopback.post(agent.base_url + route, files=files, timeout=10)
 
 
 def stored(uri: str) -> bytes:
@@ -237,7 +237,7 @@ def test_media_is_served_with_its_proven_type_and_svg_as_a_sandboxed_download(
     agent: AgentProcess, media_folder: Path
 ) -> None:
     def show(uri: str) -> httpx2.Response:
-        return httpx2.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10, trust_env=False)
+        return loopback.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10)
 
     image = png(300)
     picture = show(upload(agent, "photo.png", image, "image/png").json()["uri"])
@@ -311,7 +311,7 @@ def test_the_upload_surface_never_fails_on_what_is_sent(
     agent: AgentProcess, route: str, request: tuple[dict[str, str], bytes]
 ) -> None:
     headers, body = request
-    answer = httpx2.post(agent.base_url + route, content=body, headers=headers, timeout=10, trust_env=False)
+    answer = loopback.post(agent.base_url + route, content=body, headers=headers, timeout=10)
     assert answer.status_code < 500, (answer.status_code, answer.text)
     assert answer.status_code in (200, 400, 413, 415), (answer.status_code, answer.text)
     assert "Traceback" not in answer.text
@@ -327,7 +327,7 @@ def test_the_upload_surface_never_fails_on_what_is_sent(
 )
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_serving_media_never_fails_on_the_uri_sent(agent: AgentProcess, uri: str) -> None:
-    answer = httpx2.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10, trust_env=False)
+    answer = loopback.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10)
     assert answer.status_code in (200, 400, 404), (answer.status_code, answer.text)
 
 
@@ -336,5 +336,5 @@ def test_the_store_folder_a_null_byte_or_an_endless_name_is_no_media(
 ) -> None:
     folder = f"file://{media_folder}/media/"
     for uri in (folder, folder + "a\0b.png", folder + "a" * 5000 + ".png"):
-        answer = httpx2.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10, trust_env=False)
+        answer = loopback.get(agent.base_url + "/api/media", params={"uri": uri}, timeout=10)
         assert answer.status_code in (400, 404), (answer.status_code, answer.text)
