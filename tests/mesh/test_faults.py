@@ -17,7 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.registry.store import RegistryStore
@@ -163,7 +162,7 @@ def test_a_provider_answering_500_or_garbage_is_a_clear_error(mesh: Mesh, mode: 
     finally:
         server.shutdown()
         server.server_close()
-        httpx2.delete(f"{mesh.registry_url}/agents/flaky-{mode}", timeout=5, trust_env=False)
+        loopback.delete(f"{mesh.registry_url}/agents/flaky-{mode}", timeout=5)
 
 
 def test_a_provider_that_never_answers_times_out_by_settings_and_by_the_callers_budget(mesh: Mesh) -> None:
@@ -215,7 +214,7 @@ def test_after_a_timeout_only_idempotent_tools_go_to_another_provider(mesh: Mesh
         blackhole.close()
         other_blackhole.close()
         for agent_id in ("idem-hung", "idem-ok", "plain-hung", "plain-ok"):
-            httpx2.delete(f"{mesh.registry_url}/agents/{agent_id}", timeout=5, trust_env=False)
+            loopback.delete(f"{mesh.registry_url}/agents/{agent_id}", timeout=5)
 
 
 def test_a_partition_between_consumer_and_provider_fails_calls_then_heals(mesh: Mesh) -> None:
@@ -238,7 +237,7 @@ def test_a_partition_between_consumer_and_provider_fails_calls_then_heals(mesh: 
         )
     finally:
         proxy.close()
-        httpx2.delete(f"{mesh.registry_url}/agents/far-provider", timeout=5, trust_env=False)
+        loopback.delete(f"{mesh.registry_url}/agents/far-provider", timeout=5)
 
 
 def test_a_wall_clock_jump_expires_nobody() -> None:

@@ -11,7 +11,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.config.loader import load_settings
@@ -19,7 +18,7 @@ from mesh_framework.errors import ConfigError
 from mesh_framework.mesh.http_pool import build_http_client
 from mesh_framework.mesh.transport import McpTransport, RemoteError
 from mesh_framework.propagation import HeaderAllowlist, budget_deadline, propagating
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 
 FRONT_ALLOWS = "X-Tenant-*, x-request-id"
 BACK_ALLOWS = "x-tenant-*,x-request-id,authorization,x-other,x-mesh-job-id"
@@ -48,7 +47,7 @@ def _relay(agent: AgentProcess, headers: dict[str, str], arguments: dict[str, An
         "method": "tools/call",
         "params": {"name": "relay", "arguments": arguments or {}},
     }
-    response = httpx2.post(
+    response = loopback.post(
         agent.mcp_url,
         json=body,
         headers={"Accept": "application/json, text/event-stream", **headers},

@@ -139,12 +139,12 @@ def test_a_down_provider_is_withdrawn_and_its_consumer_switches_without_a_failed
             flag.write_text("HANG")
             wait_until(lambda: routed_to(calculator, "starter", mark), timeout=15)
             assert status(registry, flaky_id) == "unhealthy"
-            assert httpx2.get(flaky.base_url + "/livez", timeout=5).status_code == 200
-            assert httpx2.get(flaky.base_url + "/health", timeout=5).status_code == 503
+            assert loopback.get(flaky.base_url + "/livez", timeout=5).status_code == 200
+            assert loopback.get(flaky.base_url + "/health", timeout=5).status_code == 503
         assert caller.failures == [], caller.failures[:5]
         assert caller.calls > 20
         assert "is DOWN: withdrawn from the registry" in flaky.text()
-        scrape = httpx2.get(calculator.base_url + "/metrics", timeout=5).text
+        scrape = loopback.get(calculator.base_url + "/metrics", timeout=5).text
     # the consumer's outbound calls went to both providers, its heartbeat was timed
     assert f'mesh_proxy_calls_total{{capability="add",endpoint="{flaky.base_url}",outcome="ok"}}' in scrape
     assert 'mesh_proxy_calls_total{capability="add",endpoint="http://127.0.0.1:' in scrape
@@ -240,7 +240,7 @@ def test_sigterm_refuses_new_calls_and_finishes_the_ones_in_flight(tmp_path: Pat
                 "method": "tools/call",
                 "params": {"name": "hold", "arguments": {"started": str(started), "release": str(release)}},
             }
-            held["answer"] = httpx2.post(
+            held["answer"] = loopback.post(
                 agent.mcp_url,
                 json=body,
                 headers={"Accept": "application/json, text/event-stream"},
@@ -251,8 +251,8 @@ def test_sigterm_refuses_new_calls_and_finishes_the_ones_in_flight(tmp_path: Pat
         thread.start()
         wait_until(started.exists, timeout=30)
         agent.process.send_signal(signal.SIGTERM)
-        wait_until(lambda: httpx2.get(agent.base_url + "/ready", timeout=5).status_code == 503, timeout=30)
-        refused = httpx2.post(
+        wait_until(lambda: loopback.get(agent.base_url + "/ready", timeout=5).status_code == 503, timeout=30)
+        refused = loopback.post(
             agent.mcp_url,
             json={
                 "jsonrpc": "2.0",
@@ -312,11 +312,11 @@ def test_a_draining_provider_sends_its_consumer_to_the_alternate(tmp_path: Path)
                 wait_until(started.exists, timeout=30)
                 flaky.process.send_signal(signal.SIGTERM)  # draining while the held call runs
                 wait_until(
-                    lambda: httpx2.get(flaky.base_url + "/ready", timeout=5).status_code == 503, timeout=30
+                    lambda: loopback.get(flaky.base_url + "/ready", timeout=5).status_code == 503, timeout=30
                 )
                 result = call(calculator, 3)
                 assert result["isError"] is False and result["structuredContent"] == {"result": 10}
-                scrape = httpx2.get(calculator.base_url + "/metrics", timeout=5).text
+                scrape = loopback.get(calculator.base_url + "/metrics", timeout=5).text
                 release.write_text("go")
                 holder.join(timeout=60)
         endpoint = flaky.base_url

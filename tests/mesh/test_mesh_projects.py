@@ -4,9 +4,8 @@ apart. Agents of the same project (the starter and its calculator) are one proje
 
 from __future__ import annotations
 
-import httpx2
-
 from mesh_framework.mesh.projects import other_projects
+from tests.agents import loopback
 
 from ..agents import run_agent, run_registry, wait_until
 
@@ -19,7 +18,7 @@ def test_an_agent_joining_another_projects_registry_says_so_once() -> None:
             run_agent("starter_app.calculator", env=env) as calc,
         ):
             wait_until(lambda: "add -> starter-" in calc.text(), timeout=30)  # both registered
-            listing = httpx2.get(registry.base_url + "/agents", timeout=5, trust_env=False).json()
+            listing = loopback.get(registry.base_url + "/agents", timeout=5).json()
             assert {a["name"]: a.get("project") for a in listing["agents"]} == {
                 "starter": "starter_app",
                 "calculator": "starter_app",

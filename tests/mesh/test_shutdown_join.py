@@ -10,10 +10,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import run_agent, run_registry, wait_until
+from tests.agents import loopback, run_agent, run_registry, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -21,12 +20,12 @@ NOT_JOINING = "stopping before the mesh was joined: not registering"
 
 
 def listed(registry_url: str) -> list[dict[str, Any]]:
-    agents = httpx2.get(registry_url + "/agents", timeout=5).json().get("agents") or []
+    agents = loopback.get(registry_url + "/agents", timeout=5).json().get("agents") or []
     return [a for a in agents if a.get("name") == "slow-join"]
 
 
 def registrations(registry_url: str) -> list[dict[str, Any]]:
-    answer = httpx2.get(registry_url + "/events", params={"type": "register", "limit": 500}, timeout=5)
+    answer = loopback.get(registry_url + "/events", params={"type": "register", "limit": 500}, timeout=5)
     assert answer.status_code == 200, answer.text
     return [e for e in answer.json()["events"] if e.get("agent_name") == "slow-join"]
 
@@ -38,7 +37,7 @@ def hold(mcp_url: str, started: Path, release: Path) -> None:
         "method": "tools/call",
         "params": {"name": "hold", "arguments": {"started": str(started), "release": str(release)}},
     }
-    httpx2.post(mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=60)
+    loopback.post(mcp_url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=60)
 
 
 def _joining_env(registry_url: str, checking: Path, checked: Path) -> dict[str, str]:
