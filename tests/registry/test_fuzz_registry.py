@@ -7,7 +7,6 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 import schemathesis
 import yaml
@@ -23,7 +22,7 @@ from starlette.routing import Route
 import mesh_framework.registry as registry_package
 from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
-from tests.agents import AgentProcess, run_registry
+from tests.agents import AgentProcess, loopback, run_registry
 
 SPEC = Path(registry_package.__file__).parent / "openapi.yaml"
 # Routes described on their own pages (job API, push streams, the mesh page and its console, its icon,
@@ -80,4 +79,4 @@ def test_registry_answers_as_described(case: schemathesis.Case, registry: AgentP
 
 
 def test_the_registry_still_answers_after_fuzzing(registry: AgentProcess) -> None:
-    assert httpx2.get(registry.base_url + "/health", timeout=10, trust_env=False).status_code == 200
+    assert loopback.get(registry.base_url + "/health", timeout=10).status_code == 200

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import pytest
 from pydantic import BaseModel
 from starlette.testclient import TestClient
@@ -13,7 +12,7 @@ from mesh_framework.registry import RegistryStore, build_registry_app
 from mesh_framework.registry.audit import AuditLog
 from mesh_framework.resolution_audit import stage_rows, summarize
 from mesh_framework.schemas import canonical_schema
-from tests.agents import run_mesh
+from tests.agents import loopback, run_mesh
 
 
 class Caption(BaseModel):
@@ -246,8 +245,8 @@ def test_mesh_registry_keeps_the_history_the_setting_says() -> None:
     with run_mesh(["registry", "--port", "0"], env={"MESH_REGISTRY__AUDIT_HISTORY": "2"}) as registry:
         for n in range(4):
             body = agent(f"cap-{n}", [producer("caption_it", Caption)], 9000 + n)
-            assert httpx2.post(registry.base_url + "/heartbeat", json=body, timeout=5).status_code == 200
-        found = httpx2.get(registry.base_url + "/events", timeout=5).json()
+            assert loopback.post(registry.base_url + "/heartbeat", json=body, timeout=5).status_code == 200
+        found = loopback.get(registry.base_url + "/events", timeout=5).json()
     assert [e["agent_id"] for e in found["events"]] == ["cap-3", "cap-2"]
 
 

@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, wait_until
 from tests.interop.mcp_mesh import MeshRegistry, missing_tools
 from tests.mcp_servers import free_port
 from tests.postgres import Postgres, run_postgres
@@ -59,7 +58,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str,
         "params": {"name": tool, "arguments": arguments},
     }
     headers = {"Accept": "application/json, text/event-stream"}
-    return httpx2.post(agent.mcp_url, json=body, headers=headers, timeout=15).json()["result"]  # type: ignore[no-any-return]
+    return loopback.post(agent.mcp_url, json=body, headers=headers, timeout=15).json()["result"]  # type: ignore[no-any-return]
 
 
 def squares(agent: AgentProcess, a: int, b: int) -> Any:
@@ -78,7 +77,9 @@ def test_registered_through_one_replica_resolved_through_the_other(
         assert wait_until(lambda: squares(calculator, 3, 4), timeout=20) == 25
         # Each replica lists both agents: they share the database.
         for replica in replicas:
-            names = {a["name"] for a in httpx2.get(replica.url + "/agents", timeout=5).json()["agents"] or []}
+            names = {
+                a["name"] for a in loopback.get(replica.url + "/agents", timeout=5).json()["agents"] or []
+            }
             assert {"starter", "calculator"} <= names, names
 
 
