@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from mesh_framework.registry.registry_app import build_registry_app
 from mesh_framework.registry.store import RegistryStore
 from mesh_framework.registry.ui.remote import remote_console_app
-from tests.agents import run_agent, run_registry, wait_until
+from tests.agents import loopback, run_agent, run_registry, wait_until
 from tests.page_token import page_headers, token_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -191,7 +191,7 @@ def test_mesh_console_s_page_has_the_same_protections_and_rules() -> None:
     with run_registry(0, "--timeout", "120") as registry:
         env = {"MCP_MESH_REGISTRY_URL": registry.base_url}
         with run_agent("tests.apps.console_app.sleeper", env=env) as sleeper:
-            favicon = httpx2.get(sleeper.base_url + "/favicon.ico", timeout=10, trust_env=False)
+            favicon = loopback.get(sleeper.base_url + "/favicon.ico", timeout=10)
             assert favicon.status_code == 204
             app = remote_console_app(registry.base_url)
             with TestClient(app, base_url="http://127.0.0.1") as console:

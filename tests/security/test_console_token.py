@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from mesh_framework.registry import RegistryServer
-from tests.agents import run_agent, run_mesh, wait_until
+from tests.agents import loopback, run_agent, run_mesh, wait_until
 from tests.page_token import page_headers, token_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -28,7 +28,7 @@ NOT_VALID = "unauthorized: the bearer token is not valid (registry.token)"
 
 
 def _get(url: str, headers: dict[str, str]) -> httpx2.Response:
-    return httpx2.get(url, headers=headers, timeout=5, trust_env=False)
+    return loopback.get(url, headers=headers, timeout=5)
 
 
 def _greet_calls(url: str) -> int | None:
@@ -65,7 +65,7 @@ def test_a_remote_client_with_the_token_calls_a_tool_and_one_without_it_is_refus
             def call(name: str, headers: dict[str, str]) -> httpx2.Response:
                 headers = {**headers, "X-Mesh-Csrf": page}
                 body = {"agent_id": row["agent_id"], "tool": "greet", "arguments": {"name": name}}
-                return httpx2.post(url + "/ui/call", json=body, headers=headers, timeout=30, trust_env=False)
+                return loopback.post(url + "/ui/call", json=body, headers=headers, timeout=30)
 
             _refused(call("no-token", REMOTE), REQUIRED)
             _refused(call("wrong-token", WRONG_TOKEN), NOT_VALID)

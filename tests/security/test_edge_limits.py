@@ -10,6 +10,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from tests.agents import loopback
+
 from ..agents import AgentProcess, run_agent, run_registry
 
 MIB = 1024 * 1024
@@ -64,7 +66,7 @@ def test_a_chunked_body_to_the_registry_is_refused_without_being_held(registry: 
     answer = _chunked_post(registry.port, "/heartbeat", 200 * MIB)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert _rss_mib(registry.process.pid) - before < 40  # not the 200 MiB sent
-    assert httpx2.get(registry.base_url + "/health", timeout=10, trust_env=False).status_code == 200
+    assert loopback.get(registry.base_url + "/health", timeout=10).status_code == 200
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +103,7 @@ def test_a_48_mib_header_is_refused_and_the_agent_keeps_serving(a2a_agent: Agent
     assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
     assert b"server.max_header_bytes" in answer
     assert _rss_mib(pid) - before < 20
-    assert httpx2.get(a2a_agent.base_url + "/health", timeout=10, trust_env=False).status_code == 200
+    assert loopback.get(a2a_agent.base_url + "/health", timeout=10).status_code == 200
 
 
 def test_idle_connections_do_not_hold_the_concurrency_and_silent_ones_are_closed() -> None:

@@ -10,9 +10,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import httpx2
 import pytest
 from playwright.sync_api import sync_playwright
+
+from tests.agents import loopback
 
 from ..agents import AgentProcess, run_agent, run_registry, wait_until
 from ..browser import CHROMIUM, FLAGS
@@ -96,12 +97,12 @@ def mesh() -> Iterator[tuple[AgentProcess, AgentProcess]]:
 
 
 def _agent_ids(registry: AgentProcess) -> list[str]:
-    agents = httpx2.get(registry.base_url + "/agents", timeout=10, trust_env=False).json()["agents"]
+    agents = loopback.get(registry.base_url + "/agents", timeout=10).json()["agents"]
     return [a["id"] for a in agents]
 
 
 def _calls(agent: AgentProcess) -> dict[str, int]:
-    return httpx2.get(agent.base_url + "/api/calls", timeout=10, trust_env=False).json()  # type: ignore[no-any-return]
+    return loopback.get(agent.base_url + "/api/calls", timeout=10).json()  # type: ignore[no-any-return]
 
 
 def test_a_page_of_another_site_takes_over_nothing(mesh: tuple[AgentProcess, AgentProcess]) -> None:

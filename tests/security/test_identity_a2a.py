@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 from mesh_framework import A2aClient
-from tests.agents import AgentProcess, run_agent, run_mesh, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_mesh, wait_until
 from tests.servers.oidc_server import CLIENT_ID, CLIENT_SECRET, OidcServer, oidc_server
 
 pytestmark = pytest.mark.timeout(120)
@@ -78,7 +78,7 @@ def call(agent: AgentProcess, tool: str, text: str = "hi") -> dict[str, Any]:
         "params": {"name": tool, "arguments": {"text": text}},
     }
     headers = {"Accept": "application/json, text/event-stream"}
-    answer = httpx2.post(agent.mcp_url, json=body, headers=headers, timeout=30, trust_env=False)
+    answer = loopback.post(agent.mcp_url, json=body, headers=headers, timeout=30)
     return answer.json()["result"]  # type: ignore[no-any-return]
 
 
@@ -94,7 +94,7 @@ def send_to(peer: AgentProcess, token: str | None) -> Any:
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
     headers = {"A2A-Version": "1.0", **({"Authorization": f"Bearer {token}"} if token else {})}
     url = peer.base_url + "/a2a/whoami"
-    answer = httpx2.post(url, json=body, headers=headers, timeout=10, trust_env=False)
+    answer = loopback.post(url, json=body, headers=headers, timeout=10)
     assert answer.status_code == 200, answer.text
     task = answer.json()["result"]["task"]
     return json.loads(task["artifacts"][0]["parts"][0]["text"])
@@ -215,12 +215,11 @@ def test_a_skill_sees_the_caller_its_a2a_guard_verified_without_the_agent_s_edge
             "method": "tasks/send",
             "params": {"id": "t-1", "message": {"role": "user", "parts": [{"type": "text", "text": "old"}]}},
         }
-        answer = httpx2.post(
+        answer = loopback.post(
             bare.base_url + "/a2a/whoami",
             json=legacy,
             headers={"Authorization": "Bearer alice-token"},
             timeout=10,
-            trust_env=False,
         ).json()["result"]
         assert json.loads(answer["artifacts"][0]["parts"][0]["text"])["client_id"] == "alice"
 
@@ -235,15 +234,15 @@ def test_the_app_s_own_token_verifier_guards_its_a2a_skills() -> None:
             body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
             headers = {"A2A-Version": "1.0", **({"Authorization": f"Bearer {token}"} if token else {})}
             url = f"{agent.base_url}/a2a/{skill}"
-            return httpx2.post(url, json=body, headers=headers, timeout=10, trust_env=False)
+            return loopback.post(url, json=body, headers=headers, timeout=10)
 
         def text_of(answer: httpx2.Response) -> str:
             assert answer.status_code == 200, answer.text
             return str(answer.json()["result"]["task"]["artifacts"][0]["parts"][0]["text"])
 
-        card = httpx2.get(agent.base_url + "/.well-known/agent-card.json", timeout=10, trust_env=False).json()
+        card = loopback.get(agent.base_url + "/.well-known/agent-card.json", timeout=10).json()
         assert card["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
-        legacy = httpx2.get(agent.base_url + "/a2a/erase/.well-known/agent.json", timeout=10, trust_env=False)
+        legacy = loopback.get(agent.base_url + "/a2a/erase/.well-known/agent.json", timeout=10)
         assert legacy.json()["authentication"] == {"schemes": ["bearer"]}
         assert post("whoami", None).status_code == 401
         unknown = post("whoami", "nope")

@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import ROOT, run_agent, run_registry, wait_until
+from tests.agents import ROOT, loopback, run_agent, run_registry, wait_until
 from tests.docs_examples import page_blocks, section
 from tests.servers.oidc_server import NODE, oidc_server
 
@@ -68,7 +67,7 @@ def run_section(
             }
 
             def answered() -> Any:
-                response = httpx2.post(trips.mcp_url, json=body, headers=headers, timeout=15)
+                response = loopback.post(trips.mcp_url, json=body, headers=headers, timeout=15)
                 result = response.json()["result"]
                 return None if result["isError"] else result
 

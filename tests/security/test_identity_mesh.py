@@ -18,7 +18,7 @@ from mesh_framework.mesh.transport import McpTransport
 from mesh_framework.security.authorization import McpAuthorization, verifier_from_settings
 from mesh_framework.security.caller import current_access_token
 from mesh_framework.security.outbound import OutboundCredentials
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.servers.oidc_server import CLIENT_ID, CLIENT_SECRET, OidcServer, oidc_server
 
 pytestmark = pytest.mark.timeout(120)
@@ -54,7 +54,7 @@ def caller_env(oauth: OidcServer) -> dict[str, str]:
 def call(agent: AgentProcess, tool: str, token: str | None = None) -> Any:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": {}}}
     headers = {**ACCEPT, **({"Authorization": f"Bearer {token}"} if token else {})}
-    return httpx2.post(agent.mcp_url, json=body, headers=headers, timeout=15)
+    return loopback.post(agent.mcp_url, json=body, headers=headers, timeout=15)
 
 
 def test_the_caller_s_oauth_client_is_who_the_provider_sees(oauth: OidcServer) -> None:
@@ -81,11 +81,11 @@ def test_the_caller_s_oauth_client_is_who_the_provider_sees(oauth: OidcServer) -
                 "result": ["read"]
             }
             assert call(provider, "scopes_of").status_code == 401  # no token: refused at the endpoint
-            route = httpx2.get(
+            route = loopback.get(
                 provider.base_url + "/whoami", headers={"Authorization": f"Bearer {token}"}, timeout=15
             )
             assert route.json() == {"client_id": CLIENT_ID}
-            assert httpx2.get(provider.base_url + "/whoami", timeout=15).json() == {"client_id": None}
+            assert loopback.get(provider.base_url + "/whoami", timeout=15).json() == {"client_id": None}
         assert CLIENT_SECRET not in caller.text() and token not in provider.text()
 
 

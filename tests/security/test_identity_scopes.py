@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from mesh_framework import MeshApplication, WiringError
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 from tests.servers.oidc_server import NODE, OidcServer, oidc_server
 
 pytestmark = pytest.mark.timeout(120)
@@ -47,7 +47,7 @@ def bearer(token: str | None) -> dict[str, str]:
 
 def rpc(agent: AgentProcess, method: str, params: dict[str, Any], token: str | None) -> httpx2.Response:
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    return httpx2.post(agent.mcp_url, json=body, headers={**ACCEPT, **bearer(token)}, timeout=15)
+    return loopback.post(agent.mcp_url, json=body, headers={**ACCEPT, **bearer(token)}, timeout=15)
 
 
 def challenge(response: httpx2.Response) -> str:
@@ -59,13 +59,13 @@ def test_a_route_with_scopes_challenges_as_the_endpoint_does_for_a_tool(
 ) -> None:
     url = agent.base_url + "/reports"
     metadata = f'resource_metadata="{agent.base_url}/.well-known/oauth-protected-resource"'
-    anonymous = httpx2.get(url, timeout=15)
+    anonymous = loopback.get(url, timeout=15)
     assert anonymous.status_code == 401
     assert challenge(anonymous) == f'Bearer scope="books reports", {metadata}'
     assert anonymous.json()["error"] == "unauthorized"
 
     reader = oauth.user_token("alice", RESOURCE, scope="books")
-    short = httpx2.get(url, headers=bearer(reader), timeout=15)
+    short = loopback.get(url, headers=bearer(reader), timeout=15)
     assert short.status_code == 403
     assert challenge(short) == (
         'Bearer error="insufficient_scope", error_description="the access token lacks scope(s) reports", '
@@ -76,13 +76,13 @@ def test_a_route_with_scopes_challenges_as_the_endpoint_does_for_a_tool(
         "error_description": "the access token lacks scope(s) reports",
     }
 
-    forged = httpx2.get(url, headers=bearer(reader[:-4] + "AAAA"), timeout=15)
+    forged = loopback.get(url, headers=bearer(reader[:-4] + "AAAA"), timeout=15)
     assert forged.status_code == 401 and 'error="invalid_token"' in challenge(forged)
 
     granted = oauth.user_token("alice", RESOURCE, scope="books reports")
-    answer = httpx2.get(url, headers=bearer(granted), timeout=15)
+    answer = loopback.get(url, headers=bearer(granted), timeout=15)
     assert answer.status_code == 200 and answer.json() == {"for": "alice"}
-    assert httpx2.get(agent.base_url + "/open", timeout=15).json() == {"open": True}  # no scopes: open
+    assert loopback.get(agent.base_url + "/open", timeout=15).json() == {"open": True}  # no scopes: open
 
 
 def test_a_prompt_or_resource_without_its_scopes_is_refused_as_a_tool_call_is(
@@ -120,7 +120,7 @@ def test_a_prompt_or_resource_without_its_scopes_is_refused_as_a_tool_call_is(
         },
         {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "books://2024"}},
     ]
-    refused = httpx2.post(agent.mcp_url, json=batch, headers={**ACCEPT, **bearer(auditor)}, timeout=15)
+    refused = loopback.post(agent.mcp_url, json=batch, headers={**ACCEPT, **bearer(auditor)}, timeout=15)
     assert refused.status_code == 403 and 'scope="books"' in challenge(refused)
 
 
@@ -135,7 +135,7 @@ def test_the_lists_show_what_the_token_cannot_use(oauth: OidcServer, agent: Agen
 
 
 def test_the_metadata_lists_every_surface_s_scopes(agent: AgentProcess) -> None:
-    document = httpx2.get(agent.base_url + "/.well-known/oauth-protected-resource", timeout=15).json()
+    document = loopback.get(agent.base_url + "/.well-known/oauth-protected-resource", timeout=15).json()
     assert document["scopes_supported"] == ["audit", "books", "reports"]  # tool, route, prompt, resources
 
 

@@ -12,13 +12,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from tests.agents import AgentProcess, run_agent, run_cli, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_cli, run_registry, wait_until
 
 MATH_TOKEN = "tok-math-1234567"
 ADMIN_TOKEN = "tok-admin-7654321"
@@ -98,7 +97,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any], token: str |
         "params": {"name": tool, "arguments": arguments},
     }
     sent = {**ACCEPT, **headers, **({"Authorization": f"Bearer {token}"} if token else {})}
-    return httpx2.post(agent.mcp_url, json=body, headers=sent, timeout=10)
+    return loopback.post(agent.mcp_url, json=body, headers=sent, timeout=10)
 
 
 def params(challenge: str) -> dict[str, str]:
@@ -117,7 +116,7 @@ def test_no_token_gets_401_pointing_at_the_protected_resource_metadata(agent: Ag
     challenge = params(answer.headers["www-authenticate"])
     metadata_url = f"{agent.base_url}/.well-known/oauth-protected-resource/mcp"
     assert challenge == {"resource_metadata": metadata_url}
-    metadata = httpx2.get(metadata_url, timeout=5).json()
+    metadata = loopback.get(metadata_url, timeout=5).json()
     assert metadata == {
         "resource": f"{agent.base_url}/mcp",
         "authorization_servers": [ISSUER],
@@ -125,8 +124,10 @@ def test_no_token_gets_401_pointing_at_the_protected_resource_metadata(agent: Ag
         "bearer_methods_supported": ["header"],
         "resource_name": "secured",
     }
-    assert httpx2.get(f"{agent.base_url}/.well-known/oauth-protected-resource", timeout=5).json() == metadata
-    assert httpx2.get(f"{agent.base_url}/health", timeout=5).status_code == 200  # probes stay open
+    assert (
+        loopback.get(f"{agent.base_url}/.well-known/oauth-protected-resource", timeout=5).json() == metadata
+    )
+    assert loopback.get(f"{agent.base_url}/health", timeout=5).status_code == 200  # probes stay open
 
 
 def test_unknown_or_malformed_tokens_get_invalid_token(agent: AgentProcess, jwks: Jwks) -> None:
@@ -173,7 +174,7 @@ def test_scopes_are_checked_for_every_call_of_a_batch_and_in_the_modern_protocol
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "reset", "arguments": {}}},
     ]
     sent = {**ACCEPT, "Authorization": f"Bearer {MATH_TOKEN}"}
-    assert httpx2.post(agent.mcp_url, json=batch, headers=sent, timeout=10).status_code == 403
+    assert loopback.post(agent.mcp_url, json=batch, headers=sent, timeout=10).status_code == 403
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -185,9 +186,9 @@ def test_scopes_are_checked_for_every_call_of_a_batch_and_in_the_modern_protocol
         "params": {"name": "reset", "arguments": {}, "_meta": meta},
     }
     modern = {**sent, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "reset"}
-    assert httpx2.post(agent.mcp_url, json=body, headers=modern, timeout=10).status_code == 403
+    assert loopback.post(agent.mcp_url, json=body, headers=modern, timeout=10).status_code == 403
     admin = {**modern, "Authorization": f"Bearer {ADMIN_TOKEN}"}
-    answer = httpx2.post(agent.mcp_url, json=body, headers=admin, timeout=10)
+    answer = loopback.post(agent.mcp_url, json=body, headers=admin, timeout=10)
     assert answer.status_code == 200 and "reset done" in answer.text
 
 

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from tests.agents import loopback
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPT = Path(__file__).resolve().parent / "oidc" / "server.mjs"
 PROVIDER = ROOT / ".tools" / "oidc" / "node_modules" / "oidc-provider" / "lib" / "index.js"
@@ -45,7 +47,7 @@ class OidcServer:
         return self.issuer + "/jwks"
 
     def _admin(self, method: str, path: str, body: Any = None) -> Any:
-        response = httpx2.request(method, self.issuer + path, json=body, timeout=10)
+        response = loopback.request(method, self.issuer + path, json=body, timeout=10)
         response.raise_for_status()
         return response.json()
 
@@ -92,7 +94,7 @@ class OidcServer:
 
     def fetch_token(self, resource: str, *, client: tuple[str, str] = (CLIENT_ID, CLIENT_SECRET)) -> str:
         """A real access token from the token endpoint (client credentials, RFC 8707 `resource`)."""
-        response = httpx2.post(
+        response = loopback.post(
             self.token_url,
             data={"grant_type": "client_credentials", "resource": resource, "scope": "read"},
             auth=client,
