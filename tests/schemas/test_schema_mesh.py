@@ -9,10 +9,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_cli, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_cli, run_registry, wait_until
 from tests.mesh.test_mesh_integration import call, mesh_env, text
 
 pytestmark = pytest.mark.timeout(90)
@@ -57,7 +56,7 @@ def test_a_route_dependency_is_matched_by_schema_too(mesh: AgentProcess) -> None
     answered(mesh, "show")
 
     def page() -> dict[str, Any] | None:
-        response = httpx2.get(mesh.base_url + "/caption", params={"text": "dog"}, timeout=5, trust_env=False)
+        response = loopback.get(mesh.base_url + "/caption", params={"text": "dog"}, timeout=5)
         return response.json() if response.status_code == 200 else None  # type: ignore[no-any-return]
 
     assert wait_until(page, timeout=20) == {"text": "a picture of dog", "confidence": 0.9}
@@ -87,9 +86,7 @@ def test_an_unmatched_route_is_named_with_its_method(mesh: AgentProcess, route_v
     )
 
     def logged() -> bool:
-        response = httpx2.get(
-            route_viewer.base_url + "/api/missing", params={"text": "x"}, timeout=5, trust_env=False
-        )
+        response = loopback.get(route_viewer.base_url + "/api/missing", params={"text": "x"}, timeout=5)
         assert response.status_code == 503
         return expected in route_viewer.text()
 
@@ -112,7 +109,7 @@ def test_a_result_that_does_not_fit_the_expected_type_names_the_field(mesh: Agen
 
 def test_the_events_of_our_registry_say_why_it_wired(registry: AgentProcess, mesh: AgentProcess) -> None:
     answered(mesh, "show")
-    events = httpx2.get(
+    events = loopback.get(
         registry.base_url + "/events",
         params={"type": "dependency_resolved", "function_name": "show"},
         timeout=5,

@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework import MeshApplication
 from mesh_framework.errors import WiringError
-from tests.agents import run_agent, run_registry, wait_until
+from tests.agents import loopback, run_agent, run_registry, wait_until
 from tests.mesh.test_mesh_integration import mesh_env
 from tests.routes.test_routes import registered
 
@@ -28,7 +27,7 @@ def test_a_service_through_depends_follows_the_mesh() -> None:
         env = mesh_env(registry.base_url)
         with run_agent("tests.apps.fastapi_service_app", env=env) as agent:
             url = agent.base_url + "/api/svc"
-            refused = httpx2.get(url, params={"text": "hi"}, timeout=10, trust_env=False)
+            refused = loopback.get(url, params={"text": "hi"}, timeout=10)
             assert refused.status_code == 503
             assert refused.json() == {"error": "dependency_unavailable", "capability": "upper"}
             entry: dict[str, Any] = wait_until(lambda: registered(registry, "fastsvc"), timeout=20)  # type: ignore[assignment]
@@ -38,7 +37,7 @@ def test_a_service_through_depends_follows_the_mesh() -> None:
             with run_agent("tests.apps.routes_app", env=env):  # provides `upper`
 
                 def served() -> dict[str, Any] | None:
-                    answer = httpx2.get(url, params={"text": "hi"}, timeout=10, trust_env=False)
+                    answer = loopback.get(url, params={"text": "hi"}, timeout=10)
                     return answer.json() if answer.status_code == 200 else None  # type: ignore[no-any-return]
 
                 assert wait_until(served, timeout=20) == {
@@ -50,7 +49,7 @@ def test_a_service_through_depends_follows_the_mesh() -> None:
 
             # the provider left: 503 again, also once the agent asks the registry why (on the event loop)
             def refused_again(path: str) -> bool:
-                answer = httpx2.get(agent.base_url + path, params={"text": "x"}, timeout=10, trust_env=False)
+                answer = loopback.get(agent.base_url + path, params={"text": "x"}, timeout=10)
                 return answer.status_code == 503 and answer.json()["capability"] == "upper"
 
             wait_until(lambda: refused_again("/api/svc"), timeout=20)

@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.mesh.test_mesh_integration import call, text
 
 pytestmark = pytest.mark.timeout(90)
@@ -25,7 +25,7 @@ def mesh() -> Iterator[tuple[dict[str, str], AgentProcess]]:
 
 
 def _route(agent: AgentProcess, path: str) -> httpx2.Response:
-    return httpx2.get(agent.base_url + path, timeout=10, trust_env=False)
+    return loopback.get(agent.base_url + path, timeout=10)
 
 
 def test_before_a_provider_the_tool_and_the_route_refuse_naming_the_capability(
