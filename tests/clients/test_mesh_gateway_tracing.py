@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.testing.client import build_request
+from tests.agents import loopback
 
 from ..agents import run_agent, run_mesh, run_registry, wait_until
 from ..observability.test_tracing_mesh import read_spans
@@ -41,7 +41,7 @@ def test_a_call_through_the_gateway_is_one_trace_with_the_callers(tmp_path: Path
             body, headers = build_request(
                 "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, modern=True, name=None
             )
-            answer = httpx2.post(
+            answer = loopback.post(
                 gateway.mcp_url, json=body, headers={**headers, "traceparent": TRACEPARENT}, timeout=30
             )
             assert answer.json()["result"]["structuredContent"] == {"text": "hi", "replica": "1"}

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx2
 import pytest
 
-from tests.agents import ROOT, run_agent, run_mesh, run_registry, wait_until
+from tests.agents import ROOT, loopback, run_agent, run_mesh, run_registry, wait_until
 from tests.conformance.test_conformance import RUNS, SuiteRun, baseline, run_suites, verdict
 
 GATEWAY_BASELINE = ROOT / "tests/conformance/gateway_baseline.yml"
@@ -23,7 +22,7 @@ def served(mcp_url: str) -> set[str]:
     """The tools the gateway lists now (a legacy stateless tools/list)."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"Accept": "application/json, text/event-stream"}
-    answer = httpx2.post(mcp_url, json=body, headers=headers, timeout=10, trust_env=False).json()
+    answer = loopback.post(mcp_url, json=body, headers=headers, timeout=10).json()
     return {tool["name"] for tool in answer["result"]["tools"]}
 
 

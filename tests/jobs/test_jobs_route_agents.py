@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.mesh.test_mesh_integration import mesh_env
 from tests.routes.test_routes import registered
 
@@ -21,7 +20,7 @@ JOB_TOOLS = {"__mesh_job_status", "__mesh_job_result", "__mesh_job_cancel", "get
 def listed(agent: AgentProcess) -> set[str]:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"Accept": "application/json, text/event-stream"}
-    response = httpx2.post(agent.mcp_url, json=body, headers=headers, timeout=10, trust_env=False)
+    response = loopback.post(agent.mcp_url, json=body, headers=headers, timeout=10)
     return {tool["name"] for tool in response.json()["result"]["tools"]}
 
 

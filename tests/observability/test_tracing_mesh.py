@@ -10,10 +10,9 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.mesh.test_mesh_integration import call
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
@@ -80,7 +79,7 @@ def test_one_request_through_three_agents_is_one_trace(registry: AgentProcess, t
             "method": "tools/call",
             "params": {"name": "front", "arguments": {"text": "hi"}},
         }
-        response = httpx2.post(
+        response = loopback.post(
             front.mcp_url,
             json=body,
             headers={"Accept": "application/json, text/event-stream", "traceparent": TRACEPARENT},

@@ -9,6 +9,7 @@ import httpx2
 import pytest
 
 from mesh_framework import MeshApplication, WiringError
+from tests.agents import loopback
 
 from ..agents import run_agent, run_registry, wait_until
 from ..llm_fakes import fake_openai, streamed, text, tool_call
@@ -53,7 +54,7 @@ def test_a_route_asks_a_vendor_model_directly() -> None:
             "MESH_LLM__VENDORS__OPENAI__API_KEY": "sk",
         }
         with run_agent("tests.apps.routes_llm_app", env=env) as asker:
-            answer = httpx2.post(
+            answer = loopback.post(
                 asker.base_url + "/api/ask-direct", params={"question": "Capital of France?"}, timeout=30
             )
             assert answer.json() == {"answer": "Paris"}

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from mesh_framework.scaffold import create_project
@@ -20,6 +19,7 @@ from tests.agents import (
     ROOT,
     AgentProcess,
     forget_agents,
+    loopback,
     run_agent,
     run_cli,
     run_mesh,
@@ -79,7 +79,7 @@ def call(agent: AgentProcess, tool: str, arguments: dict[str, Any]) -> dict[str,
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     }
-    response = httpx2.post(agent.mcp_url, json=body, timeout=15)  # as the README's curl: no Accept header
+    response = loopback.post(agent.mcp_url, json=body, timeout=15)  # as the README's curl: no Accept header
     return response.json()["result"]  # type: ignore[no-any-return]
 
 
@@ -136,7 +136,7 @@ def test_the_other_agents_call_the_first_through_the_registry(tmp_path: Path, re
             assert wait_until(lambda a=agent: succeeds(a, "sum_of_squares", {"a": 1, "b": 2})) == {
                 "result": 5
             }
-        names = {a["name"] for a in httpx2.get(registry.base_url + "/agents", timeout=5).json()["agents"]}
+        names = {a["name"] for a in loopback.get(registry.base_url + "/agents", timeout=5).json()["agents"]}
         assert names == {"shop", "billing", "order-book"}
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-import httpx2
 import pytest
 
 from mesh_framework.sse import Event, decode
-from tests.agents import AgentProcess, run_agent
+from tests.agents import AgentProcess, loopback, run_agent
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -25,12 +24,11 @@ def agent() -> Iterator[AgentProcess]:
 
 
 def stream_of(agent: AgentProcess, chunks: list[str]) -> list[Event]:
-    with httpx2.stream(
+    with loopback.stream(
         "GET",
         agent.base_url + "/api/echo",
         params={"chunks": json.dumps(chunks)},
         timeout=10,
-        trust_env=False,
     ) as answer:
         assert answer.status_code == 200
         return decode(answer.read())

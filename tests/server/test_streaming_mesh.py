@@ -22,7 +22,7 @@ from mesh_framework.mesh.transport import McpTransport
 from mesh_framework.metrics import MeshMetrics
 from mesh_framework.testing import mesh_client
 from mesh_framework.tracing import state, tracer_provider
-from tests.agents import AgentProcess, run_agent, run_registry, wait_until
+from tests.agents import AgentProcess, loopback, run_agent, run_registry, wait_until
 from tests.interop.mcp_mesh import free_port
 from tests.mesh.test_mesh_integration import call, mesh_env
 from tests.tcp_proxy import TcpProxy
@@ -292,7 +292,7 @@ def test_a_consumer_waits_for_each_chunk_as_long_as_the_provider_registered(
             "_meta": {"progressToken": 1},
         },
     }
-    response = httpx2.post(relay.mcp_url, json=body, headers={"Accept": ACCEPT}, timeout=10, trust_env=False)
+    response = loopback.post(relay.mcp_url, json=body, headers={"Accept": ACCEPT}, timeout=10)
     assert progress_of(response.text) == ["before"]
     final = json.loads([line for line in response.text.splitlines() if line.startswith("data: ")][-1][6:])
     assert final["result"]["isError"] is True

@@ -6,11 +6,11 @@ import os
 import sys
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
+from tests.agents import loopback
 
 from ..agents import ROOT, run_mesh
 
@@ -46,6 +46,6 @@ def test_mesh_run_without_an_activated_venv_serves_jot(tmp_path: Path) -> None:
     with run_mesh(["run", "starter_app", "--port", "0"], env=env, mesh=[str(mesh)], cwd=ROOT) as agent:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
         body["params"] = {"name": "jot", "arguments": {"text": "buy milk"}}
-        result = httpx2.post(agent.mcp_url, json=body, timeout=30).json()["result"]
+        result = loopback.post(agent.mcp_url, json=body, timeout=30).json()["result"]
     assert result.get("isError") is not True, result
     assert result["structuredContent"] == {"result": ["buy milk"]}

@@ -13,10 +13,9 @@ import subprocess
 import threading
 import time
 
-import httpx2
-
 from mesh_framework import MeshApplication
 from mesh_framework.testing import mesh_client
+from tests.agents import loopback
 
 from ..agents import ROOT, agent_env, run_starter_with_model, stop
 from ..llm_fakes import fake_openai, text
@@ -53,14 +52,14 @@ def test_the_model_reads_the_earlier_turns_of_the_conversation() -> None:
         run_starter_with_model(model.base_url) as (_registry, starter),
     ):
         first = [{"role": "user", "content": "What is 2 + 3?"}]
-        answer = httpx2.post(starter.base_url + "/api/chat", json={"messages": first}, timeout=30)
+        answer = loopback.post(starter.base_url + "/api/chat", json={"messages": first}, timeout=30)
         assert answer.status_code == 200 and "data: 5.\n" in answer.text and "[DONE]" in answer.text
         conversation = [
             *first,
             {"role": "assistant", "content": "5."},
             {"role": "user", "content": "Plus 4?"},
         ]
-        follow_up = httpx2.post(starter.base_url + "/api/chat", json={"messages": conversation}, timeout=30)
+        follow_up = loopback.post(starter.base_url + "/api/chat", json={"messages": conversation}, timeout=30)
         assert follow_up.status_code == 200 and "data: 9.\n" in follow_up.text
     system, *turns = model.requests[1]["messages"]
     assert system["role"] == "system" and "starter agent's assistant" in system["content"]
@@ -103,7 +102,7 @@ def test_run_script_prints_the_chat_page_address() -> None:
                     break
         assert found is not None, "run.sh printed no chat page address:\n" + "".join(said)
         assert found.group(2) != "8080"  # the port the registry lists, not a guess
-        page = httpx2.get(found.group(1), timeout=10, trust_env=False)
+        page = loopback.get(found.group(1), timeout=10)
         assert page.status_code == 200 and "Starter chat" in page.text
     finally:
         stop(process, timeout=20)
