@@ -88,11 +88,15 @@ def test_mesh_cluster_runs_real_agents_and_survives_a_restart(mesh_cluster: Any)
 @pytest.mark.timeout(45)  # a wait for three heartbeats would take 60 s
 def test_a_cluster_is_ready_when_its_agents_hold_their_providers_not_after_heartbeats() -> None:
     """Agents follow the registry's push stream: with a long heartbeat the cluster is still ready as soon
-    as the calculator holds its provider (a wait for heartbeats would take 3 x 20 s here)."""
+    as the calculator holds its provider (a wait for heartbeats would take 3 x 20 s here). The readiness
+    wait's polls and the calls go through one HTTP client of the cluster's, closed with it."""
     with MeshCluster(
         ["starter_app", "starter_app.calculator"], env={"MESH_REGISTRY__HEARTBEAT_INTERVAL": "20"}
     ) as mesh:
+        polled_with = mesh._http
         assert mesh.call("sum_of_squares", {"a": 3, "b": 4}) == 25
+        assert polled_with is not None and mesh._http is polled_with
+    assert polled_with.is_closed and mesh._http is None
 
 
 def test_a_cluster_without_metrics_says_why_it_cannot_wait() -> None:
