@@ -98,6 +98,10 @@ def tracing_per_module() -> Iterator[None]:
         setattr(state, name, value)
 
 
+COLLECTION_GC = pytest.StashKey[tuple[int, int, bool]]()
+"""At the end of collection: the objects frozen, those left to the collector, whether it is on."""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
     """Collecting imports every test module (each pytest -n worker collects them all) and builds what they
@@ -113,6 +117,8 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
             gc.collect()
             gc.freeze()
             gc.enable()
+        # what tests/project/test_collection_cost.py checks (a test may unfreeze later: serve() freezes)
+        session.config.stash[COLLECTION_GC] = (gc.get_freeze_count(), len(gc.get_objects()), gc.isenabled())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
