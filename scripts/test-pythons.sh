@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # The tests that start no server (`pytest -m no_servers`, see tests/conftest.py) on each further supported
 # Python, each in its own environment made from uv.lock: .venv-3.12, .venv-3.13 (git-ignored).
-# MESH_TEST_PYTHONS names the versions (default "3.12 3.13"; empty: none). MESH_TEST_MARK=quick runs only
-# the tests that start no process at all (scripts/test.sh does, on the versions between the lowest and the
-# newest). Arguments go to pytest.
+# MESH_TEST_PYTHONS names the versions (default "3.12 3.13"; empty: none). MESH_TEST_SHARE=K/N runs, of
+# those, every test that starts no process at all and the K-th of N shares of the modules that start
+# processes (scripts/test.sh gives each further Python one share: together they run each such module once).
+# Arguments go to pytest.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 uv_bin="$root/.tools/bootstrap/bin/uv"
 [ -x "$uv_bin" ] || "$root/scripts/bootstrap.sh"  # installs uv (and .venv)
 versions="${MESH_TEST_PYTHONS-3.12 3.13}"
-mark="${MESH_TEST_MARK:-no_servers}"
-case "$mark" in
-  no_servers | quick) ;;
-  *) echo "test-pythons: MESH_TEST_MARK is no_servers or quick, not '$mark'" >&2; exit 2 ;;
-esac
+share="${MESH_TEST_SHARE:-1/1}"
+if ! [[ "$share" =~ ^([0-9]+)/([0-9]+)$ ]] || [ "${BASH_REMATCH[1]}" -lt 1 ] \
+  || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+  echo "test-pythons: MESH_TEST_SHARE is K/N with 1 <= K <= N (e.g. 1/2), not '$share'" >&2
+  exit 2
+fi
 
 # The interpreter of Python $1 (X.Y): on PATH, else pyenv's.
 find_python() {
@@ -48,20 +50,26 @@ for version in $versions; do
       "or set MESH_TEST_PYTHONS to the versions to test" >&2
     exit 1
   fi
-  echo "== pytest -m $mark on Python $version ($python)"
+  echo "== pytest -m no_servers on Python $version ($python), share $share of the process-starting modules"
   start=$SECONDS
   UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT="$root/.venv-$version" \
     "$uv_bin" sync --frozen --quiet --python "$python"  # bytecode compiled on import: only what runs
   "$root/.venv-$version/bin/python" -m compileall -q mesh_framework starter_app tests >/dev/null
   if [ "$explicit" = 0 ] && [ ${#modules[@]} = 0 ]; then
-    mapfile -t modules < <("$root/.venv-$version/bin/python" -c 'from pathlib import Path
+    mapfile -t modules < <("$root/.venv-$version/bin/python" - "$share" <<'PYTHON'
+import sys
+from pathlib import Path
 from tests.conftest import starts_processes, starts_servers
-starts = starts_processes if "'"$mark"'" == "quick" else starts_servers
-print(*(p for p in sorted(Path("tests").rglob("test_*.py")) if not starts(p)), sep="\n")')
+k, n = map(int, sys.argv[1].split("/"))
+candidates = [p for p in sorted(Path("tests").rglob("test_*.py")) if not starts_servers(p)]
+processes = [p for p in candidates if starts_processes(p)]
+print(*(p for p in candidates if p not in processes or processes.index(p) % n == k - 1), sep="\n")
+PYTHON
+    )
   fi
-  "$root/.venv-$version/bin/python" -m pytest -m "$mark" "$@" ${modules[@]+"${modules[@]}"} \
+  "$root/.venv-$version/bin/python" -m pytest -m no_servers "$@" ${modules[@]+"${modules[@]}"} \
     || failed="$failed $version"
-  echo "== pytest -m $mark (Python $version): $((SECONDS - start)) s"
+  echo "== pytest -m no_servers (Python $version): $((SECONDS - start)) s"
 done
 if [ -n "$failed" ]; then
   echo "test-pythons: failed on Python$failed" >&2

@@ -96,13 +96,12 @@ beside() {  # beside NAME COMMAND...: run it niced in the background, its output
 beside mypy .venv/bin/mypy
 beside docs env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
 if [ $# -eq 0 ]; then  # the whole run: the other supported Pythons too, one worker each
-  # The newest one runs the tests that start no server, as the main run's lowest does; the ones between run
-  # those that start no process at all (what differs between versions runs in the tests' own process).
+  # Each one runs every test that starts no process at all, and a share of the modules that start
+  # processes but no server: together they run each of those once (the main run has them all).
   others=(${MESH_TEST_PYTHONS-3.12 3.13})
-  for other in ${others[@]+"${others[@]}"}; do
-    mark=quick
-    [ "$other" = "${others[${#others[@]}-1]}" ] && mark=no_servers
-    beside "Python $other" env MESH_TEST_PYTHONS="$other" MESH_TEST_MARK="$mark" \
+  for index in ${others[@]+"${!others[@]}"}; do
+    beside "Python ${others[$index]}" env MESH_TEST_PYTHONS="${others[$index]}" \
+      MESH_TEST_SHARE="$((index + 1))/${#others[@]}" \
       "$root/scripts/test-pythons.sh" -p no:xdist
   done
 fi

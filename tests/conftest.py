@@ -9,8 +9,8 @@ installs it (those use `.venv` or a fresh venv, not the Python running the tests
 nothing but the Python environment, so scripts/test.sh runs them on further supported Pythons
 (`pytest -m no_servers`). `quick` marks the `no_servers` modules that start no process at all (no `mesh`
 command, no stdio MCP server, no command tool, no wheel build, no pytest in a child):
-`scripts/test.sh --quick` runs those, and so do the Pythons between the lowest and the newest. A module
-is classified by the helpers its source names, so a new test module is placed without a list to keep.
+`scripts/test.sh --quick` runs those (and each further Python all of them, with a share of the others).
+A module is classified by the helpers its source names, so a new test module is placed without a list.
 """
 
 from __future__ import annotations
