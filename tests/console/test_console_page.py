@@ -348,10 +348,13 @@ def test_llm_tokens_by_model_and_tool_and_the_llm_iterations_in_the_trace(
             expect(row.locator("td.num")).to_have_text(["22", "14", "1"])
             expect(page.locator("#tokens tr.model-total")).to_contain_text("gpt-4o-mini")
             expect(page.locator("#llm tbody tr", has_text="ask")).to_contain_text("openai/gpt-4o-mini")
+            # the call's span ends after its tokens are counted: it may reach the registry a push (1 s) later
             trace = page.locator("#traces tr.trace", has_text="tools/call ask")
-            expect(trace).to_have_count(1)
+            expect(trace).to_have_count(1, timeout=WAIT_MS)
             trace.click()
-            expect(page.locator("tr.waterfall tr.span", has_text="llm iteration")).to_have_count(2)
+            expect(page.locator("tr.waterfall tr.span", has_text="llm iteration")).to_have_count(
+                2, timeout=WAIT_MS
+            )
 
 
 # What a control looks like on this page (the page's font, its border colour `--line`, one radius), read
