@@ -166,6 +166,8 @@ class Heartbeat:
         started = time.perf_counter()
         try:
             value = await call
+        except asyncio.CancelledError:
+            raise  # stopped mid-call (shutdown): the registry did not fail, and the call has no duration
         except BaseException:
             observer(kind, time.perf_counter() - started, True)
             raise

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+import httpx2
 import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -95,3 +96,29 @@ async def test_a_registration_on_its_way_is_answered_before_the_agent_unregister
     state = store.get(str(ADDER["agent_id"]))
     assert state is not None and not state.healthy, "the agent was taken back after it unregistered"
     assert gate.applied[-2:] == ["POST", "DELETE"]
+
+
+async def test_a_check_cut_short_by_stop_is_not_counted_as_a_failed_registry_call() -> None:
+    """Stopping cancels a check in flight; the registry did not fail, so the timing observer (the registry
+    call metrics) hears of no failed call."""
+    check_sent = asyncio.Event()
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        if request.method == "HEAD":
+            check_sent.set()
+            await asyncio.Event().wait()  # never answers: the stop cancels it
+        return httpx2.Response(200, json={"status": "success", "dependencies_resolved": {}})
+
+    observed: list[tuple[str, bool]] = []
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer)) as http:
+        heartbeat = Heartbeat(
+            RegistryClient(http, "http://registry.test", 5),
+            dict(ADDER),
+            interval=0.01,
+            on_answer=lambda _answer: None,
+        )
+        heartbeat.observer = lambda kind, _seconds, failed: observed.append((kind, failed))
+        heartbeat.start()
+        await asyncio.wait_for(check_sent.wait(), 10)
+        await heartbeat.stop(unregister=False)
+    assert observed == [("register", False)]
