@@ -14,10 +14,10 @@ from ..injectables import MeshLlmAgent
 from ..tools.context import ToolContext
 from .config import LlmToolConfig
 from .model import LlmError, LlmModel
-from .types import LlmUsage, Message
 
-if TYPE_CHECKING:  # the tool loop, media and the mesh's providers are loaded with an agent's first run
+if TYPE_CHECKING:  # the tool loop, media, the mesh's providers and the turns' types load with a first run
     from .loop import ToolLoop
+    from .types import LlmUsage, Message
 
 __all__ = ["LlmAgent", "LlmText", "usage_of"]
 

@@ -1,7 +1,8 @@
 """The LLM as an auto-configuration: an app with a `@mesh_llm` tool or route, or one serving a model
 (`@mesh_llm_provider`, or a component asking for the provider service), gets its LLM agents planned
 while it loads and built with the agent (llm/beans.py), with the vendor SDK clients their models use as
-beans (an app's own `openai.AsyncOpenAI` or `anthropic.AsyncAnthropic` wins); any other loads no LLM module.
+beans (an app's own `openai.AsyncOpenAI` or `anthropic.AsyncAnthropic` wins), and the provider service
+only for one serving a model (llm/provider_beans.py); any other loads no LLM module.
 A tool that takes a `MeshLlmAgent` without `@mesh_llm` is a problem of every app, reported while it loads."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..di.usage import asks_for
 from ..di.wiring import describe_location
 from ..extension import LoadPlan, ScannedApp
 
-__all__ = ["PROVIDER_ATTR", "LlmAutoConfiguration", "LlmParameters", "uses_llm"]
+__all__ = ["PROVIDER_ATTR", "LlmAutoConfiguration", "LlmParameters", "serves_models", "uses_llm"]
 
 # Set by `@mesh_llm_provider` on the tool it makes (llm/provider.py).
 PROVIDER_ATTR = "__mesh_llm_provider__"
@@ -57,6 +58,20 @@ def uses_llm(context: ConditionContext) -> tuple[bool, str]:
     return False, "no @mesh_llm tool or route, no LLM provider"
 
 
+def serves_models(context: ConditionContext) -> tuple[bool, str]:
+    """A tool is an LLM provider, or the app asks for the provider service by type. Either needs
+    llm/provider.py, loaded by then: an app that has not loaded it does neither (nothing else to look at)."""
+    scan = context.scan
+    if scan is not None and sys.modules.get("mesh_framework.llm.provider") is not None:
+        for tool in scan.tools:
+            if getattr(tool.spec.function, PROVIDER_ATTR, None) is not None:
+                return True, f"tool {tool.key} is an LLM provider"
+        asked = asks_for(scan, (PROVIDER_SERVICE,))
+        if asked is not None:
+            return True, asked
+    return False, "no LLM provider tool, nothing asks for the provider service"
+
+
 class LlmParameters(LoadPlan):
     """Every tool that takes a `MeshLlmAgent` has `@mesh_llm` (which says which model it gets)."""
 
@@ -71,8 +86,15 @@ class LlmParameters(LoadPlan):
 
 
 @configuration
+@conditional(serves_models, "an LLM provider tool, or the app asks for the provider service")
+@imports("mesh_framework.llm.provider_beans:LlmProviderBeans")
+class LlmProviderUsed:
+    """Gates the provider service (llm/provider_beans.py) on the app serving a model."""
+
+
+@configuration
 @conditional(uses_llm, "a @mesh_llm tool or route, or an LLM provider")
-@imports("mesh_framework.llm.beans:LlmBeans")
+@imports("mesh_framework.llm.beans:LlmBeans", LlmProviderUsed)
 class LlmUsed:
     """Gates the LLM's beans (llm/beans.py) on the app using an LLM."""
 

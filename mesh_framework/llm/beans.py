@@ -1,8 +1,9 @@
 """The LLM's beans (gated by llm/auto_configuration.py): every `@mesh_llm` tool's settings resolved while
 the app loads (a bad provider, prompt, local tool or catalog server stops start-up, every problem listed),
-the LLM agents of the tools and `@mesh_llm` routes built with the agent, the provider service of
-`@mesh_llm_provider` tools, made on first use, and the vendor SDK clients their models take from the
-container by type (llm/vendor_clients.py). The container closes the agents and the service."""
+the LLM agents of the tools and `@mesh_llm` routes built with the agent and the vendor SDK clients their
+models take from the container by type (llm/vendor_clients.py); the provider service of
+`@mesh_llm_provider` tools is llm/provider_beans.py's, for an app that serves a model. The container closes
+the agents and the service."""
 
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from .agent import LlmAgent
 from .config import LlmToolConfig, resolve_llm_config
 from .local_tools import plan_local_tools
-from .provider import LlmProviderService
 from .vendor_clients import VendorClient, VendorClients
 from .vendors import CLIENT_TYPES
 from .wiring import build_llm_agents
@@ -196,14 +196,3 @@ class LlmBeans:
     @conditional_on_missing_bean(CLIENT_TYPES["anthropic"])
     def anthropic_client(self, settings: MeshSettings) -> VendorClient:
         return VendorClient("anthropic", settings.llm.vendor("anthropic"))
-
-    @bean(lazy=True)  # made on the first request to a `@mesh_llm_provider` tool
-    def llm_provider_service(
-        self,
-        settings: MeshSettings,
-        factory: McpMeshToolProxyFactory,
-        clients: VendorClients,
-        lookup: BeanLookup,
-    ) -> LlmProviderService:
-        override = lookup("llm_model")
-        return LlmProviderService(settings, factory=factory, override=override, clients=clients.client)

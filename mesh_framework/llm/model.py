@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CapabilityUnavailable, MeshError
-from .types import LlmTurn, Message
+
+if TYPE_CHECKING:  # loaded by the models that make turns (llm/vendors, llm/loop.py)
+    from .types import LlmTurn, Message
 
 __all__ = [
     "LlmError",

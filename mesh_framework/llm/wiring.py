@@ -26,11 +26,11 @@ from .agent import LlmAgent
 from .config import LlmToolConfig
 from .local_tools import local_callbacks
 from .model import LlmError, LlmModel, LlmProviderError
-from .types import LlmTurn
 
 if TYPE_CHECKING:  # the mesh's providers and tools: loaded for an agent whose model or tools the mesh gives
     from ..mesh.topology import TopologyEvent
     from .mesh_provider import MeshProviderModel
+    from .types import LlmTurn
     from .vendors import ClientOf
 
 __all__ = ["build_llm_agents", "direct_model"]

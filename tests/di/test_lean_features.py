@@ -294,6 +294,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # route that asks for scopes, an LLM agent's tool loop, media and the mesh's providers and tools for its first
 # run (the starter's model is a vendor's, its tools local and a catalog server's); the mesh's topology and
 # proxies (its web routes and LLM tool name the topology's events and keys) for the registry's first answer.
+# The LLM's provider service and its request model are only an app's that serves a model (a provider tool, or
+# a component asking for the service); an LLM's turns and usage, only a model's first answer.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -310,6 +312,9 @@ STARTER_UNUSED = (
     "mesh_framework.mesh.proxy",
     "mesh_framework.mesh.transport",
     "mesh_framework.mesh.direct_http",
+    "mesh_framework.llm.provider",
+    "mesh_framework.llm.provider_beans",
+    "mesh_framework.llm.types",
 )
 
 
@@ -324,8 +329,9 @@ def test_the_starter_app_started_loads_what_its_first_calls_need_only(interprete
         "    await app.prepare()\n"
         "    await app.container.bean_lifecycle().close()\n"
         "asyncio.run(started())\n"
+        "modules = sorted(sys.modules)\n"
         "from mesh_framework.llm.provider import MeshLlmRequest\n"
-        "print(json.dumps([MeshLlmRequest.__pydantic_complete__, sorted(sys.modules)]))\n"
+        "print(json.dumps([MeshLlmRequest.__pydantic_complete__, modules]))\n"
     )
     done = interpreter.run(code, [], ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
