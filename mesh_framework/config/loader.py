@@ -32,6 +32,7 @@ from .masking import (
     printable,
 )
 from .network import detect_outward_host, generate_agent_id, is_loopback, registry_host
+from .plain_values import plain_section
 from .settings import LlmToolSettings, MeshSettings, _unset, section_defaults, section_model
 from .sources import (
     ACTIVE_SOURCES,
@@ -288,8 +289,10 @@ def _build_settings(data: Mapping[str, Any]) -> MeshSettings | None:
         if name not in data:
             values[name] = _default(info, values)
         elif info.default_factory is _unset:
+            model = section_model(info)
+            section = plain_section(model, data[name])  # no validator built for plain values
             try:
-                values[name] = section_model(info).model_validate(data[name])
+                values[name] = section if section is not None else model.model_validate(data[name])
             except ValidationError:
                 return None
         elif _valid_as_is(info, data[name]):
