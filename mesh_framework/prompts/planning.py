@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._frozen import record
 from ..argument_completion import CompleterSpec
@@ -20,14 +20,15 @@ from ..di.scan import ScannedFeature, ScanResult
 from ..di.wiring import describe_location
 from ..errors import ConfigError, WiringError, display_path
 from ..protocol.features import FeatureHandlers
-from ..resources.decorator import ResourceSpec
-from ..resources.files import StaticFile, find_files
 from ..resources.resource_catalog import FunctionResource, ResourceCatalog, TemplateResource
-from ..resources.template import UriTemplate
 from .arguments import Argument, analyze_arguments, context_parameter
-from .decorator import PromptSpec
 from .markdown import load_prompt_folder
 from .prompt_catalog import Prompt, PromptCatalog
+
+if TYPE_CHECKING:  # loaded by an app with decorated prompts or resources, static files or URI templates
+    from ..resources.decorator import ResourceSpec
+    from ..resources.files import StaticFile
+    from .decorator import PromptSpec
 
 __all__ = ["FeaturePlan", "build_features", "plan_features"]
 
@@ -69,6 +70,9 @@ def plan_features(
     resources: list[FunctionResource] = []
     templates: list[TemplateResource] = []
     completers: list[tuple[ScannedFeature, CompleterSpec]] = []
+    if scan.features:  # their decorators' modules are loaded: the specs are theirs
+        from ..resources.decorator import ResourceSpec
+        from .decorator import PromptSpec
     for found in scan.features:
         owner = owners.get(found.owner) if found.owner is not None else None
         if found.owner is not None and owner is None:
@@ -132,6 +136,8 @@ def _plan_prompt(
 def _plan_resource(
     plan: FeaturePlan, spec: ResourceSpec, found: ScannedFeature, owner: str | None
 ) -> FunctionResource:
+    from ..resources.template import UriTemplate
+
     function = spec.function
     plain_method = found.owner is not None and _is_plain_method(found)
     arguments = analyze_arguments(function, skip_self=plain_method, context=False)
@@ -260,6 +266,8 @@ def _static_files(
                 "no such file or folder in the config folder or the app package; fix the path"
             )
             continue
+        from ..resources.files import find_files  # an app serving files only
+
         files += find_files(entry, settings.uri_prefix)
     return files, problems
 

@@ -16,7 +16,6 @@ from ..protocol.features import FeatureRequestError
 from ..tools.context import ToolContext
 from .arguments import Argument, ArgumentError, convert_arguments
 from .markdown import MarkdownPrompt
-from .messages import PromptMessage, to_messages
 
 __all__ = ["Prompt", "PromptCatalog", "PromptError"]
 
@@ -55,6 +54,8 @@ class Prompt:
 
     async def render(self, given: Mapping[str, Any] | None, context: ToolContext | None = None) -> Any:
         """The wire messages, or the `InputRequired` the function returned."""
+        from .messages import PromptMessage, to_messages  # loaded with the first prompt rendered
+
         values = convert_arguments(self.arguments, given, owner=f"prompt '{self.name}'")
         if self.markdown is not None:
             text = self.markdown.render(values)

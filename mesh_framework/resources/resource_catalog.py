@@ -6,16 +6,17 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._frozen import record
 from ..argument_completion import complete_argument
 from ..failures import log_failure
 from ..prompts.arguments import Argument, ArgumentError
 from ..protocol.features import FeatureRequestError
-from .contents import to_contents
-from .files import StaticFile
-from .template import UriTemplate
+
+if TYPE_CHECKING:  # an agent serving no static file nor template loads neither; contents, with a first read
+    from .files import StaticFile
+    from .template import UriTemplate
 
 __all__ = ["FunctionResource", "ResourceCatalog", "ResourceError", "TemplateResource"]
 
@@ -54,6 +55,8 @@ class FunctionResource:
         return wire
 
     async def read(self, uri: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
+        from .contents import to_contents  # loaded with the first resource read
+
         kwargs = {}
         for argument in self.arguments:
             if argument.name in values:
@@ -142,10 +145,10 @@ class ResourceCatalog:
                 uri=uri,
             )
         try:
-            if isinstance(item, StaticFile):
-                contents = await asyncio.to_thread(item.read)  # a large file must not stall the loop
-            else:
+            if isinstance(item, FunctionResource):
                 contents = await item.read(uri, values)
+            else:  # a static file: a large one must not stall the loop
+                contents = await asyncio.to_thread(item.read)
         except ResourceError:
             raise
         except Exception as exc:

@@ -295,7 +295,9 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # run (the starter's model is a vendor's, its tools local and a catalog server's); the mesh's topology and
 # proxies (its web routes and LLM tool name the topology's events and keys) for the registry's first answer.
 # The LLM's provider service and its request model are only an app's that serves a model (a provider tool, or
-# a component asking for the service); an LLM's turns and usage, only a model's first answer.
+# a component asking for the service); an LLM's turns and usage, only a model's first answer. Its Markdown
+# prompt folder plans no decorated prompt or resource, static file nor URI template: their decorators', files'
+# and templates' modules are not loaded, nor a prompt's messages or a resource's contents before a first read.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -315,6 +317,12 @@ STARTER_UNUSED = (
     "mesh_framework.llm.provider",
     "mesh_framework.llm.provider_beans",
     "mesh_framework.llm.types",
+    "mesh_framework.prompts.decorator",
+    "mesh_framework.prompts.messages",
+    "mesh_framework.resources.decorator",
+    "mesh_framework.resources.files",
+    "mesh_framework.resources.contents",
+    "mesh_framework.resources.template",
 )
 
 
