@@ -5,12 +5,14 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._frozen import frozen
 from ..di.scan import class_members
 from .board import StatusBoard, StatusSection
-from .status_marks import STATUS_ATTR, StatusSectionSpec
+
+if TYPE_CHECKING:
+    from .status_marks import StatusSectionSpec
 
 __all__ = ["StatusPlan", "build_status_board", "plan_status_sections"]
 
@@ -34,18 +36,22 @@ def plan_status_sections(
     """Every `@status_section` of the scanned modules and components, and every problem found."""
     plans: list[StatusPlan] = []
     problems: list[str] = []
+    marks = sys.modules.get("mesh_framework.status.status_marks")
+    if marks is None:  # loaded by `@status_section`: nothing is marked, nothing to look for
+        return plans, problems
+    attr, spec_type = marks.STATUS_ATTR, marks.StatusSectionSpec
     for name in modules:
         module = sys.modules.get(name)
         for value in list(vars(module).values()) if module else []:
-            spec = getattr(value, STATUS_ATTR, None)
+            spec = getattr(value, attr, None)
             defined_here = getattr(value, "__module__", None) == name
-            if isinstance(spec, StatusSectionSpec) and defined_here and not inspect.isclass(value):
+            if isinstance(spec, spec_type) and defined_here and not inspect.isclass(value):
                 plans.append(StatusPlan(spec, f"{name}.{value.__qualname__}"))
     for cls, provider in components.items():
         for attribute, member in class_members(cls):
             function = member.__func__ if isinstance(member, staticmethod | classmethod) else member
-            spec = getattr(function, STATUS_ATTR, None)
-            if isinstance(spec, StatusSectionSpec):
+            spec = getattr(function, attr, None)
+            if isinstance(spec, spec_type):
                 plans.append(
                     StatusPlan(spec, f"{cls.__module__}.{cls.__qualname__}.{attribute}", provider, attribute)
                 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections.abc
 import functools
 import inspect
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -21,7 +22,6 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
 from .._frozen import frozen
-from ..content import CONTENT_TYPES, ToolResult
 from ..injectables import McpMeshTool, MeshLlmAgent
 from ..input_required import InputRequired
 from .context import ToolContext
@@ -114,12 +114,15 @@ def _output_of(annotation: Any) -> tuple[dict[str, Any] | None, TypeAdapter[Any]
     if annotation is inspect.Signature.empty or annotation is Any or annotation is None:
         return None, None, False
     core, _ = _unwrap(annotation)
-    if core is type(None) or _is_subclass(core, ToolResult) or _is_subclass(core, CONTENT_TYPES):
+    if core is type(None) or _is_response(core):  # a route's own answer (HTMLResponse, ...) as it is
         return None, None, False
-    if _is_response(core):  # a route's own answer (HTMLResponse, ...), sent as it is
-        return None, None, False
-    if get_origin(core) in (list, tuple) and any(_is_subclass(a, CONTENT_TYPES) for a in get_args(core)):
-        return None, None, False
+    content = sys.modules.get("mesh_framework.content")  # an annotation naming its types has loaded it
+    if content is not None:
+        kinds = content.CONTENT_TYPES
+        if _is_subclass(core, content.ToolResult) or _is_subclass(core, kinds):
+            return None, None, False
+        if get_origin(core) in (list, tuple) and any(_is_subclass(a, kinds) for a in get_args(core)):
+            return None, None, False
     try:
         schema, adapter, wraps = _described(annotation)
     except TypeError:  # an annotation that cannot be a key (an unhashable metadata object): not shared

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import logging
 import secrets
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -13,7 +14,6 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from ..content import CONTENT_TYPES, ToolResult
 from ..deadline import Expired, within
 from ..errors import ToolExecutionError
 from ..failures import exception_text, log_failure
@@ -333,12 +333,14 @@ class MeshToolWrapper:
             return error_result(f"{exc} (asked by its dependency '{asked.key}')")
 
     def _to_result(self, value: Any) -> dict[str, Any]:
-        if isinstance(value, ToolResult):
-            return value.to_wire()
-        if isinstance(value, CONTENT_TYPES):
-            return {"content": [value.to_wire()], "isError": False}
-        if isinstance(value, list) and value and all(isinstance(v, CONTENT_TYPES) for v in value):
-            return {"content": [v.to_wire() for v in value], "isError": False}
+        content = sys.modules.get("mesh_framework.content")  # a body returning its types has loaded it
+        if content is not None:
+            if isinstance(value, content.ToolResult):
+                return value.to_wire()  # type: ignore[no-any-return]
+            if isinstance(value, content.CONTENT_TYPES):
+                return {"content": [value.to_wire()], "isError": False}
+            if isinstance(value, list) and value and all(isinstance(v, content.CONTENT_TYPES) for v in value):
+                return {"content": [v.to_wire() for v in value], "isError": False}
         adapter = self.signature.output_adapter
         if adapter is not None:
             structured = adapter.dump_python(value, mode="json", warnings="error")

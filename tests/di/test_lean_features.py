@@ -298,6 +298,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # a component asking for the service); an LLM's turns and usage, only a model's first answer. Its Markdown
 # prompt folder plans no decorated prompt or resource, static file nor URI template: their decorators', files'
 # and templates' modules are not loaded, nor a prompt's messages or a resource's contents before a first read.
+# It marks no `@status_section` and no tool of it returns MCP content (TextContent, ToolResult, ...): neither
+# module is loaded (a tool's code that uses one loads it).
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -323,6 +325,8 @@ STARTER_UNUSED = (
     "mesh_framework.resources.files",
     "mesh_framework.resources.contents",
     "mesh_framework.resources.template",
+    "mesh_framework.status.status_marks",
+    "mesh_framework.content",
 )
 
 
