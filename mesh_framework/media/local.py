@@ -8,11 +8,13 @@ import mimetypes
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import MediaError, MediaNotFound, MediaStoreUnavailable
-from .media import Media
-from .sniff import sniff
 from .store import MediaStore, check_filename
+
+if TYPE_CHECKING:
+    from .media import Media
 
 __all__ = ["LocalMediaStore"]
 
@@ -46,6 +48,9 @@ class LocalMediaStore(MediaStore):
         return f"file://{destination}"
 
     async def fetch(self, uri: str) -> Media:
+        from .media import Media  # loaded with the first media read, as is sniffing
+        from .sniff import sniff
+
         path = self._path(uri)
         try:
             data = await asyncio.to_thread(path.read_bytes)

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import fnmatch
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 from .errors import MediaError
-from .media import Media
-from .sniff import SVG
+
+if TYPE_CHECKING:  # media read back, and sniffing, load with a first fetch or upload
+    from .media import Media
 
 __all__ = ["MAX_FILENAME_BYTES", "MediaStore", "check_filename", "matches_type"]
 
 MAX_FILENAME_BYTES = 200  # below the 255 of common file systems, with room for the temporary's suffix
-# Types a wildcard never stands for: SVG carries scripts, so only a pattern naming it takes it.
-_EXPLICIT_ONLY = frozenset({SVG})
 
 
 class MediaStore(ABC):
@@ -69,8 +69,10 @@ def check_filename(filename: str) -> str:
 def matches_type(mime_type: str, accepted: str) -> bool:
     """Whether `mime_type` fits `accepted`: patterns, comma-separated (`image/*,application/pdf`).
     `image/svg+xml` fits only a pattern that names it: neither `image/*` nor `*/*` takes SVG."""
+    from .sniff import SVG
+
     mime_type = mime_type.split(";", 1)[0].strip().lower()
     patterns = [p.strip().lower() for p in accepted.split(",") if p.strip()]
-    if mime_type in _EXPLICIT_ONLY:
+    if mime_type == SVG:  # SVG carries scripts: a wildcard never stands for it, only a pattern naming it
         return mime_type in patterns
     return any(fnmatch.fnmatchcase(mime_type, p) for p in patterns)

@@ -299,7 +299,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # prompt folder plans no decorated prompt or resource, static file nor URI template: their decorators', files'
 # and templates' modules are not loaded, nor a prompt's messages or a resource's contents before a first read.
 # It marks no `@status_section` and no tool of it returns MCP content (TextContent, ToolResult, ...): neither
-# module is loaded (a tool's code that uses one loads it).
+# module is loaded (a tool's code that uses one loads it). Its media store is made, but media is read back
+# (and sniffed) only with a first fetch.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -327,6 +328,8 @@ STARTER_UNUSED = (
     "mesh_framework.resources.template",
     "mesh_framework.status.status_marks",
     "mesh_framework.content",
+    "mesh_framework.media.media",
+    "mesh_framework.media.sniff",
 )
 
 
