@@ -15,7 +15,7 @@ from pydantic.fields import FieldInfo
 from .._frozen import frozen
 from .sources import normalize_key
 
-__all__ = ["Step", "did_you_mean", "field_names", "follow", "model_at", "unknown_key"]
+__all__ = ["Step", "declared_fields", "did_you_mean", "field_names", "follow", "model_at", "unknown_key"]
 
 _SEQUENCES = (list, tuple, set, frozenset, Sequence)
 _MAPPINGS = (dict, Mapping)
@@ -60,10 +60,37 @@ def model_at(model: type[BaseModel], parts: Sequence[str]) -> type[BaseModel] | 
     return next((a for a in steps[-1].annotations if _is_model(a)), None)
 
 
+def declared_fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """`model.model_fields` with every annotation resolved. A field may name its model as text that pydantic
+    resolves when it builds the validator (`"_entries.StaticToken"`: a model created on first use, see
+    `config/entries.py`); such a model is rebuilt first, which resolves the text."""
+    if model not in _RESOLVED:
+        if any(_names_later(field.annotation) for field in model.model_fields.values()):
+            model.model_rebuild(raise_errors=False)  # fails only where pydantic would: left as it is
+        if not any(_names_later(field.annotation) for field in model.model_fields.values()):
+            _RESOLVED.add(model)
+    return model.model_fields
+
+
+_RESOLVED: set[type[BaseModel]] = set()
+
+
+def _names_later(annotation: Any) -> bool:
+    """Whether `annotation` holds a forward reference (a type named as text)."""
+    if isinstance(annotation, (str, typing.ForwardRef)):
+        return True
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Literal:
+        return False
+    if origin is typing.Annotated:
+        args = args[:1]  # the rest is metadata
+    return any(_names_later(arg) for arg in args)
+
+
 def field_names(model: type[BaseModel]) -> list[str]:
     """The keys a model takes: field names and (normalized) aliases."""
     names: list[str] = []
-    for name, field in model.model_fields.items():
+    for name, field in declared_fields(model).items():
         names.append(name)
         if field.alias:
             names.append(normalize_key(field.alias))
@@ -88,14 +115,12 @@ def _is_model(annotation: Any) -> bool:
 
 
 def _field(model: type[BaseModel], part: str) -> FieldInfo | None:
-    field = model.model_fields.get(part)
+    fields = declared_fields(model)
+    field = fields.get(part)
     if field is not None:
         return field
     key = normalize_key(part)
-    return next(
-        (f for n, f in model.model_fields.items() if key in (n, normalize_key(f.alias or n))),
-        None,
-    )
+    return next((f for n, f in fields.items() if key in (n, normalize_key(f.alias or n))), None)
 
 
 def _child(annotation: Any, part: str) -> tuple[list[Any], list[Any]] | None:

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, SecretStr
 
-from .fields import Step, follow
+from .fields import Step, declared_fields, follow
 from .sources import normalize_key
 from .url_masking import URL_MASK, mask_url_credentials
 
@@ -135,7 +135,7 @@ def _declares_secret(annotation: Any, seen: set[Any]) -> bool:
             _secret_name(name)
             or any(m is SECRET for m in field.metadata)
             or _declares_secret(field.annotation, seen)
-            for name, field in annotation.model_fields.items()
+            for name, field in declared_fields(annotation).items()
         )
     return any(arg is SECRET or _declares_secret(arg, seen) for arg in typing.get_args(annotation))
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from .fields import declared_fields
 from .masking import SECRET_NAMES
 from .settings import MeshSettings
 from .sources import ENV_PREFIX, ENV_PROFILES, MCP_MESH_ENV_NAMES
@@ -57,7 +58,7 @@ def _section(annotation: Any) -> type[BaseModel] | None:
 def reference_rows(model: type[BaseModel] = MeshSettings, prefix: str = "") -> Iterator[tuple[str, ...]]:
     """(key, type, default, environment names, description) for every leaf setting."""
     mcp_mesh = {dotted: name for name, dotted in MCP_MESH_ENV_NAMES.items()}
-    for name, field in model.model_fields.items():
+    for name, field in declared_fields(model).items():
         key = f"{prefix}{name}"
         nested = _section(field.annotation)
         if nested is not None:

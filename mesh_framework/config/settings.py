@@ -5,7 +5,7 @@ Values come from layers (highest first): command line, environment, `application
 """
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, TypeVar, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
@@ -14,6 +14,19 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .environment import EMBEDDED_PORT
 from .sources import ACTIVE_SOURCES
+
+if TYPE_CHECKING:
+    from . import entries as _entries
+    from .entries import (
+        A2aPeerSettings,
+        ClientCredentialsSettings,
+        CommandToolSettings,
+        McpLoginSettings,
+        OpenApiAuthSettings,
+        OpenApiServiceSettings,
+        StaticToken,
+        WebStaticMount,
+    )
 
 __all__ = [
     "A2aPeerSettings",
@@ -302,82 +315,12 @@ class TlsSettings(BaseModel):
     )
 
 
-class StaticToken(BaseModel):
-    model_config = _Section
-
-    token: SecretStr = Field(description="The bearer token a client presents")
-    scopes: list[str] = Field(default_factory=_list, description="Scopes this token grants")
-    client_id: str = Field("static", description="Who the token stands for (logs, the tool's context)")
-
-    @field_validator("token")
-    @classmethod
-    def _not_empty(cls, value: SecretStr) -> SecretStr:
-        if not value.get_secret_value():
-            raise ValueError("a token must not be empty")
-        return value
-
-
-class ClientCredentialsSettings(BaseModel):
-    """An OAuth 2.0 client of this agent (client credentials grant): the access tokens it sends on calls."""
-
-    model_config = _Section
-
-    token_url: str | None = Field(None, description="Token endpoint of the authorization server")
-    issuer: str | None = Field(
-        None,
-        description="Authorization server whose metadata names the token endpoint (when no token_url); "
-        "neither (dependency_clients only): the one the called server's resource metadata names",
-    )
-    client_id: str = Field(description="This agent's client id at the authorization server")
-    client_secret: SecretStr = Field(description="This agent's client secret")
-    scopes: list[str] = Field(
-        default_factory=_list, description="Scopes asked for (none: the client's default)"
-    )
-    resource: str | None = Field(
-        None, description="RFC 8707 resource asked for (default: the URL called, e.g. http://host:port/mcp)"
-    )
-    auth_method: Literal["client_secret_basic", "client_secret_post"] = Field(
-        "client_secret_basic", description="How the client authenticates at the token endpoint"
-    )
-    timeout: float = Field(10.0, gt=0, description="Seconds to wait for the token endpoint")
-    token_exchange: bool = Field(
-        False,
-        description="On behalf of the caller: a call made while serving a request with a verified JWT sends "
-        "a token exchanged for it (RFC 8693; subject: the caller, actor: this client)",
-    )
-
-    @field_validator("scopes", mode="before")
-    @classmethod
-    def _split_scopes(cls, value: Any) -> Any:
-        return value.split() if isinstance(value, str) else value
-
-    @field_validator("token_url", "issuer")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and urlsplit(value).scheme not in ("http", "https"):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
-
-    @field_validator("resource")
-    @classmethod
-    def _absolute_uri(cls, value: str | None) -> str | None:
-        if value is not None and (not urlsplit(value).scheme or "#" in value):
-            raise ValueError(f"{value!r} is not an absolute URI without a fragment (RFC 8707)")
-        return value
-
-    @property
-    def discovered(self) -> bool:
-        """Neither token_url nor issuer: the authorization server is the one the called server's
-        protected-resource metadata names (RFC 9728), as an MCP client finds it."""
-        return self.token_url is None and self.issuer is None
-
-
 class AuthSettings(BaseModel):
     """MCP authorization: bearer tokens on this agent's endpoint, and the credentials it sends."""
 
     model_config = _Section
 
-    tokens: list[StaticToken] = Field(
+    tokens: list["_entries.StaticToken"] = Field(
         default_factory=_list, description="Static tokens accepted, each with its scopes"
     )
     jwks_url: str | None = Field(None, description="JWKS URL of the authorization server (JWT access tokens)")
@@ -397,10 +340,10 @@ class AuthSettings(BaseModel):
     dependency_tokens: dict[str, SecretStr] = Field(
         default_factory=_dict, description="Bearer token per capability called (overrides client_token)"
     )
-    client_credentials: ClientCredentialsSettings | None = Field(
+    client_credentials: "_entries.ClientCredentialsSettings | None" = Field(
         None, description="OAuth client whose access tokens are sent on calls to other agents"
     )
-    dependency_clients: dict[str, ClientCredentialsSettings] = Field(
+    dependency_clients: dict[str, "_entries.ClientCredentialsSettings"] = Field(
         default_factory=_dict,
         description="OAuth client per capability, catalog server or A2A peer called (overrides "
         "client_credentials)",
@@ -412,7 +355,7 @@ class AuthSettings(BaseModel):
 
     @field_validator("client_credentials")
     @classmethod
-    def _named_server(cls, value: ClientCredentialsSettings | None) -> ClientCredentialsSettings | None:
+    def _named_server(cls, value: "ClientCredentialsSettings | None") -> "ClientCredentialsSettings | None":
         if value is not None and value.discovered:  # the mesh's agents are many: one server, named
             raise ValueError("set token_url, or issuer to find the token endpoint in its metadata")
         return value
@@ -562,15 +505,6 @@ class MetricsSettings(BaseModel):
     enabled: bool = Field(True, description="Serve /metrics and record metrics")
 
 
-class CommandToolSettings(BaseModel):
-    """One command tool's own settings (`commands.tools.<tool name>`), above its `@mcp_command` values."""
-
-    model_config = _Section
-
-    background: bool | None = Field(None, description="Run as a background job (false: inline)")
-    timeout: _PositiveFloat | None = Field(None, description="Seconds before it is stopped")
-
-
 class CommandSettings(BaseModel):
     """Click (or Typer) commands served as tools (`@mcp_command`, `commands.expose`)."""
 
@@ -591,7 +525,7 @@ class CommandSettings(BaseModel):
         2.0, ge=0, description="Seconds between SIGTERM and SIGKILL when a command is stopped"
     )
     output_lines: int = Field(1000, gt=0, description="Last lines of output kept per run")
-    tools: dict[str, CommandToolSettings] = Field(
+    tools: dict[str, "_entries.CommandToolSettings"] = Field(
         default_factory=_dict, description="Per command tool, by tool name: background, timeout"
     )
 
@@ -602,113 +536,6 @@ class StatusSettings(BaseModel):
     model_config = _Section
 
     path: str = Field("/status", description="Path of the status endpoint (GET, ?section=NAME, ?live=true)")
-
-
-class OpenApiAuthSettings(BaseModel):
-    """What calls to one OpenAPI service carry: a bearer token, a header (an API key) or an OAuth client of
-    this agent. Without it, what `auth.dependency_tokens` / `auth.dependency_clients` name for the
-    service."""
-
-    model_config = _Section
-
-    bearer: SecretStr | None = Field(None, description="Sent as 'Authorization: Bearer <bearer>'")
-    header: str | None = Field(None, description="Header carrying value, e.g. X-API-Key")
-    value: SecretStr | None = Field(None, description="The header's value (an API key)")
-    client: str | None = Field(
-        None, description="An OAuth client of this agent: the name of an auth.dependency_clients entry"
-    )
-
-    @model_validator(mode="after")
-    def _one_way(self) -> Self:
-        if (self.header is None) != (self.value is None):
-            raise ValueError("header and value go together: the header's name and what it carries")
-        ways = [self.bearer, self.header, self.client]
-        if sum(way is not None for way in ways) != 1:
-            raise ValueError("set one of bearer, header (with value) or client")
-        return self
-
-
-class OpenApiServiceSettings(BaseModel):
-    """One HTTP service whose OpenAPI operations are tools of this agent (`mcp.openapi`)."""
-
-    model_config = _Section
-
-    name: str = Field(description="The service's name (logs, errors, auth.dependency_* entries)")
-    spec: str = Field(description="Its OpenAPI 3.0/3.1 document: a file (JSON or YAML) or an http(s) URL")
-    base_url: str | None = Field(
-        None, description="Where calls go (default: the document's first server, against the spec's URL)"
-    )
-    include_tags: list[str] = Field(
-        default_factory=_list, description="Only operations with one of these tags (none: every operation)"
-    )
-    exclude_tags: list[str] = Field(default_factory=_list, description="Leave out operations with these tags")
-    prefix: str = Field("", description="Put before every tool name of the service (to avoid clashes)")
-    timeout: _PositiveFloat | None = Field(
-        None, description="Seconds one call may take (default: tools.timeout)"
-    )
-    auth: OpenApiAuthSettings | None = Field(None, description="What calls carry (bearer, header or client)")
-
-    @field_validator("name")
-    @classmethod
-    def _a_name(cls, value: str) -> str:
-        if not value or not all(c.isalnum() or c in "_-." for c in value):
-            raise ValueError("use letters, digits, '_', '-' or '.', e.g. petstore")
-        return value
-
-    @field_validator("base_url")
-    @classmethod
-    def _base_url(cls, value: str | None) -> str | None:
-        parts = urlsplit(value) if value is not None else None
-        if parts is not None and (parts.scheme not in ("http", "https") or not parts.netloc):
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        return value
-
-    @field_validator("include_tags", "exclude_tags", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
-
-
-def _client_document_url(value: str | None) -> str | None:
-    """A client ID metadata document's URL: https, with a path, no fragment."""
-    if value is not None:
-        parts = urlsplit(value)
-        if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/") or parts.fragment:
-            raise ValueError(
-                f"{value!r} is not an https URL with a path (a client ID metadata document's URL)"
-            )
-    return value
-
-
-class McpLoginSettings(BaseModel):
-    """Who the user's client is when `mesh catalog login` signs them in to a catalog server behind OAuth
-    (`mcp.oauth_clients.<server>`, which replaces `mcp.oauth_client_id_url` and `mcp.oauth_client_id`)."""
-
-    model_config = _Section
-
-    client_id_url: str | None = Field(
-        None,
-        description="https URL of your client ID metadata document, the client id where the authorization "
-        "server supports them (client_id_metadata_document_supported)",
-    )
-    client_id: str | None = Field(
-        None, description="A client id registered at the authorization server, for one without CIMD support"
-    )
-    scopes: list[str] | None = Field(
-        None, description="Scopes asked for (default: the server's challenge, else its scopes_supported)"
-    )
-
-    @field_validator("client_id_url")
-    @classmethod
-    def _document_url(cls, value: str | None) -> str | None:
-        return _client_document_url(value)
-
-    @field_validator("scopes", mode="before")
-    @classmethod
-    def _split_scopes(cls, value: Any) -> Any:
-        return value.split() if isinstance(value, str) else value
 
 
 class McpSettings(BaseModel):
@@ -741,7 +568,7 @@ class McpSettings(BaseModel):
     retry_interval: float = Field(
         5.0, gt=0, description="Seconds between attempts to reach a gateway server that is down"
     )
-    openapi: list[OpenApiServiceSettings] = Field(
+    openapi: list["_entries.OpenApiServiceSettings"] = Field(
         default_factory=_list, description="HTTP services whose OpenAPI operations are tools of this agent"
     )
     oauth_client_id_url: str | None = Field(
@@ -753,7 +580,7 @@ class McpSettings(BaseModel):
         None,
         description="`mesh catalog login`: a client id registered at an authorization server without CIMD",
     )
-    oauth_clients: dict[str, McpLoginSettings] = Field(
+    oauth_clients: dict[str, "_entries.McpLoginSettings"] = Field(
         default_factory=_dict,
         description="`mesh catalog login`: the client per catalog server (replaces the two above)",
     )
@@ -761,19 +588,21 @@ class McpSettings(BaseModel):
     @field_validator("oauth_client_id_url")
     @classmethod
     def _document_url(cls, value: str | None) -> str | None:
-        return _client_document_url(value)
+        return value if value is None else _entries.client_document_url(value)
 
-    def login_client(self, server: str) -> McpLoginSettings:
+    def login_client(self, server: str) -> "McpLoginSettings":
         """The client `mesh catalog login` signs in to catalog server `server` with: its own entry in
         `oauth_clients` (whole: nothing taken from the others), else the agent-wide two."""
         own = self.oauth_clients.get(server)
         if own is not None:
             return own
-        return McpLoginSettings(client_id_url=self.oauth_client_id_url, client_id=self.oauth_client_id)
+        return _entries.McpLoginSettings(
+            client_id_url=self.oauth_client_id_url, client_id=self.oauth_client_id
+        )
 
     @field_validator("openapi")
     @classmethod
-    def _distinct_services(cls, value: list[OpenApiServiceSettings]) -> list[OpenApiServiceSettings]:
+    def _distinct_services(cls, value: "list[OpenApiServiceSettings]") -> "list[OpenApiServiceSettings]":
         names = [service.name for service in value]
         twice = sorted({name for name in names if names.count(name) > 1})
         if twice:
@@ -952,23 +781,6 @@ class SkillSettings(BaseModel):
     )
 
 
-class WebStaticMount(BaseModel):
-    """One folder of static files served beside the agent's routes (Starlette's StaticFiles)."""
-
-    model_config = _Section
-
-    path: str = Field("/", description="URL path the folder is served at (mounted after every route)")
-    directory: str = Field(description="Folder to serve, relative to the config folder, else the app package")
-    html: bool = Field(True, description="Answer a folder with its index.html, a missing file with 404.html")
-
-    @field_validator("path")
-    @classmethod
-    def _absolute(cls, value: str) -> str:
-        if not value.startswith("/"):
-            raise ValueError(f"must start with '/', e.g. '/{value}'")
-        return value
-
-
 class WebCorsSettings(BaseModel):
     """CORS for the agent's web routes and static files (Starlette's CORSMiddleware); off while no origin
     is allowed. The MCP endpoint never passes through it."""
@@ -999,25 +811,10 @@ class WebSettings(BaseModel):
 
     model_config = _Section
 
-    static: list[WebStaticMount] = Field(
+    static: list["_entries.WebStaticMount"] = Field(
         default_factory=_list, description="Static folders to serve, e.g. [{path: /, directory: static}]"
     )
     cors: WebCorsSettings = Field(default_factory=_unset)
-
-
-class A2aPeerSettings(BaseModel):
-    """One A2A agent this agent calls (an `A2aClient` parameter named after it)."""
-
-    model_config = _Section
-
-    url: str | None = Field(
-        None, description="The peer's A2A endpoint; unset: found through the registry by skill id"
-    )
-    token: SecretStr | None = Field(None, description="Bearer token sent to the peer")
-    dialect: Literal["auto", "current", "mcp-mesh"] = Field(
-        "auto", description="current: the A2A specification; mcp-mesh: tasks/*; auto: read the card"
-    )
-    timeout: float = Field(30.0, gt=0, description="Seconds one request (or a stream's gap) may take")
 
 
 class A2aSettings(BaseModel):
@@ -1040,7 +837,7 @@ class A2aSettings(BaseModel):
         description="Bytes one task may hold (history and artifacts): past it the oldest history goes, "
         "and a result larger than this fails the task",
     )
-    peers: dict[str, A2aPeerSettings] = Field(
+    peers: dict[str, "_entries.A2aPeerSettings"] = Field(
         default_factory=_dict, description="A2A agents called, by the name of the A2aClient parameter"
     )
 
@@ -1160,3 +957,34 @@ class MeshSettings(BaseSettings):
                 return None
             node = node[part]
         return node
+
+
+# The models of list and mapping entries (`config/entries.py`) are created when first needed: a field holding
+# them names them as `"_entries.Model"`, which pydantic resolves (through the object below, importing the
+# module) when it builds a validator, and `settings.StaticToken` and the like load them too.
+if not TYPE_CHECKING:
+
+    class _Entries:
+        def __getattr__(self, name: str) -> Any:
+            from . import entries
+
+            return getattr(entries, name)
+
+    _entries = _Entries()
+    _ENTRY_NAMES = frozenset(
+        {
+            "A2aPeerSettings",
+            "ClientCredentialsSettings",
+            "CommandToolSettings",
+            "McpLoginSettings",
+            "OpenApiAuthSettings",
+            "OpenApiServiceSettings",
+            "StaticToken",
+            "WebStaticMount",
+        }
+    )
+
+    def __getattr__(name: str) -> Any:
+        if name in _ENTRY_NAMES:
+            return getattr(_entries, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
