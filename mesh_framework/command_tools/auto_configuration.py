@@ -4,17 +4,26 @@ some in `commands.expose` has them planned while it loads (names, schemas, probl
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+
 from ..di.conditions import ConditionContext, conditional
 from ..di.configuration import configuration, imports
-from .command_marks import declares_commands
 
-__all__ = ["CommandToolsAutoConfiguration", "serves_commands"]
+__all__ = ["CommandToolsAutoConfiguration", "marks_commands", "serves_commands"]
+
+
+def marks_commands(modules: Sequence[str]) -> bool:
+    """A variable of one of the scanned `modules` carries the `@mcp_command` mark. The marks' module is
+    loaded by `@mcp_command`: while it is not, nothing is marked, and no module is looked at."""
+    marks = sys.modules.get("mesh_framework.command_tools.command_marks")
+    return marks is not None and bool(marks.declares_commands(modules))
 
 
 def serves_commands(context: ConditionContext) -> tuple[bool, str]:
     if context.settings.commands.expose:
         return True, "commands.expose names click commands"
-    if context.scan is not None and declares_commands(context.scan.modules):
+    if context.scan is not None and marks_commands(context.scan.modules):
         return True, "a scanned module marks a click command @mcp_command"
     return False, "no @mcp_command in the scanned modules and commands.expose is empty"
 

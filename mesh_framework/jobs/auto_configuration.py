@@ -27,9 +27,9 @@ def may_use_jobs(context: ConditionContext) -> tuple[bool, str]:
                 return True, f"tool {tool.key} is a {kind} tool"
         if settings.commands.expose:
             return True, "commands.expose serves click commands, which run as jobs by default"
-        from ..command_tools.command_marks import declares_commands  # no click: only the marks are read
+        from ..command_tools.auto_configuration import marks_commands  # no click: only the marks are read
 
-        if declares_commands(scan.modules):
+        if marks_commands(scan.modules):
             return True, "an @mcp_command serves a click command, which runs as a job by default"
     return False, "no background or task tool, no click command, no registry and jobs.serve_tools unset"
 

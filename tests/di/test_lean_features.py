@@ -300,7 +300,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # and templates' modules are not loaded, nor a prompt's messages or a resource's contents before a first read.
 # It marks no `@status_section` and no tool of it returns MCP content (TextContent, ToolResult, ...): neither
 # module is loaded (a tool's code that uses one loads it). Its media store is made, but media is read back
-# (and sniffed) only with a first fetch.
+# (and sniffed) only with a first fetch. It marks no click command: the marks' module is not loaded, and
+# neither the jobs' nor the command tools' condition looks through its modules for one.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -330,6 +331,7 @@ STARTER_UNUSED = (
     "mesh_framework.content",
     "mesh_framework.media.media",
     "mesh_framework.media.sniff",
+    "mesh_framework.command_tools.command_marks",
 )
 
 
