@@ -66,6 +66,7 @@ __all__ = [
     "WebCorsSettings",
     "WebSettings",
     "WebStaticMount",
+    "field_default",
     "section_defaults",
     "section_model",
 ]
@@ -92,17 +93,21 @@ def section_defaults(model: type[_Model]) -> _Model:
     a validator would change is a mistake, which tests/settings/test_settings_sections.py catches."""
     values: dict[str, Any] = {}
     for name, info in model.model_fields.items():
-        factory = info.default_factory
-        if factory is _unset:
-            values[name] = section_defaults(section_model(info))
-        elif factory is not None:
-            # the sections' factories take no data (`get_default` reads each one's signature to know)
-            values[name] = cast("Callable[[], Any]", factory)()
-        elif info.is_required():
+        if info.is_required():
             raise TypeError(f"{model.__name__}.{name}: a section's settings all have defaults")
-        else:
-            values[name] = info.get_default()
+        values[name] = field_default(info)
     return model.model_construct(_fields_set=set(), **values)
+
+
+def field_default(info: FieldInfo) -> Any:
+    """The default of a section's field (one that has a default), as `section_defaults` makes it."""
+    factory = info.default_factory
+    if factory is _unset:
+        return section_defaults(section_model(info))
+    if factory is not None:
+        # the sections' factories take no data (`get_default` reads each one's signature to know)
+        return cast("Callable[[], Any]", factory)()
+    return info.get_default()
 
 
 def section_model(info: FieldInfo) -> type[BaseModel]:

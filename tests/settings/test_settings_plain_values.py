@@ -4,6 +4,7 @@ left to pydantic, which reports problems as before."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -145,6 +146,7 @@ def test_loading_plain_values_builds_no_validator() -> None:
     """Start-up cost: a section given plain values (the starter's) builds no validator; one given a mapping
     builds its own."""
     script = """
+import inspect
 import json
 from mesh_framework.config import settings
 from mesh_framework.config.loader import load_settings
@@ -163,3 +165,17 @@ print(json.dumps(sorted(
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == ["JobSettings"]
+
+
+def test_the_arguments_of_each_validator_are_those_its_signature_names() -> None:
+    from mesh_framework.config.plain_values import _arguments
+
+    validators = [
+        validator.func
+        for model in MODELS
+        for validator in model.__pydantic_decorators__.field_validators.values()
+    ]
+    assert len(validators) > 20
+    for function in validators:
+        assert _arguments(function) == len(inspect.signature(function).parameters), function
+    assert _arguments(len) is None  # not a class method: pydantic decides
