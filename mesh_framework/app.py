@@ -18,7 +18,7 @@ import socket
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -28,13 +28,15 @@ from .application.building import build_agent
 from .application.lifespan import AgentLifecycle
 from .application.loading import load_application
 from .application.observability import wire_observability
-from .application.shutdown import GracefulStop
 from .config.loader import LoadedSettings
 from .config.settings import MeshSettings
 from .di.definitions import Selection
 from .di.scan import ScanResult
 from .di.wiring import BeanCatalog
 from .specs import AgentSpec
+
+if TYPE_CHECKING:  # loaded by the first stop()
+    from .application.shutdown import GracefulStop
 
 __all__ = ["MeshApplication"]
 
@@ -153,6 +155,8 @@ class MeshApplication:
         """Stop serving gracefully (see `application/shutdown.py`); called again, stop at once."""
         if self._server is not None:
             if self._stopping is None:
+                from .application.shutdown import GracefulStop
+
                 self._stopping = GracefulStop(self._server, self.container)
             self._stopping.request()
 

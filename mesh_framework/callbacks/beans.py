@@ -57,8 +57,6 @@ def _user_logins(
 ) -> dict[str, Any]:
     """The user's sign-ins as auth flows, for the HTTP servers given no identity by the settings or their
     own headers (each looked up on every request: no sign-in, nothing sent)."""
-    from ..catalog.user_auth import UserLoginAuth
-
     found: dict[str, Any] = {}
     for name, definition in catalog.get_all().items():
         url = getattr(definition, "url", None)
@@ -70,6 +68,8 @@ def _user_logins(
             or "authorization" in headers
         ):
             continue
+        from ..catalog.user_auth import UserLoginAuth  # an HTTP server's: a stdio one signs no user in
+
         found[name] = UserLoginAuth(name, url, http=lambda: factory.http)
     return found
 

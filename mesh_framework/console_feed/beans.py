@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config.settings import MeshSettings
 from ..di.configuration import bean, configuration
@@ -16,8 +16,10 @@ from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..tracing.sampling import TraceBudget
 from ..tracing.state import SpanRecord
 from ..tracing.state import state as trace_state
-from .push import ConsolePush
 from .recorder import SPAN_BUFFER, TrafficRecorder
+
+if TYPE_CHECKING:  # loaded when the agent joins a registry
+    from .push import ConsolePush
 
 __all__ = ["ConsoleBeans", "ConsoleObserver", "ConsoleTraffic"]
 
@@ -49,6 +51,8 @@ class ConsoleTraffic(MeshMember):
         trace_state.budget = TraceBudget(settings.tracing.console_traces_per_second)
         trace_state.spans = spans
         token = settings.registry.token
+        from .push import ConsolePush
+
         self.push = ConsolePush(
             self.factory.http,
             registry_url,

@@ -13,7 +13,6 @@ import httpx2
 
 from ..config.settings import MeshSettings  # at run time: a subclass's constructor is wired by it
 from ..security.tls import client_verify, mesh_https
-from .http_pool import build_http_client
 
 if TYPE_CHECKING:
     from ..injectables import McpMeshTool
@@ -79,6 +78,8 @@ class McpMeshToolProxyFactory:
     def http(self) -> httpx2.AsyncClient:
         """The process's one pooled HTTP client (proxies and the heartbeat share it)."""
         if self._http is None:
+            from .http_pool import build_http_client  # first used by the mesh's join or a first call out
+
             self._http = build_http_client(
                 keepalive_expiry=self.settings.client.keepalive_expiry,  # below the peers' keep-alive
                 verify=client_verify(self.settings.tls),  # security/tls.py: CA bundle, mutual TLS

@@ -301,7 +301,9 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # It marks no `@status_section` and no tool of it returns MCP content (TextContent, ToolResult, ...): neither
 # module is loaded (a tool's code that uses one loads it). Its media store is made, but media is read back
 # (and sniffed) only with a first fetch. It marks no click command: the marks' module is not loaded, and
-# neither the jobs' nor the command tools' condition looks through its modules for one.
+# neither the jobs' nor the command tools' condition looks through its modules for one. Joining the mesh
+# loads the pooled HTTP client and the console's push, stopping the graceful stop; its catalog server is a
+# stdio one, which signs no user in.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -332,6 +334,10 @@ STARTER_UNUSED = (
     "mesh_framework.media.media",
     "mesh_framework.media.sniff",
     "mesh_framework.command_tools.command_marks",
+    "mesh_framework.mesh.http_pool",
+    "mesh_framework.console_feed.push",
+    "mesh_framework.application.shutdown",
+    "mesh_framework.catalog.user_auth",
 )
 
 
