@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import operator
-import re
 import types
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -31,10 +30,6 @@ _Model = TypeVar("_Model", bound=BaseModel)
 # What a plain check cannot tell apart from a valid value: pydantic decides.
 _NOT_PLAIN: Any = object()
 
-# Text taken as a whole number (an environment variable's `8080`); signs, spaces, `_`, leading zeros:
-# pydantic decides.
-_WHOLE_NUMBER = re.compile(r"0|[1-9][0-9]{0,17}")
-_DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?")
 _BOOLEANS = {"true": True, "false": False}
 _EXACT_FLOAT = 2**53  # a larger whole number may not convert to a float exactly (pydantic decides)
 _CONFIG_KEYS = frozenset({"extra", "validate_default", "defer_build", "title"})
@@ -226,7 +221,7 @@ def _boolean(value: Any) -> Any:
 def _whole(value: Any) -> Any:
     if type(value) is int:
         return value
-    if type(value) is str and _WHOLE_NUMBER.fullmatch(value):
+    if type(value) is str and _digits(value, 18):
         return int(value)
     return _NOT_PLAIN
 
@@ -236,9 +231,23 @@ def _real(value: Any) -> Any:
         return value
     if type(value) is int and -_EXACT_FLOAT <= value <= _EXACT_FLOAT:
         return float(value)
-    if type(value) is str and _DECIMAL.fullmatch(value):
+    if type(value) is str and _decimal(value):
         return float(value)  # correctly rounded, as pydantic's parsing is
     return _NOT_PLAIN
+
+
+# Text taken as a number (an environment variable's `8080`, `2.5`): digits, no leading zero, a dot between
+# digits; signs, spaces, `_`, exponents and the rest: pydantic decides. (Not a regular expression: compiling
+# two costs more at import than these tests ever do.)
+def _digits(text: str, most: int) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= most and (text == "0" or text[0] != "0")
+
+
+def _decimal(text: str) -> bool:
+    whole, dot, fraction = text.partition(".")
+    if not _digits(whole, 15):
+        return False
+    return not dot or (fraction.isascii() and fraction.isdigit() and len(fraction) <= 15)
 
 
 def _list_of_text(value: Any) -> Any:
