@@ -21,9 +21,9 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, overload, runtime_checkable
 
+from .._frozen import frozen
 from ..di.scan import class_members
 from ..errors import WiringError
 
@@ -42,7 +42,7 @@ class HealthIndicator(Protocol):
     def health(self) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NamedIndicator:
     """One check to run: its name on `/health` and a callable taking no arguments (sync or async)."""
 
