@@ -3,7 +3,6 @@ and which known name a key nothing reads was meant to be."""
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -106,6 +105,8 @@ def unknown_key(key: str, origin: str, owner: str, known: Sequence[str]) -> str:
 
 def did_you_mean(word: str, known: Sequence[str]) -> str:
     """`; did you mean 'closest'?`, or nothing when no known name is close."""
+    import difflib  # a problem to report (1 ms to import, a start-up cost otherwise)
+
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.7)
     return f"; did you mean '{close[0]}'?" if close else ""
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ import pytest
 from mesh_framework import ConfigError, MeshApplication, WiringError
 from mesh_framework.config.loader import load_settings
 
-from ..agents import run_cli
+from ..agents import ROOT, run_cli
 
 # The starter app's `ask` tool names the catalog server `notes`, so these files declare one.
 NOTES = "mcp:\n  servers:\n    notes: {command: python}\n"
@@ -103,3 +106,26 @@ def test_another_agent_s_section_is_not_a_typo(tmp_path: Path, caplog: pytest.Lo
     strict = shared + "config:\n  strict: true\n"
     with pytest.raises(WiringError, match=r"greeting \(from .*application\.yaml:2\): no settings section"):
         MeshApplication.load("starter_app.calculator", config=config(tmp_path, strict), environ={})
+
+
+def test_an_agent_without_typos_loads_no_suggestion_machinery() -> None:
+    """Start-up cost: difflib (1 ms to import) is loaded for a suggestion only; the starter app loads
+    without it, and without the models of list and mapping entries (`config/entries.py`)."""
+    code = (
+        "import sys\n"
+        "from mesh_framework.app import MeshApplication\n"
+        "MeshApplication.load('starter_app', cli={'registry.enabled': False})\n"
+        "print(json.dumps(sorted({'difflib', 'mesh_framework.config.entries'} & set(sys.modules))))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MESH_", "MCP_MESH_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", "import json\n" + code],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []
