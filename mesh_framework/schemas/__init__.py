@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from .canonical import CanonicalSchema, SchemaTypeError, canonical_schema, json_schema_of, normalize_schema
-from .compatibility import MATCH_MODES, MatchMode, subset_diff
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .canonical import (
+        CanonicalSchema,
+        SchemaTypeError,
+        canonical_schema,
+        json_schema_of,
+        normalize_schema,
+    )
+    from .compatibility import MATCH_MODES, MatchMode, subset_diff
 
 __all__ = [
     "MATCH_MODES",
@@ -15,3 +26,16 @@ __all__ = [
     "normalize_schema",
     "subset_diff",
 ]
+
+# Each name loaded from its module on first use: a tool's schema is made without the subset rule's module.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(
+            ("CanonicalSchema", "SchemaTypeError", "canonical_schema", "json_schema_of", "normalize_schema"),
+            ".canonical",
+        ),
+        **dict.fromkeys(("MATCH_MODES", "MatchMode", "subset_diff"), ".compatibility"),
+    },
+    globals(),
+)

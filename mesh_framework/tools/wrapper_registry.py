@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..injectables import McpMeshTool
-from ..schemas.typed import typed_dependency
 from .wrapper import MeshToolWrapper
 
 __all__ = ["MeshToolWrapperRegistry", "dependency_key"]
@@ -55,7 +54,9 @@ class MeshToolWrapperRegistry:
         wrapper, index = self.by_key(key), int(dep[4:])
         if (
             0 <= index < len(wrapper.spec.dependencies)
-        ):  # an expected_type checks the results (schemas/typed.py)
+        ):  # an expected_type checks the results (schemas/typed.py), loaded with a first resolution
+            from ..schemas.typed import typed_dependency
+
             proxy = typed_dependency(proxy, wrapper.spec.dependencies[index].selector)
         wrapper.update_dependency(index, proxy)
 

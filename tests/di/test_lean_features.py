@@ -303,7 +303,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # (and sniffed) only with a first fetch. It marks no click command: the marks' module is not loaded, and
 # neither the jobs' nor the command tools' condition looks through its modules for one. Joining the mesh
 # loads the pooled HTTP client and the console's push, stopping the graceful stop; its catalog server is a
-# stdio one, which signs no user in.
+# stdio one, which signs no user in. A dependency's typed results are checked (and schemas compared by the
+# subset rule) once the registry resolves one.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -338,6 +339,8 @@ STARTER_UNUSED = (
     "mesh_framework.console_feed.push",
     "mesh_framework.application.shutdown",
     "mesh_framework.catalog.user_auth",
+    "mesh_framework.schemas.typed",
+    "mesh_framework.schemas.compatibility",
 )
 
 
