@@ -384,7 +384,7 @@ def describe_error(
 
 
 # The variable a `${VAR}` placeholder (or the environment layer) supplied a value from, in its origin.
-_FROM_VARIABLE = re.compile(r"environment variable ([A-Za-z_][A-Za-z0-9_]*)")
+_FROM_VARIABLE = r"environment variable ([A-Za-z_][A-Za-z0-9_]*)"  # compiled on first use (`re` caches it)
 
 
 def _hide(key: str, value: Any, origin: str, model: type[BaseModel], prefix: str) -> bool:
@@ -395,7 +395,7 @@ def _hide(key: str, value: Any, origin: str, model: type[BaseModel], prefix: str
         return True
     if not isinstance(value, Mapping) and holds_secret(key, model, prefix):
         return True
-    return any(is_secret_name(name) for name in _FROM_VARIABLE.findall(origin))
+    return any(is_secret_name(name) for name in re.findall(_FROM_VARIABLE, origin))
 
 
 def _without(reason: str, value: Any) -> str:

@@ -64,8 +64,8 @@ SECRET_WORDS = ("secret", "token", "password", "api_key", "apikey", "credential"
 SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "x-api-key")
 SECRET_HEADER_WORDS = ("auth", "token", "secret", "key", "password", "cookie", "credential")
 # Every value of an MCP server's environment, and credential headers, are masked too.
-_SERVER_ENV = re.compile(r"mcp\.servers\..+\.env(\..+)?")
-_SERVER_HEADER = re.compile(r"mcp\.servers\..+\.headers(?:\.([^.]+))?")
+_SERVER_ENV = r"mcp\.servers\..+\.env(\..+)?"  # compiled on first use (`re` caches it)
+_SERVER_HEADER = r"mcp\.servers\..+\.headers(?:\.([^.]+))?"
 
 
 class _SecretMarker:
@@ -86,9 +86,9 @@ def is_secret_header(name: str) -> bool:
 
 def is_secret(key: str, model: type[BaseModel] | None = None, prefix: str = "") -> bool:
     """Whether the dotted `key` holds a secret; `model` declares the keys below `prefix` (a section)."""
-    if _secret_name(normalize_key(key.rpartition(".")[2])) or _SERVER_ENV.fullmatch(key):
+    if _secret_name(normalize_key(key.rpartition(".")[2])) or re.fullmatch(_SERVER_ENV, key):
         return True
-    header = _SERVER_HEADER.fullmatch(key)
+    header = re.fullmatch(_SERVER_HEADER, key)
     if header is not None and (header.group(1) is None or is_secret_header(header.group(1))):
         return True
     if model is None or not key.startswith(prefix):

@@ -7,8 +7,9 @@ import re
 __all__ = ["URL_MASK", "mask_url_credentials"]
 
 URL_MASK = "******"
-# A URL's scheme and user-info (up to the netloc's last `@`, as `urlsplit` reads it).
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s\"<>\\]*)@")
+# A URL's scheme and user-info (up to the netloc's last `@`, as `urlsplit` reads it). The patterns of this
+# package are compiled on first use (`re` caches them): most are for a problem or a listing, not a start.
+_URL_USERINFO = r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s\"<>\\]*)@"
 
 
 def mask_url_credentials(text: str) -> str:
@@ -16,7 +17,7 @@ def mask_url_credentials(text: str) -> str:
     without a colon (a token written as the user name) is masked whole: `https://******@host`."""
     if "@" not in text or "://" not in text:
         return text
-    return _URL_USERINFO.sub(_mask_userinfo, text)
+    return re.sub(_URL_USERINFO, _mask_userinfo, text)
 
 
 def _mask_userinfo(match: re.Match[str]) -> str:
