@@ -6,15 +6,13 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..events import ApplicationEventPublisher
-from ..tools.wrapper_registry import MeshToolWrapperRegistry
+from ..tools.wrapper_registry import ROUTE_KEY_PREFIX, MeshToolWrapperRegistry
 from .proxy_factory import McpMeshToolProxyFactory
 
 if TYPE_CHECKING:  # the topology (and the proxies it names): loaded with the first dispatcher made
     from .topology import Topology, TopologyEvent
 
 __all__ = ["ROUTE_KEY_PREFIX", "TopologyDispatcher"]
-
-ROUTE_KEY_PREFIX = "route:"  # the wrapper keys of web routes (routes/planning.py)
 
 logger = logging.getLogger("mesh_framework.mesh")
 

@@ -13,7 +13,6 @@ from ..di.configuration import bean, configuration
 from ..extension import AgentInitializer, BuiltAgent, CallObserver, HttpSurface
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .mesh_metrics import MeshMetrics
-from .route import metrics_response
 
 __all__ = ["METRICS_ORDER", "MetricsBeans", "MetricsObserver"]
 
@@ -52,6 +51,8 @@ def _metrics_route(metrics: MeshMetrics) -> Route:
     registry = metrics.registry
 
     async def serve(request: Request) -> Response:
+        from .route import metrics_response  # loaded with the first scrape
+
         return metrics_response(registry, request)
 
     return Route("/metrics", serve, methods=["GET"])

@@ -19,7 +19,6 @@ import httpx2
 from ..config.environment import embedded_registry_url
 from ..config.settings import RegistrySettings
 from ..extension import EmbeddedRegistry
-from ..mesh.embedded_lookup import registry_answers
 
 if TYPE_CHECKING:
     from .registry_server import RegistryServer
@@ -72,6 +71,8 @@ class InProcessRegistry(EmbeddedRegistry):
         )
 
     async def join(self, http: httpx2.AsyncClient) -> str:
+        from ..mesh.embedded_lookup import registry_answers
+
         port = self.settings.embedded_port
         url = embedded_registry_url(port)
         if port and await registry_answers(http, url):
@@ -96,6 +97,8 @@ class InProcessRegistry(EmbeddedRegistry):
         heartbeat keeps trying)."""
         if self.running is not None:
             return
+        from ..mesh.embedded_lookup import registry_answers
+
         url = embedded_registry_url(self.settings.embedded_port)
         if await registry_answers(http, url):
             return

@@ -31,7 +31,6 @@ from starlette.routing import Match
 from ..di.call_scope import CallScope, CallScopes
 from ..failures import log_failure
 from ..injectables import McpMeshTool
-from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
 from ..services import (
     ServiceDefinitionError,
@@ -45,6 +44,7 @@ from ..services import (
 from ..specs import DependencySpec, Selector, ToolSpec
 from ..tools.signature import ToolSignature, analyze_signature
 from ..tools.wrapper import MeshToolWrapper
+from ..tools.wrapper_registry import ROUTE_KEY_PREFIX
 from .route_marks import SERVE_ATTR
 
 __all__ = [

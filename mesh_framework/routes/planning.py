@@ -19,10 +19,10 @@ from .._frozen import frozen
 from ..decorators import LLM_ATTR
 from ..di.scan import class_members
 from ..errors import WiringError
-from ..mesh.dispatcher import ROUTE_KEY_PREFIX
 from ..schemas.policy import dependency_schema_problems
 from ..specs import ToolSpec
 from ..tools.signature import SignatureError, ToolSignature, analyze_signature
+from ..tools.wrapper_registry import ROUTE_KEY_PREFIX
 from .route_marks import ROUTE_ATTR, RouteSpec
 
 __all__ = ["ROUTE_KEY_PREFIX", "RoutePlan", "plan_routes"]

@@ -12,7 +12,6 @@ from .._frozen import frozen
 from ..di.call_scope import CallScopes
 from ..schemas.policy import check_tool_schemas, dependency_schema_problems
 from ..specs import ToolSpec
-from .call_scoped import CallScopedToolWrapper
 from .signature import SignatureError, ToolSignature, analyze_signature
 from .wrapper import MeshToolWrapper
 from .wrapper_registry import MeshToolWrapperRegistry
@@ -133,11 +132,12 @@ def build_wrappers(
             "mask_errors": mask_errors,
         }
         scoped = {p: b for p, b in plan.beans.items() if scopes is not None and b in scopes.names}
-        wrapper = (
-            CallScopedToolWrapper(scoped=scoped, scopes=scopes, **options)
-            if scoped and scopes is not None
-            else MeshToolWrapper(**options)
-        )
+        if scoped and scopes is not None:  # a tool taking a call-scoped bean: only then its wrapper's module
+            from .call_scoped import CallScopedToolWrapper
+
+            wrapper: MeshToolWrapper = CallScopedToolWrapper(scoped=scoped, scopes=scopes, **options)
+        else:
+            wrapper = MeshToolWrapper(**options)
         beans = {param: provide(bean) for param, bean in plan.beans.items() if param not in scoped}
         beans.update({param: provide(bean)[key] for param, (bean, key) in plan.keyed.items()})
         wrapper.bind_beans(beans)

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from ..injectables import McpMeshTool
 from .wrapper import MeshToolWrapper
 
-__all__ = ["MeshToolWrapperRegistry", "dependency_key"]
+__all__ = ["ROUTE_KEY_PREFIX", "MeshToolWrapperRegistry", "dependency_key"]
+
+ROUTE_KEY_PREFIX = "route:"  # the keys of web routes' wrappers (routes/planning.py, mesh/dispatcher.py)
 
 
 def dependency_key(key: str, index: int) -> str:

@@ -304,7 +304,9 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # neither the jobs' nor the command tools' condition looks through its modules for one. Joining the mesh
 # loads the pooled HTTP client and the console's push, stopping the graceful stop; its catalog server is a
 # stdio one, which signs no user in. A dependency's typed results are checked (and schemas compared by the
-# subset rule) once the registry resolves one.
+# subset rule) once the registry resolves one; the topology's dispatcher loads with the registry's first
+# answer, the embedded registry's lookup with the join, the metrics' page with its first scrape. No tool of it
+# takes a call-scoped bean: their wrapper's module is not loaded.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -341,6 +343,10 @@ STARTER_UNUSED = (
     "mesh_framework.catalog.user_auth",
     "mesh_framework.schemas.typed",
     "mesh_framework.schemas.compatibility",
+    "mesh_framework.mesh.dispatcher",
+    "mesh_framework.mesh.embedded_lookup",
+    "mesh_framework.metrics.route",
+    "mesh_framework.tools.call_scoped",
 )
 
 
