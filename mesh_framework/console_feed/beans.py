@@ -1,7 +1,7 @@
 """The console's beans (gated by console/auto_configuration.py): the traffic recorder, watching the agent's
 calls (extension.CallObserver; with metrics on it reads their counters of the calls served rather than
-counting each call again), and its push to the registry while the agent is in the mesh
-(extension.MeshMember)."""
+counting each call again), the span buffer, filled while the agent serves (extension.ServingLifecycle),
+and their push to the registry while the agent is in the mesh (extension.MeshMember)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config.settings import MeshSettings
 from ..di.configuration import bean, configuration
-from ..extension import BeanLookup, CallObserver, MeshMember
+from ..extension import BeanLookup, CallObserver, MeshMember, ServingLifecycle
 from ..mesh.proxy_factory import McpMeshToolProxyFactory
 from ..tracing.sampling import TraceBudget
 from ..tracing.state import SpanRecord
@@ -21,7 +21,7 @@ from .recorder import SPAN_BUFFER, TrafficRecorder
 if TYPE_CHECKING:  # loaded when the agent joins a registry
     from .push import ConsolePush
 
-__all__ = ["ConsoleBeans", "ConsoleObserver", "ConsoleTraffic"]
+__all__ = ["ConsoleBeans", "ConsoleObserver", "ConsoleSpans", "ConsoleTraffic"]
 
 
 class ConsoleObserver(CallObserver):
@@ -33,9 +33,26 @@ class ConsoleObserver(CallObserver):
         self.llm_usage = recorder.llm_usage
 
 
+class ConsoleSpans(ServingLifecycle):
+    """The span buffer, kept from the moment the agent serves: a call served before the agent joined the
+    mesh (the join runs beside the server once it listens) is in the first push, as its counters are."""
+
+    def __init__(self, traffic: ConsoleTraffic) -> None:
+        self.traffic = traffic
+
+    async def start(self) -> None:
+        trace_state.budget = TraceBudget(self.traffic.settings.tracing.console_traces_per_second)
+        trace_state.spans = self.traffic.spans
+
+    async def stop(self) -> None:
+        if trace_state.spans is self.traffic.spans:
+            trace_state.spans = None
+        self.traffic.spans.clear()
+
+
 class ConsoleTraffic(MeshMember):
-    """Once the agent joined the mesh, spans go to a buffer and the counters and spans to the registry
-    every second (console/push.py); leaving sends what is pending once more and turns both off."""
+    """Once the agent joined the mesh, the counters and the spans buffered since it serves go to the
+    registry every second (console/push.py); leaving sends what is pending once more and turns both off."""
 
     def __init__(
         self, recorder: TrafficRecorder, settings: MeshSettings, factory: McpMeshToolProxyFactory
@@ -43,13 +60,11 @@ class ConsoleTraffic(MeshMember):
         self.recorder = recorder
         self.settings = settings
         self.factory = factory
+        self.spans: deque[SpanRecord] = deque(maxlen=SPAN_BUFFER)
         self.push: ConsolePush | None = None
 
     def joined(self, registry_url: Callable[[], str], registered: Any) -> None:
         settings = self.settings
-        spans: deque[SpanRecord] = deque(maxlen=SPAN_BUFFER)
-        trace_state.budget = TraceBudget(settings.tracing.console_traces_per_second)
-        trace_state.spans = spans
         token = settings.registry.token
         from .push import ConsolePush
 
@@ -58,7 +73,7 @@ class ConsoleTraffic(MeshMember):
             registry_url,
             str(settings.agent.id),  # the id it registered with (mesh/registration.py)
             self.recorder,
-            spans,
+            self.spans,
             headers={"Authorization": f"Bearer {token.get_secret_value()}"} if token else None,
             after=registered,
         )
@@ -90,3 +105,7 @@ class ConsoleBeans:
         self, recorder: TrafficRecorder, settings: MeshSettings, factory: McpMeshToolProxyFactory
     ) -> MeshMember:
         return ConsoleTraffic(recorder, settings, factory)
+
+    @bean
+    def console_spans(self, lookup: BeanLookup) -> ServingLifecycle:
+        return ConsoleSpans(lookup("console_traffic"))

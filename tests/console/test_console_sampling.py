@@ -3,10 +3,12 @@ kept whole or not at all, and the served calls' counters come from the metrics w
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+import httpx2
 import pytest
 
 from mesh_framework.console_feed import BUCKET_BOUNDS, TrafficRecorder, percentile
@@ -144,3 +146,35 @@ def test_real_agents_count_every_call_and_keep_a_trace_whole_or_not_at_all() -> 
             spans = trace["spans"]
             assert {s[9] for s in spans} == {"trace-front", "trace-middle", "trace-back"}
             assert sorted(s[3] for s in spans) == ["CLIENT", "CLIENT", "SERVER", "SERVER", "SERVER"]
+
+
+async def test_a_call_served_before_the_agent_joined_the_mesh_is_traced_in_the_first_push() -> None:
+    """An agent serves as soon as it listens and joins the mesh beside it: a call that arrives before the
+    join (an in-process agent never joins by itself) is counted and traced, and both reach the console
+    once the agent joined."""
+    from mesh_framework import MeshApplication
+    from mesh_framework.registry import start_registry
+    from mesh_framework.testing import mesh_client
+
+    registry = await start_registry("127.0.0.1", 0)
+    try:
+        app = MeshApplication.load("starter_app.calculator", environ={"MCP_MESH_REGISTRY_URL": registry.url})
+        async with mesh_client(app) as client:
+            # its dependency is not resolved yet: a failed call, counted and traced as any other
+            assert (await client.call_tool("sum_of_squares", {"a": 3, "b": 4}))["isError"]
+            joined = asyncio.Event()
+            joined.set()
+            traffic = app.container.console_traffic()
+            traffic.joined(lambda: registry.url, joined)
+            assert traffic.push is not None
+            for _ in range(250):  # bounded: the push goes once a second
+                if traffic.push.pushed:
+                    break
+                await asyncio.sleep(0.02)
+            async with httpx2.AsyncClient(trust_env=False) as http:
+                view = (await http.get(registry.url + "/ui/console?since=0")).json()
+    finally:
+        await registry.stop()
+    assert [t["tool"] for t in view["tools"]] == ["sum_of_squares"]
+    (trace,) = view["traces"]
+    assert [span[2] for span in trace["spans"]] == ["tools/call sum_of_squares"]
