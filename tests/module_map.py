@@ -32,13 +32,25 @@ def _shown(path: Path) -> str:
     return relative.as_posix()
 
 
+# Each module's docstring by (path, modification time): the tests render the map several times, and
+# parsing every module is most of it.
+_docstrings: dict[tuple[Path, int], str | None] = {}
+
+
+def _docstring(path: Path) -> str | None:
+    key = (path, path.stat().st_mtime_ns)
+    if key not in _docstrings:
+        _docstrings[key] = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    return _docstrings[key]
+
+
 def module_docstrings() -> list[tuple[str, str | None]]:
     """(module as the page shows it, its docstring or None) for every module of the package, in page order."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py"), key=_key):
         if "__pycache__" in path.parts:
             continue
-        found.append((_shown(path), ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))))
+        found.append((_shown(path), _docstring(path)))
     return found
 
 
