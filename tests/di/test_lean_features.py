@@ -214,17 +214,39 @@ def test_a_prompt_a_resource_or_a_prompt_folder_loads_their_catalogs(
     assert loaded(built_modules(interpreter, tmp_path, "lean_folder", PLAIN_TOOL, MINIMAL), "prompts")
 
 
-def test_tracing_or_json_logs_load_the_span_helpers(interpreter: Forks, tmp_path: Path) -> None:
+# Built, the agent has its tracer but not the span helpers; its first traced call loads them and binds them
+# on the tracer (the core's later calls reach them directly).
+FIRST_TRACED_CALL = (
+    "from mesh_framework import observation\n"
+    "assert type(observation.tracer).__name__ == 'SpanTracer'\n"
+    "assert 'mesh_framework.tracing.spans' not in sys.modules\n"
+    "with observation.tracer.outbound_call('add', 'add'):\n"
+    "    pass\n"
+    "from mesh_framework.tracing import spans\n"
+    "assert observation.tracer.outbound_call is spans.outbound_call\n"
+    "assert observation.tracer.incoming_call is spans.incoming_call\n"
+)
+
+
+def test_tracing_or_json_logs_load_the_span_helpers_with_the_first_traced_call(
+    interpreter: Forks, tmp_path: Path
+) -> None:
     traced = built_modules(
         interpreter,
         tmp_path,
         "lean_traced",
         PLAIN_TOOL,
         {**MINIMAL, "tracing.enabled": True, "tracing.exporter": "none"},
+        FIRST_TRACED_CALL,
     )
     assert "mesh_framework.tracing.spans" in traced and "mesh_framework.tracing.tracer" in traced
     json_logs = built_modules(
-        interpreter, tmp_path, "lean_json_logs", PLAIN_TOOL, {**MINIMAL, "logging.format": "json"}
+        interpreter,
+        tmp_path,
+        "lean_json_logs",
+        PLAIN_TOOL,
+        {**MINIMAL, "logging.format": "json"},
+        FIRST_TRACED_CALL,
     )
     assert "mesh_framework.tracing.spans" in json_logs
 
@@ -306,7 +328,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # stdio one, which signs no user in. A dependency's typed results are checked (and schemas compared by the
 # subset rule) once the registry resolves one; the topology's dispatcher loads with the registry's first
 # answer, the embedded registry's lookup with the join, the metrics' page with its first scrape. No tool of it
-# takes a call-scoped bean: their wrapper's module is not loaded.
+# takes a call-scoped bean: their wrapper's module is not loaded. Its tracer (the registry gathers spans)
+# loads the span helpers with its first traced call.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -347,6 +370,9 @@ STARTER_UNUSED = (
     "mesh_framework.mesh.embedded_lookup",
     "mesh_framework.metrics.route",
     "mesh_framework.tools.call_scoped",
+    "mesh_framework.tracing.spans",
+    "mesh_framework.tracing.carriers",
+    "mesh_framework.tracing.otel",
 )
 
 
