@@ -4,6 +4,7 @@ the transport's answers and errors as over httpx2, the stale-connection retry, a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import warnings
 from collections.abc import AsyncIterator
@@ -33,7 +34,10 @@ _OK = b'{"jsonrpc":"2.0","id":1,"result":{}}'
 
 
 async def _slow(request: Request) -> Response:
-    await asyncio.sleep(5)
+    """No answer for 5 s, or none at all: the client that gave up hanging up (`http.disconnect`) ends it."""
+    await request.body()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(request.receive(), 5)
     return JSONResponse({})
 
 
