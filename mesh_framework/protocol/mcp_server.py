@@ -33,10 +33,8 @@ from ..tools.context import ToolContext
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
 from .body import BODY_READ, BodyRead, BodyRefused, read_body
-from .context_stream import serve_context_stream
 from .features import FeatureError, FeatureHandlers
 from .guard import HostGuard
-from .input_round import call_context
 from .mcp_error import McpError
 from .notify import ChangeStreams, StreamLimitError
 from .param_headers import HEADER_PREFIX, header_params
@@ -604,6 +602,8 @@ class McpEndpoint:
         wrapper = call.wrapper
         stamp = self._modern if modern else _unstamped
         if not wrapper.signature.streams:
+            from .context_stream import serve_context_stream  # a tool taking a ToolContext: its first call
+
             owner = request.owner if call.as_modern_task else None
 
             def run(context: ToolContext) -> Awaitable[dict[str, Any]]:
@@ -657,6 +657,8 @@ class McpEndpoint:
         elif call.as_modern_task:
             result = await self.tasks.call(call.wrapper, params, request.owner)  # a CreateTaskResult
         elif call.wrapper.slots:  # its dependencies may ask the client for input: it relays their questions
+            from .input_round import call_context  # a tool with dependencies: its first call
+
             modern = request.version is not None and request.version not in HANDSHAKE_VERSIONS
             context = call_context(call.name, params, None, modern=modern, signer=self.state_signer)
             result = await call.wrapper.call(call.arguments, context, deadline=deadline)

@@ -76,6 +76,8 @@ UNUSED_PACKAGES = (
     "mesh_framework.tracing.setup",
     "mesh_framework.tracing.tracer",
     "mesh_framework.tracing.otel",
+    "mesh_framework.protocol.context_stream",
+    "mesh_framework.protocol.input_round",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -329,7 +331,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # subset rule) once the registry resolves one; the topology's dispatcher loads with the registry's first
 # answer, the embedded registry's lookup with the join, the metrics' page with its first scrape. No tool of it
 # takes a call-scoped bean: their wrapper's module is not loaded. Its tracer (the registry gathers spans)
-# loads the span helpers with its first traced call.
+# loads the span helpers with its first traced call. A call served as a ToolContext's event stream, or of a
+# tool with dependencies (whose questions for the client it relays), loads its modules with the first one.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -373,6 +376,8 @@ STARTER_UNUSED = (
     "mesh_framework.tracing.spans",
     "mesh_framework.tracing.carriers",
     "mesh_framework.tracing.otel",
+    "mesh_framework.protocol.context_stream",
+    "mesh_framework.protocol.input_round",
 )
 
 
