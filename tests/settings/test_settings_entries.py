@@ -129,3 +129,14 @@ def test_entries_are_declared_as_the_sections_are() -> None:
     from mesh_framework.config import entries, settings
 
     assert entries._Section == settings._Section
+
+
+def test_every_entry_model_is_a_name_of_the_settings_module() -> None:
+    from mesh_framework.config import entries, settings
+
+    models = {name for name in entries.__all__ if isinstance(getattr(entries, name), type)}
+    assert len(models) == 8
+    assert models <= set(settings.__all__)
+    assert all(getattr(settings, name) is getattr(entries, name) for name in models)
+    with pytest.raises(AttributeError, match="no attribute 'NotAModel'"):
+        _ = settings.NotAModel  # type: ignore[attr-defined]
