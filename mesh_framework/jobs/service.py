@@ -13,7 +13,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -23,13 +23,15 @@ from ..config.settings import MeshSettings
 from ..errors import ToolExecutionError
 from ..tools.wrapper import MeshToolWrapper
 from ..tools.wrapper_registry import MeshToolWrapperRegistry
-from .client import JobApiError, RegistryJobClient
 from .experimental_tasks import ExperimentalTasks
-from .handle import JobHandle
 from .mcp_tasks import TASKS_EXTENSION, McpTasks
 from .model import Job
 from .runner import DISPATCH, STOPPED, Dispatch, JobRunner
 from .tools import JobTools
+
+if TYPE_CHECKING:  # the registry's job API: loaded when the agent joins a registry
+    from .client import RegistryJobClient
+    from .handle import JobHandle
 
 __all__ = ["JobService", "uses_jobs"]
 
@@ -130,6 +132,8 @@ class JobService:
         the job here as the forwarded cancel would, with the registry's error."""
         if self.client is None:
             return
+        from .client import JobApiError
+
         try:
             row = await self.client.get(job_id)
         except JobApiError as exc:  # the registry is away: this agent's state is all there is
@@ -145,6 +149,8 @@ class JobService:
 
     async def _cancel_remote(self, job_id: str, reason: str | None) -> None:
         assert self.client is not None
+        from .client import JobApiError
+
         try:
             await self.client.cancel(job_id, reason)
         except JobApiError as exc:
@@ -155,6 +161,8 @@ class JobService:
     def joined(self, url: Callable[[], str], registered: asyncio.Event | None = None) -> None:
         """The agent joined a registry: report registry jobs there, claim work (once `registered` is set:
         the first heartbeat goes first), let consumers submit."""
+        from .client import RegistryJobClient
+
         self._registered = registered
         self.factory.job_submitter = self.submit
         self.client = RegistryJobClient(
@@ -176,6 +184,9 @@ class JobService:
                 "(jobs live in the registry; enable registry.enabled or wait until the agent serves)",
                 tool=capability,
             )
+        from .client import JobApiError
+        from .handle import JobHandle
+
         try:
             answer = await self.client.submit(capability, arguments, **options)
         except JobApiError as exc:
@@ -229,6 +240,8 @@ class JobService:
 
     async def _claim_loop(self, capability: str, wrapper: MeshToolWrapper) -> None:
         assert self.client is not None
+        from .client import JobApiError
+
         delay = self.settings.jobs.claim_interval
         if self._registered is not None:
             await _first_of(self._registered, self._stopping)  # stopped before it registered: no claim
@@ -257,6 +270,8 @@ class JobService:
             # refused before the body ran (invalid arguments, unresolved dependency): fail the job
             text = "; ".join(c.get("text", "") for c in result.get("content") or [])
             assert self.client is not None
+            from .client import JobApiError
+
             try:
                 await self.client.report(
                     [{"id": job_id, "claim_epoch": epoch, "status": "failed", "error": text}]

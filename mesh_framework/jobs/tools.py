@@ -11,7 +11,6 @@ from ..errors import ToolExecutionError
 from ..specs import ToolSpec
 from ..tools.signature import analyze_signature
 from ..tools.wrapper import MeshToolWrapper
-from .client import JobApiError
 from .model import Job
 from .store import UnknownJobError
 
@@ -53,6 +52,8 @@ class JobTools:
         client = self.service.client
         if client is None:
             raise ToolExecutionError(str(UnknownJobError(job_id)))
+        from .client import JobApiError  # a client: the agent joined a registry, which loaded it
+
         try:
             return await client.get(job_id)
         except JobApiError as exc:
@@ -92,6 +93,8 @@ class JobTools:
                 "Read its outcome with __mesh_job_result"
             )
         assert self.service.client is not None
+        from .client import JobApiError
+
         try:
             await self.service.client.cancel(job_id, reason)
         except JobApiError as exc:

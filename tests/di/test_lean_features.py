@@ -78,6 +78,8 @@ UNUSED_PACKAGES = (
     "mesh_framework.tracing.otel",
     "mesh_framework.protocol.context_stream",
     "mesh_framework.protocol.input_round",
+    "mesh_framework.jobs.client",
+    "mesh_framework.jobs.handle",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -333,6 +335,7 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # takes a call-scoped bean: their wrapper's module is not loaded. Its tracer (the registry gathers spans)
 # loads the span helpers with its first traced call. A call served as a ToolContext's event stream, or of a
 # tool with dependencies (whose questions for the client it relays), loads its modules with the first one.
+# The registry's job API (its client, a submitted job's handle) loads when the agent joins a registry.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -378,6 +381,8 @@ STARTER_UNUSED = (
     "mesh_framework.tracing.otel",
     "mesh_framework.protocol.context_stream",
     "mesh_framework.protocol.input_round",
+    "mesh_framework.jobs.client",
+    "mesh_framework.jobs.handle",
 )
 
 
