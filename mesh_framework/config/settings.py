@@ -84,6 +84,10 @@ def _unset() -> Any:
     return {}
 
 
+# What a section field is assigned (`agent: AgentSettings = _SECTION`): one `Field()` written once, which
+# pydantic copies for each field.
+_SECTION: Any = Field(default_factory=_unset)
+
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
@@ -473,7 +477,7 @@ class JobSettings(BaseModel):
     timeout: _PositiveFloat | None = Field(
         None, description="Seconds a job may run (none: unbounded; a tool's timeout= applies to it too)"
     )
-    retention: JobRetentionSettings = Field(default_factory=_unset)
+    retention: JobRetentionSettings = _SECTION
     serve_tools: bool | None = Field(
         None,
         description="Serve __mesh_job_status/_result/_cancel and get_server_status (none: when the agent "
@@ -660,7 +664,7 @@ class LlmSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow", validate_default=True, defer_build=True)
 
-    defaults: LlmToolSettings = Field(default_factory=_unset)
+    defaults: LlmToolSettings = _SECTION
     vendors: dict[str, LlmVendorSettings] = Field(
         default_factory=_dict,
         description="Per vendor (openai, anthropic): base_url, api_key, timeout, max_retries",
@@ -819,7 +823,7 @@ class WebSettings(BaseModel):
     static: list["_entries.WebStaticMount"] = Field(
         default_factory=_list, description="Static folders to serve, e.g. [{path: /, directory: static}]"
     )
-    cors: WebCorsSettings = Field(default_factory=_unset)
+    cors: WebCorsSettings = _SECTION
 
 
 class A2aSettings(BaseModel):
@@ -915,32 +919,32 @@ class MeshSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="allow", validate_default=True, defer_build=True)
 
     profiles: list[str] = Field(default_factory=_list, description="Active profiles (MESH_PROFILES_ACTIVE)")
-    agent: AgentSettings = Field(default_factory=_unset)
-    server: ServerSettings = Field(default_factory=_unset)
-    registry: RegistrySettings = Field(default_factory=_unset)
-    tls: TlsSettings = Field(default_factory=_unset)
-    auth: AuthSettings = Field(default_factory=_unset)
-    mesh: MeshCallSettings = Field(default_factory=_unset)
-    scan: ScanSettings = Field(default_factory=_unset)
-    auto_configuration: AutoConfigurationSettings = Field(default_factory=_unset)
-    tools: ToolSettings = Field(default_factory=_unset)
-    jobs: JobSettings = Field(default_factory=_unset)
-    logging: LoggingSettings = Field(default_factory=_unset)
-    client: ClientSettings = Field(default_factory=_unset)
-    tracing: TracingSettings = Field(default_factory=_unset)
-    mcp: McpSettings = Field(default_factory=_unset)
-    health: HealthSettings = Field(default_factory=_unset)
-    metrics: MetricsSettings = Field(default_factory=_unset)
-    llm: LlmSettings = Field(default_factory=_unset)
-    config: ConfigSettings = Field(default_factory=_unset)
-    commands: CommandSettings = Field(default_factory=_unset)
-    status: StatusSettings = Field(default_factory=_unset)
-    prompts: PromptSettings = Field(default_factory=_unset)
-    resources: ResourceSettings = Field(default_factory=_unset)
-    skills: SkillSettings = Field(default_factory=_unset)
-    web: WebSettings = Field(default_factory=_unset)
-    media: MediaSettings = Field(default_factory=_unset)
-    a2a: A2aSettings = Field(default_factory=_unset)
+    agent: AgentSettings = _SECTION
+    server: ServerSettings = _SECTION
+    registry: RegistrySettings = _SECTION
+    tls: TlsSettings = _SECTION
+    auth: AuthSettings = _SECTION
+    mesh: MeshCallSettings = _SECTION
+    scan: ScanSettings = _SECTION
+    auto_configuration: AutoConfigurationSettings = _SECTION
+    tools: ToolSettings = _SECTION
+    jobs: JobSettings = _SECTION
+    logging: LoggingSettings = _SECTION
+    client: ClientSettings = _SECTION
+    tracing: TracingSettings = _SECTION
+    mcp: McpSettings = _SECTION
+    health: HealthSettings = _SECTION
+    metrics: MetricsSettings = _SECTION
+    llm: LlmSettings = _SECTION
+    config: ConfigSettings = _SECTION
+    commands: CommandSettings = _SECTION
+    status: StatusSettings = _SECTION
+    prompts: PromptSettings = _SECTION
+    resources: ResourceSettings = _SECTION
+    skills: SkillSettings = _SECTION
+    web: WebSettings = _SECTION
+    media: MediaSettings = _SECTION
+    a2a: A2aSettings = _SECTION
 
     @classmethod
     def settings_customise_sources(
