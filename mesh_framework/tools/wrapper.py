@@ -31,7 +31,6 @@ from .relayed_input import (
 )
 from .signature import InjectedParam, ToolSignature
 from .streaming import joined
-from .threads import in_worker_thread
 
 __all__ = ["MeshToolWrapper", "error_result"]
 
@@ -44,6 +43,21 @@ JobHook = Callable[["MeshToolWrapper", dict[str, Any], ToolContext | None], Awai
 # Keys MCP Mesh's proxies put inside a tool call's arguments (propagated headers, trace context); its
 # servers strip them before validating, and so do we. They are kept on the call's ToolContext entries.
 MESH_ARGUMENT_KEYS = frozenset({"_mesh_headers", "_trace_id", "_parent_span"})
+
+
+def _first_sync_call(function: Callable[..., Any], kwargs: Mapping[str, Any]) -> asyncio.Future[Any]:
+    """The first sync body run: loads the worker threads (tools/threads.py) and puts their hand-off in
+    `_in_worker_thread`'s place, which later calls reach directly."""
+    global _in_worker_thread  # noqa: PLW0603 - rebound once, so that later calls pay no check
+    from .threads import in_worker_thread
+
+    _in_worker_thread = in_worker_thread
+    return in_worker_thread(function, kwargs)
+
+
+# Runs a sync body in a worker thread: an agent without sync tools, or before its first sync call, has no
+# thread pool's module loaded.
+_in_worker_thread: Callable[[Callable[..., Any], Mapping[str, Any]], asyncio.Future[Any]] = _first_sync_call
 
 
 def error_result(message: str) -> dict[str, Any]:
@@ -203,7 +217,7 @@ class MeshToolWrapper:
             if self.signature.is_async:
                 running = self._call_target(**kwargs)
             else:
-                running = in_worker_thread(self._call_target, kwargs)
+                running = _in_worker_thread(self._call_target, kwargs)
             value = await (running if timeout is None else within(timeout, running))
         except Expired:
             if timeout != self.timeout:

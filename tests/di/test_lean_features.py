@@ -80,6 +80,7 @@ UNUSED_PACKAGES = (
     "mesh_framework.protocol.input_round",
     "mesh_framework.jobs.client",
     "mesh_framework.jobs.handle",
+    "mesh_framework.tools.threads",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -335,7 +336,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # takes a call-scoped bean: their wrapper's module is not loaded. Its tracer (the registry gathers spans)
 # loads the span helpers with its first traced call. A call served as a ToolContext's event stream, or of a
 # tool with dependencies (whose questions for the client it relays), loads its modules with the first one.
-# The registry's job API (its client, a submitted job's handle) loads when the agent joins a registry.
+# The registry's job API (its client, a submitted job's handle) loads when the agent joins a registry; the
+# worker threads of sync tools, with a first sync call.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -383,6 +385,7 @@ STARTER_UNUSED = (
     "mesh_framework.protocol.input_round",
     "mesh_framework.jobs.client",
     "mesh_framework.jobs.handle",
+    "mesh_framework.tools.threads",
 )
 
 
