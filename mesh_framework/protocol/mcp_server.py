@@ -21,7 +21,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json, to_json
 
@@ -40,7 +40,6 @@ from .notify import ChangeStreams, StreamLimitError
 from .param_headers import HEADER_PREFIX, header_params
 from .request_state import RequestStateSigner
 from .streaming import OpenStreams, serve_stream, streams_to
-from .tool_call import ToolCall, read_tool_call
 from .versions import (
     HANDSHAKE_VERSIONS,
     HEADER_MISMATCH,
@@ -59,6 +58,9 @@ from .versions import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 
+if TYPE_CHECKING:  # a tools/call's reading: loaded with the first one
+    from .tool_call import ToolCall
+
 __all__ = ["McpEndpoint", "McpError"]
 
 logger = logging.getLogger("mesh_framework.protocol")
@@ -66,6 +68,19 @@ logger = logging.getLogger("mesh_framework.protocol")
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def _first_tool_call(params: dict[str, Any], registry: MeshToolWrapperRegistry, **options: Any) -> ToolCall:
+    """The first tools/call read: loads protocol/tool_call.py and puts its reader in `_read_tool_call`'s
+    place, which later calls reach directly."""
+    global _read_tool_call  # noqa: PLW0603 - rebound once, so that later calls pay no check
+    from .tool_call import read_tool_call
+
+    _read_tool_call = read_tool_call
+    return read_tool_call(params, registry, **options)
+
+
+_read_tool_call: Callable[..., ToolCall] = _first_tool_call
 
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _SSE_HEADERS = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-cache")]
@@ -554,7 +569,7 @@ class McpEndpoint:
         receive: Receive,
     ) -> None:
         """A `tools/call`, read and checked once, served on its path inside the call's server span."""
-        call = read_tool_call(
+        call = _read_tool_call(
             params,
             self.registry,
             modern=modern,
