@@ -44,10 +44,26 @@ clean_dir() {
 }
 
 # npm_install <dir> <spec>...: a clean npm install of the specs into <dir>, its log shown only on failure.
+# npm installs started ahead by `npm_install_start`, by folder: `npm_install` of that folder waits for it.
+declare -A NPM_STARTED=()
+
+# npm_install_start <dir> <spec>...: `npm_install` in the background, now. The folders are independent and
+# an install mostly waits on its downloads and unpacking, so several run side by side.
+npm_install_start() {
+    ( npm_install "$@" ) &
+    NPM_STARTED["$1"]=$!
+}
+
 npm_install() {
     local dir="$1"
     shift
     local spec="$*"
+    if [[ -n "${NPM_STARTED[${dir}]:-}" ]]; then  # started ahead: its outcome (an error was printed)
+        local pid="${NPM_STARTED[${dir}]}"
+        unset "NPM_STARTED[${dir}]"
+        wait "${pid}" || exit 1
+        return 0
+    fi
     command -v npm >/dev/null 2>&1 || die "npm not found on PATH; it is needed to install ${spec}"
     clean_dir "${dir}"
     mkdir -p -- "${dir}"

