@@ -26,7 +26,6 @@ import httpx2
 from ..catalog.definitions import HttpDefinition, McpServerDefinition, SseDefinition, StdioDefinition
 from ..errors import MeshError
 from .connection_info import McpConnectionInfo
-from .failures import describe, start_failure
 
 if TYPE_CHECKING:  # the SDK's client is imported on first connection: agents without servers never pay for it
     import mcp_types as types
@@ -36,6 +35,14 @@ if TYPE_CHECKING:  # the SDK's client is imported on first connection: agents wi
 __all__ = ["HeaderSource", "McpConnection", "McpConnectionError", "launch_command"]
 
 logger = logging.getLogger("mesh_framework.callbacks")
+
+
+def _describe(exc: BaseException) -> str:
+    """`failures.describe(exc)`: the failures' module is loaded by a first failure."""
+    from .failures import describe
+
+    return describe(exc)
+
 
 T = TypeVar("T")
 HeaderSource = (
@@ -216,6 +223,8 @@ class McpConnection:
             raise
         except Exception as exc:  # the owner reports every start failure through the future
             said = self._stderr.last() if self._stderr is not None else ""
+            from .failures import start_failure
+
             self.last_error = start_failure(self.definition, self._command(), exc, said)
             raise McpConnectionError(self.name, self.last_error) from None
 
@@ -257,10 +266,10 @@ class McpConnection:
                 raise
             if not ready.done():
                 ready.set_exception(
-                    exc if isinstance(exc, Exception) else McpConnectionError(self.name, describe(exc))
+                    exc if isinstance(exc, Exception) else McpConnectionError(self.name, _describe(exc))
                 )
             else:
-                self.last_error = describe(exc)
+                self.last_error = _describe(exc)
                 logger.warning("MCP server '%s' disconnected: %s", self.name, self.last_error)
         finally:
             self._client = None
@@ -334,7 +343,7 @@ class McpConnection:
                 async for _event in subscription:
                     self._tools_changed()
         except Exception as exc:
-            logger.debug("MCP server '%s': change subscription ended (%s)", self.name, describe(exc))
+            logger.debug("MCP server '%s': change subscription ended (%s)", self.name, _describe(exc))
 
     async def _on_message(self, message: Any) -> None:
         import mcp_types as types
@@ -429,7 +438,7 @@ class McpConnection:
             raise
         except _BROKEN as exc:
             await self._stop_owner()
-            raise McpConnectionError(self.name, f"connection lost during {what} ({describe(exc)})") from None
+            raise McpConnectionError(self.name, f"connection lost during {what} ({_describe(exc)})") from None
 
     async def _on_own_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run on the loop that owns the session (a call made from another thread's loop)."""

@@ -82,6 +82,7 @@ UNUSED_PACKAGES = (
     "mesh_framework.jobs.handle",
     "mesh_framework.tools.threads",
     "mesh_framework.protocol.tool_call",
+    "mesh_framework.callbacks.failures",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -338,7 +339,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # loads the span helpers with its first traced call. A call served as a ToolContext's event stream, or of a
 # tool with dependencies (whose questions for the client it relays), loads its modules with the first one.
 # The registry's job API (its client, a submitted job's handle) loads when the agent joins a registry; the
-# worker threads of sync tools, with a first sync call; the reading of a tools/call, with the first one.
+# worker threads of sync tools, with a first sync call; the reading of a tools/call, with the first one; the
+# words of a catalog server's failure, with its first failure.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -388,6 +390,7 @@ STARTER_UNUSED = (
     "mesh_framework.jobs.handle",
     "mesh_framework.tools.threads",
     "mesh_framework.protocol.tool_call",
+    "mesh_framework.callbacks.failures",
 )
 
 
