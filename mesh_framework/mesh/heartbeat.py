@@ -20,9 +20,14 @@ from .. import observation
 from ..security.redaction import redact_url
 from .http_pool import IDEMPOTENT
 
-__all__ = ["Heartbeat", "RegistryClient", "RegistryError"]
+__all__ = ["REJOIN_ROUNDS", "Heartbeat", "RegistryClient", "RegistryError"]
 
 logger = logging.getLogger("mesh_framework.mesh")
+
+# Heartbeat rounds an agent that registered again keeps the topology it holds while the registry's answers
+# would drop some of it: the other agents register again within one interval of noticing, and one that
+# noticed late (a busy machine, a retry's back-off) gets two more.
+REJOIN_ROUNDS = 3
 
 T = TypeVar("T")
 
@@ -138,6 +143,11 @@ class Heartbeat:
         self.observer: Callable[[str, float, bool], None] | None = None
         # Awaited after each failed registry call, before the retry (the embedded registry's hand-over).
         self.on_failure: Callable[[], Awaitable[None]] | None = None
+        # After registering again (the registry was away or forgot the agent): True for an answer that would
+        # drop what the topology holds. Such answers are not applied, for at most REJOIN_ROUNDS rounds: see
+        # _run. None: the first answer is held, whatever it says.
+        self.holds: Callable[[dict[str, Any]], bool] | None = None
+        self.rejoining = 0  # rounds the held topology may still be kept (answers pushed meanwhile too)
         # Called after each exchange that leaves the agent's topology current: an answer applied, or a check
         # the registry answered with nothing new.
         self.on_round: Callable[[], None] | None = None
@@ -233,6 +243,20 @@ class Heartbeat:
         if self.on_round is not None:
             self.on_round()
 
+    def _take(self, answer: dict[str, Any], *, rejoined: bool) -> None:
+        """Apply a registration's answer, unless the topology held is kept a round more (`holds`)."""
+        if rejoined:
+            self.rejoining = REJOIN_ROUNDS if self.holds is not None else 1
+        if self.rejoining and (self.holds is None or self.holds(answer)):
+            # A registry that lost its data answers before the other agents have registered again (each
+            # does at its next heartbeat): keep the topology we hold, and ask again next round.
+            self.rejoining -= 1
+            self._needs_post = True
+            return
+        self.rejoining = 0
+        self.on_answer(answer)
+        self._round()
+
     async def _run(self) -> None:
         failures = 0
         while True:
@@ -258,13 +282,7 @@ class Heartbeat:
                     if self._down:
                         await self._timed("unregister", self.client.unregister(self.agent_id))
                         logger.warning("agent %s is DOWN: withdrawn from the registry", self.agent_id)
-                    if rejoined:
-                        # A registry that lost its data answers before the other agents have registered
-                        # again: keep the topology we hold one interval more, then ask again.
-                        self._needs_post = True
-                    else:
-                        self.on_answer(answer)
-                        self._round()
+                    self._take(answer, rejoined=rejoined)
                 elif not self._down:
                     status = await self._timed("check", self.client.check(self.agent_id))
                     if status in (202, 410):

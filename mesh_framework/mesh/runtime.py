@@ -134,6 +134,7 @@ class MeshRuntime:
             wrapper.unresolved_listener = refused
             wrapper.unresolved_reasons = reasons.reasons
         heartbeat.observer = self.registry_observer
+        heartbeat.holds = self._drops_resolved
         if embedded is not None and settings.registry.embedded_port != 0:
             # the registry on embedded_port is whoever's runs it: take it over when it stops
             heartbeat.on_failure = lambda: embedded.take_over(self.factory.http)
@@ -149,7 +150,7 @@ class MeshRuntime:
                 self.factory.http,
                 lambda: client.url,
                 heartbeat.agent_id,
-                on_answer=self._on_answer,
+                on_answer=self._on_pushed,
                 on_unknown=heartbeat.forgotten,  # register again now
                 headers={"Authorization": f"Bearer {token}"} if token else None,
                 after=heartbeat.registered,
@@ -196,6 +197,22 @@ class MeshRuntime:
     def _on_health(self, status: str) -> None:
         if self.heartbeat is not None:
             self.heartbeat.set_health(status)
+
+    def _drops_resolved(self, answer: dict[str, Any]) -> bool:
+        """True when `answer` leaves unresolved a dependency the topology has resolved now."""
+        from .topology import parse_answer
+
+        held = self.dispatcher.topology.dependencies
+        new = parse_answer(answer, self._slots).dependencies
+        return any(resolution is not None and new.get(key) is None for key, resolution in held.items())
+
+    def _on_pushed(self, answer: dict[str, Any]) -> None:
+        """An answer the topology stream pushed: not applied while the heartbeat keeps the topology held
+        after registering again and it would drop some of it (Heartbeat.holds)."""
+        heartbeat = self.heartbeat
+        if heartbeat is not None and heartbeat.rejoining and self._drops_resolved(answer):
+            return
+        self._on_answer(answer)
 
     def _on_answer(self, answer: dict[str, Any]) -> None:
         if self.subscription is not None and self.subscription.outdated(answer):
