@@ -23,7 +23,6 @@ from ..protocol.versions import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from ..tools.wrapper import error_result
 from .mcp_tasks import POLL_INTERVAL_MS, TASK_STATUS, iso_time, visible_job
 from .model import Job
-from .task_call import AS_TASK, TaskCall
 
 if TYPE_CHECKING:
     from ..tools.wrapper import MeshToolWrapper
@@ -110,6 +109,8 @@ class ExperimentalTasks:
                 "call it without params.task",
                 status=404,
             )
+        from .task_call import AS_TASK, TaskCall  # loaded by the first call served as a task
+
         token = AS_TASK.set(TaskCall(self.created, owner, must_create=True))
         try:
             answer = await wrapper.call(arguments)

@@ -27,7 +27,6 @@ from ..protocol.versions import (
     MISSING_CLIENT_CAPABILITY,
 )
 from .model import Job
-from .task_call import AS_TASK, TaskCall
 
 if TYPE_CHECKING:
     from ..tools.context import ToolContext
@@ -183,6 +182,8 @@ class McpTasks:
         context: ToolContext | None = None,
     ) -> dict[str, Any]:
         """Serve a background tool's call as a task: the wrapper's job hook answers `created(job)`."""
+        from .task_call import AS_TASK, TaskCall  # loaded by the first call served as a task
+
         declared = _declared(params)
         can_answer = frozenset(c for c in REQUEST_CAPABILITIES.values() if c in declared)
         token = AS_TASK.set(TaskCall(self.created, owner, input_capabilities=can_answer))

@@ -29,7 +29,6 @@ from ..tools.wrapper import MeshToolWrapper, error_result
 from .context import JobCancelled, JobContext
 from .model import Job, JobStatus, new_job_id
 from .store import JobStore
-from .task_call import AS_TASK
 
 if TYPE_CHECKING:
     from ..tools.wrapper_registry import MeshToolWrapperRegistry
@@ -151,6 +150,8 @@ class JobRunner:
         dispatch = DISPATCH.get()
         if dispatch is not None:
             return await self.run_dispatched(wrapper, kwargs, dispatch)
+        from .task_call import AS_TASK  # set by the task protocols (jobs/mcp_tasks.py, experimental_tasks.py)
+
         task_call = AS_TASK.get()  # an MCP task: of a background tool, or of a task tool (2025-11-25)
         if task_call is None and not wrapper.spec.background:
             return await self._inline(wrapper, kwargs)

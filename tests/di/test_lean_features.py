@@ -83,6 +83,7 @@ UNUSED_PACKAGES = (
     "mesh_framework.tools.threads",
     "mesh_framework.protocol.tool_call",
     "mesh_framework.callbacks.failures",
+    "mesh_framework.jobs.task_call",
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -340,7 +341,8 @@ def test_a_skill_folder_loads_the_skills_modules(interpreter: Forks, tmp_path: P
 # tool with dependencies (whose questions for the client it relays), loads its modules with the first one.
 # The registry's job API (its client, a submitted job's handle) loads when the agent joins a registry; the
 # worker threads of sync tools, with a first sync call; the reading of a tools/call, with the first one; the
-# words of a catalog server's failure, with its first failure.
+# words of a catalog server's failure, with its first failure; how a call served as an MCP task answers, with
+# the first such call.
 STARTER_UNUSED = (
     "mesh_framework._version",
     "mesh_framework.catalog.oauth_login",
@@ -391,6 +393,7 @@ STARTER_UNUSED = (
     "mesh_framework.tools.threads",
     "mesh_framework.protocol.tool_call",
     "mesh_framework.callbacks.failures",
+    "mesh_framework.jobs.task_call",
 )
 
 
