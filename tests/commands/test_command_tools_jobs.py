@@ -74,7 +74,17 @@ def test_non_zero_exit_fails_the_job_with_exit_code_and_last_lines(client: SyncM
     assert summary["command"].startswith("fail")
 
 
-def test_cancel_stops_the_process(client: SyncMeshClient) -> None:
+@pytest.fixture
+def patient() -> Iterator[SyncMeshClient]:
+    """The app with `hang` given a minute (its own 2 s may run out before a busy machine cancels it)."""
+    app = MeshApplication.load("tests.apps.click_app", environ={}, cli={"commands.tools.hang.timeout": 60})
+    client = SyncMeshClient(app)
+    yield client
+    client.close()
+
+
+def test_cancel_stops_the_process(patient: SyncMeshClient) -> None:
+    client = patient
     job_id = start(client, "hang")
     line = wait_until(lambda: row(client, job_id)["messages"])[0]  # type: ignore[index]
     pid = int(line.rpartition(" ")[2])
