@@ -1,7 +1,7 @@
 """The README's test command on fresh clones, one after another, as CI runs it: each run clones this
 repository's HEAD into a scratch folder (with the repository's `../shared` beside it, as CI has it) and runs
 `./scripts/test.sh` there, recording whether it passed, its phases (`== PHASE: SECONDS s`), what each pytest
-run counted and which tests failed.
+run counted, which tests failed and what pytest printed of their failures.
 
     .venv/bin/python benchmarks/fresh_runs.py --runs 5 --label quiet
 
@@ -33,6 +33,10 @@ PHASE = re.compile(r"^== (.+?): (\d+) s( \(failed, exit \d+\))?$", re.MULTILINE)
 COUNTS = re.compile(r"^=+ (.*\d+ (?:passed|failed).*) in [\d.]+s", re.MULTILINE)
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 FURTHER = ("Python 3.12", "Python 3.13")
+# What pytest printed of each failure, from its FAILURES section to its summary, kept (the first EXCERPT
+# characters of each pytest run's) to tell why a run failed once its clone is gone.
+FAILURES = re.compile(r"^=+ (?:FAILURES|ERRORS) =+$(.*?)^=+ short test summary", re.MULTILINE | re.DOTALL)
+EXCERPT = 8000
 
 
 def one_run(scratch: Path) -> dict[str, Any]:
@@ -57,6 +61,7 @@ def one_run(scratch: Path) -> dict[str, Any]:
         "phases": {name: int(seconds) for name, seconds, _failed in PHASE.findall(output)},
         "counts": COUNTS.findall(output),
         "failed_tests": sorted(set(FAILED.findall(output))),
+        "failures": [excerpt[:EXCERPT] for excerpt in FAILURES.findall(output)],
     }
 
 
