@@ -41,6 +41,9 @@ EXCERPT = 8000
 
 def one_run(scratch: Path) -> dict[str, Any]:
     """Clone HEAD into `scratch`/main and run the test command there; what it printed, summed up."""
+    # traversable by all, as a checkout's folder is: the tests run PostgreSQL as `nobody` when run as root,
+    # from the binaries in the clone's .venv (a temporary folder is the owner's alone)
+    scratch.chmod(0o755)
     clone = scratch / "main"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=300)
     shared = ROOT.parent / "shared"
