@@ -31,6 +31,7 @@ from mesh_framework.config.settings import (
 )
 from mesh_framework.errors import ConfigError
 from tests.agents import ROOT
+from tests.settings.test_settings_sections import assert_same_model
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -55,19 +56,6 @@ VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def _same(made: BaseModel, validated: BaseModel) -> None:
-    """Equal values of equal types (repr tells 30 from 30.0), set fields and extras, at every level."""
-    assert type(made) is type(validated)
-    assert made == validated
-    assert repr(made) == repr(validated)
-    assert made.model_fields_set == validated.model_fields_set
-    assert made.model_extra == validated.model_extra
-    for name in type(made).model_fields:
-        mine, theirs = getattr(made, name), getattr(validated, name)
-        if isinstance(theirs, BaseModel):
-            _same(mine, theirs)
-
-
 @pytest.mark.parametrize("model", MODELS, ids=lambda model: model.__name__)
 def test_each_value_taken_plainly_is_what_validating_it_gives(model: type[BaseModel]) -> None:
     for name, info in model.model_fields.items():
@@ -80,7 +68,7 @@ def test_each_value_taken_plainly_is_what_validating_it_gives(model: type[BaseMo
                 validated = model.model_validate({name: value})
             except ValidationError as exc:  # pragma: no cover - the failure this test exists for
                 pytest.fail(f"{model.__name__}.{name} = {value!r} was taken plainly but is invalid: {exc}")
-            _same(made, validated)
+            assert_same_model(made, validated)
 
 
 def test_plain_values_of_most_fields_need_no_validator() -> None:
@@ -106,7 +94,7 @@ def test_plain_values_of_most_fields_need_no_validator() -> None:
     for model, data in starter:
         made = plain_section(model, data)
         assert made is not None, (model, data)
-        _same(made, model.model_validate(data))
+        assert_same_model(made, model.model_validate(data))
 
 
 @pytest.mark.parametrize(

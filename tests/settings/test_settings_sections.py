@@ -39,7 +39,7 @@ def _sections(model: type[BaseModel]) -> list[type[BaseModel]]:
 SECTIONS = _sections(MeshSettings)
 
 
-def _same(made: BaseModel, validated: BaseModel) -> None:
+def assert_same_model(made: BaseModel, validated: BaseModel) -> None:
     """Equal values of equal types (repr tells 30 from 30.0), set fields and extras, at every level."""
     assert type(made) is type(validated)
     assert made == validated
@@ -49,14 +49,14 @@ def _same(made: BaseModel, validated: BaseModel) -> None:
     for name in type(made).model_fields:
         mine, theirs = getattr(made, name), getattr(validated, name)
         if isinstance(theirs, BaseModel):
-            _same(mine, theirs)
+            assert_same_model(mine, theirs)
 
 
 def test_the_sections_made_from_defaults_are_the_validated_defaults() -> None:
     assert len(SECTIONS) > 25 and SECTIONS.count(MeshSettings) == 0
     for model in SECTIONS:
-        _same(section_defaults(model), model.model_validate({}))
-    _same(LlmSettings().vendor("openai"), LlmVendorSettings())  # a vendor nothing configures
+        assert_same_model(section_defaults(model), model.model_validate({}))
+    assert_same_model(LlmSettings().vendor("openai"), LlmVendorSettings())  # a vendor nothing configures
 
 
 def _whole(*layers: dict[str, Any]) -> MeshSettings:
@@ -97,7 +97,7 @@ def test_section_by_section_equals_validating_whole(layers: tuple[dict[str, Any]
     made = _build_settings(_merge_layers(layers))
     assert made is not None
     whole = _whole(*layers)
-    _same(made, whole)
+    assert_same_model(made, whole)
     assert made.model_dump() == whole.model_dump()
 
 
