@@ -37,6 +37,18 @@ class Lean:
     pass
 {tools}
 """
+# What the first calls of a kind load (a streamed or asking tool, a job, a sync tool, a tools/call, a catalog
+# server's failure), in any app: never before them.
+FIRST_CALLS = (
+    "mesh_framework.protocol.context_stream",
+    "mesh_framework.protocol.input_round",
+    "mesh_framework.jobs.client",
+    "mesh_framework.jobs.handle",
+    "mesh_framework.tools.threads",
+    "mesh_framework.protocol.tool_call",
+    "mesh_framework.callbacks.failures",
+    "mesh_framework.jobs.task_call",
+)
 # A feature's module that only its use loads, by feature.
 FEATURES = {
     "jobs": "mesh_framework.jobs.service",
@@ -76,14 +88,7 @@ UNUSED_PACKAGES = (
     "mesh_framework.tracing.setup",
     "mesh_framework.tracing.tracer",
     "mesh_framework.tracing.otel",
-    "mesh_framework.protocol.context_stream",
-    "mesh_framework.protocol.input_round",
-    "mesh_framework.jobs.client",
-    "mesh_framework.jobs.handle",
-    "mesh_framework.tools.threads",
-    "mesh_framework.protocol.tool_call",
-    "mesh_framework.callbacks.failures",
-    "mesh_framework.jobs.task_call",
+    *FIRST_CALLS,
 )
 MINIMAL = {"registry.enabled": False, "metrics.enabled": False}
 
@@ -386,14 +391,7 @@ STARTER_UNUSED = (
     "mesh_framework.tracing.spans",
     "mesh_framework.tracing.carriers",
     "mesh_framework.tracing.otel",
-    "mesh_framework.protocol.context_stream",
-    "mesh_framework.protocol.input_round",
-    "mesh_framework.jobs.client",
-    "mesh_framework.jobs.handle",
-    "mesh_framework.tools.threads",
-    "mesh_framework.protocol.tool_call",
-    "mesh_framework.callbacks.failures",
-    "mesh_framework.jobs.task_call",
+    *FIRST_CALLS,
 )
 
 
